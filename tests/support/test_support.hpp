@@ -1,0 +1,64 @@
+#pragma once
+// Helpers shared by the test executables: reading reference TSV files and
+// scaling work down in sanitizer builds.
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tbf::test {
+
+// Sanitizer builds run ~20x slower; deep cases are capped there.
+#ifdef TBF_SANITIZED
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+inline std::string reference_path(const std::string& relative) {
+    return std::string(TBF_REFERENCE_DIR) + "/" + relative;
+}
+
+// A TSV file with a header row; rows as vectors of fields.
+struct Tsv {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+
+    [[nodiscard]] std::size_t column(const std::string& name) const {
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            if (header[i] == name) return i;
+        }
+        throw std::runtime_error("no column " + name);
+    }
+};
+
+inline std::vector<std::string> split_tabs(const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, '\t')) fields.push_back(field);
+    return fields;
+}
+
+inline Tsv read_tsv(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + path);
+    Tsv tsv;
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        if (first) {
+            tsv.header = split_tabs(line);
+            first = false;
+        } else {
+            tsv.rows.push_back(split_tabs(line));
+        }
+    }
+    return tsv;
+}
+
+}  // namespace tbf::test
