@@ -1,0 +1,200 @@
+#include "tbforge/rules/fen.hpp"
+
+#include <charconv>
+#include <vector>
+
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf {
+
+namespace {
+
+std::vector<std::string_view> split_fields(std::string_view text) {
+    std::vector<std::string_view> fields;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+        const std::size_t start = i;
+        while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+        if (i > start) fields.push_back(text.substr(start, i - start));
+    }
+    return fields;
+}
+
+const char* color_name(Color c) { return c == Color::White ? "White" : "Black"; }
+
+bool parse_counter(std::string_view field) {
+    unsigned value = 0;
+    const auto* end = field.data() + field.size();
+    const auto [ptr, ec] = std::from_chars(field.data(), end, value);
+    return ec == std::errc{} && ptr == end;
+}
+
+bool valid_castling(std::string_view field) {
+    if (field == "-") return true;
+    for (char c : field) {
+        const bool ok = c == 'K' || c == 'Q' || c == 'k' || c == 'q' || (c >= 'A' && c <= 'H') ||
+                        (c >= 'a' && c <= 'h');
+        if (!ok) return false;
+    }
+    return !field.empty();
+}
+
+Error fen_error(std::string message) { return Error{"bad FEN: " + std::move(message)}; }
+
+// Fills pos from the board field, or returns an error message.
+std::string parse_board(std::string_view board, Position& pos) {
+    int rank = 7;
+    int file = 0;
+    int ranks_seen = 1;
+    for (char c : board) {
+        if (c == '/') {
+            if (file != 8) {
+                return "rank " + std::to_string(rank + 1) + " has " + std::to_string(file) +
+                       " squares, expected 8";
+            }
+            if (rank == 0) return "board has more than 8 ranks";
+            --rank;
+            file = 0;
+            ++ranks_seen;
+        } else if (c >= '1' && c <= '8') {
+            file += c - '0';
+            if (file > 8) return "rank " + std::to_string(rank + 1) + " has more than 8 squares";
+        } else {
+            Unit u{};
+            if (!unit_from_char(c, u)) {
+                return std::string("bad piece letter '") + c + "' in rank " + std::to_string(rank + 1);
+            }
+            if (file > 7) return "rank " + std::to_string(rank + 1) + " has more than 8 squares";
+            pos.put(make_square(file, rank), u);
+            ++file;
+        }
+    }
+    if (file != 8) {
+        return "rank " + std::to_string(rank + 1) + " has " + std::to_string(file) +
+               " squares, expected 8";
+    }
+    if (ranks_seen != 8) return "board has " + std::to_string(ranks_seen) + " ranks, expected 8";
+    return {};
+}
+
+std::string check_units(const Position& pos, VariantId variant) {
+    Bitboard pawns_on_edge = pos.units(UnitType::Pawn) & (rank_bb(0) | rank_bb(7));
+    if (pawns_on_edge) {
+        const Square s = lsb(pawns_on_edge);
+        return "pawn on rank " + std::to_string(rank_of(s) + 1) + " (" + square_name(s) + ")";
+    }
+    for (Color c : {Color::White, Color::Black}) {
+        if (pos.unit_count(c) > kMaxUnitsPerSide) {
+            return std::string(color_name(c)) + " has " + std::to_string(pos.unit_count(c)) +
+                   " units, at most 16 allowed";
+        }
+    }
+    if (variant == VariantId::FourFile) {
+        const Bitboard off = pos.occupied() & ~kFourFileSquares;
+        if (off) {
+            const Square s = lsb(off);
+            return std::string("unit ") + unit_char(pos.unit_on(s)) + " on " + square_name(s) +
+                   ": Four File uses only files a, c, e, g";
+        }
+        for (Color c : {Color::White, Color::Black}) {
+            const Bitboard kings = pos.units(c, UnitType::King);
+            if (popcount(kings) != 1) {
+                return std::string(color_name(c)) + " has " + std::to_string(popcount(kings)) +
+                       " kings, Four File needs exactly one";
+            }
+            if (file_of(lsb(kings)) != 4) {
+                return std::string(color_name(c)) + " king on " + square_name(lsb(kings)) +
+                       ": Four File kings stay on the e-file";
+            }
+        }
+    } else if (pos.occupied() == 0) {
+        return "no units on the board";
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<Position> parse_fen(std::string_view fen, VariantId variant) {
+    const auto fields = split_fields(fen);
+    if (fields.size() < 2 || fields.size() > 6) {
+        return fen_error("expected 2 to 6 fields, got " + std::to_string(fields.size()));
+    }
+    Position pos;
+    if (auto message = parse_board(fields[0], pos); !message.empty()) return fen_error(message);
+
+    if (fields[1] == "w") {
+        pos.set_side_to_move(Color::White);
+    } else if (fields[1] == "b") {
+        pos.set_side_to_move(Color::Black);
+    } else {
+        return fen_error("side to move must be 'w' or 'b', got '" + std::string(fields[1]) + "'");
+    }
+    if (fields.size() > 2 && !valid_castling(fields[2])) {
+        return fen_error("bad castling field '" + std::string(fields[2]) + "'");
+    }
+    if (fields.size() > 4 && !parse_counter(fields[4])) {
+        return fen_error("bad halfmove clock '" + std::string(fields[4]) + "'");
+    }
+    if (fields.size() > 5 && !parse_counter(fields[5])) {
+        return fen_error("bad fullmove number '" + std::string(fields[5]) + "'");
+    }
+    if (auto message = check_units(pos, variant); !message.empty()) return fen_error(message);
+
+    if (fields.size() > 3 && fields[3] != "-") {
+        const std::string_view ep = fields[3];
+        if (ep.size() != 2 || ep[0] < 'a' || ep[0] > 'h' || ep[1] < '1' || ep[1] > '8') {
+            return fen_error("bad en-passant field '" + std::string(ep) + "'");
+        }
+        const Square s = make_square(ep[0] - 'a', ep[1] - '1');
+        const Color us = pos.side_to_move();
+        const int expected_rank = us == Color::White ? 5 : 2;
+        const int dir = us == Color::White ? 8 : -8;
+        // The square a pawn of the other side just skipped: empty, with that pawn
+        // in front of it and its start square behind it empty.
+        const auto pawn_square = static_cast<Square>(s - dir);
+        const auto start_square = static_cast<Square>(s + dir);
+        const bool possible = rank_of(s) == expected_rank && pos.unit_on(s) == Unit::None &&
+                              pos.unit_on(start_square) == Unit::None &&
+                              pos.unit_on(pawn_square) == make_unit(~us, UnitType::Pawn);
+        if (!possible) {
+            return fen_error("impossible en-passant square " + std::string(ep) + " with " +
+                             (us == Color::White ? "white" : "black") + " to move");
+        }
+        if (pawn_attacks(~us, s) & pos.units(us, UnitType::Pawn) & board_squares(variant) &&
+            is_losing(variant)) {
+            pos.set_ep_square(s);
+        }
+    }
+    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+        return fen_error(std::string("side not to move (") + color_name(~pos.side_to_move()) +
+                         ") is in check");
+    }
+    return pos;
+}
+
+std::string to_fen(const Position& pos) {
+    std::string out;
+    for (int rank = 7; rank >= 0; --rank) {
+        int empty = 0;
+        for (int file = 0; file < 8; ++file) {
+            const Unit u = pos.unit_on(make_square(file, rank));
+            if (u == Unit::None) {
+                ++empty;
+                continue;
+            }
+            if (empty) out += static_cast<char>('0' + empty);
+            empty = 0;
+            out += unit_char(u);
+        }
+        if (empty) out += static_cast<char>('0' + empty);
+        if (rank) out += '/';
+    }
+    out += pos.side_to_move() == Color::White ? " w - " : " b - ";
+    out += square_name(pos.ep_square());
+    out += " 0 1";
+    return out;
+}
+
+}  // namespace tbf
