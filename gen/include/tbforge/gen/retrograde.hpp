@@ -1,0 +1,145 @@
+#pragma once
+// In-RAM retrograde analysis of one table, both sides to move, with DTC
+// values (DESIGN.md sections 4 and 6).
+//
+// Passes:
+//  1. Initial pass over every slot: invalid slots, terminal positions
+//     (distance 0), conversions (captures, promotions) valued from sub-tables,
+//     and double pushes that hand the opponent an en-passant capture (valued
+//     from that child's own captures). What remains are quiet moves inside
+//     the table; their distinct children are counted per position.
+//  2. Level passes, distance L = 0, 1, 2, ...: from each position decided at
+//     distance L, un-moves reach its predecessors. A loss at L makes every
+//     undecided predecessor a win at L + 1 (the first level that reaches it is
+//     the shortest win); a win at L removes one open child from each
+//     predecessor, and a predecessor whose last open child falls is a loss at
+//     L + 1 (the last child to fall is its longest loss), unless some move of
+//     it is known to draw or win.
+//  3. Everything undecided is a draw.
+// Threads only compare-and-swap undecided values and count down atomically, and
+// every value written depends only on earlier levels, so the result is the
+// same for any thread count.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "tbforge/probe/value.hpp"
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::gen {
+
+// What the engine needs from an indexer: slots per side, decode (false for a
+// slot that is not a position), encode of a position of this table.
+template <class Ix>
+concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Color c, const Position& p,
+                                Position& out) {
+    { ix.size() } -> std::convertible_to<std::uint64_t>;
+    { ix.decode(i, c, out) } -> std::same_as<bool>;
+    { ix.encode(p) } -> std::convertible_to<std::uint64_t>;
+};
+
+struct LevelReport {
+    int level;
+    std::uint64_t decided;
+};
+
+struct BuildStats {
+    std::uint64_t positions = 0;  // valid positions, both sides
+    int passes = 0;
+    double seconds = 0;
+};
+
+struct TableValues {
+    std::array<std::vector<std::uint16_t>, 2> values;  // per side to move, encoded Value
+    BuildStats stats;
+};
+
+namespace detail {
+
+// Working values: 0 undecided, final encodings otherwise, plus two markers.
+inline constexpr std::uint16_t kUndecided = 0;
+inline constexpr std::uint16_t kInvalid = 0xFFFF;
+inline constexpr std::uint16_t kDrawFinal = 0xFFFE;
+// Counter value for a position that some move keeps from losing.
+inline constexpr std::uint8_t kCannotLose = 0xFF;
+
+inline std::uint64_t pack(Color c, std::uint64_t index) { return index * 2 + to_index(c); }
+inline Color packed_side(std::uint64_t p) { return static_cast<Color>(p & 1); }
+inline std::uint64_t packed_index(std::uint64_t p) { return p >> 1; }
+
+}  // namespace detail
+
+template <Ruleset R, TableIndexer Ix>
+class RetrogradeBuilder {
+public:
+    using ChildValue = std::function<probe::Value(const Position&)>;
+    using Progress = std::function<void(const char* pass, int level, std::uint64_t done,
+                                        std::uint64_t total)>;
+
+    // child_value gives the value (for its side to move) of any position a
+    // conversion reaches: a sub-table position or a terminal one.
+    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, Progress progress = {})
+        : ix_(indexer), child_value_(std::move(child_value)), progress_(std::move(progress)) {}
+
+    TableValues build();
+
+private:
+    struct Frontier {
+        std::vector<std::vector<std::uint64_t>> levels;
+        void add(int level, std::uint64_t packed) {
+            if (levels.size() <= static_cast<std::size_t>(level)) levels.resize(level + 1);
+            levels[level].push_back(packed);
+        }
+        void merge(Frontier& other) {
+            if (levels.size() < other.levels.size()) levels.resize(other.levels.size());
+            for (std::size_t l = 0; l < other.levels.size(); ++l) {
+                levels[l].insert(levels[l].end(), other.levels[l].begin(), other.levels[l].end());
+                other.levels[l].clear();
+            }
+        }
+    };
+
+    void initial_pass();
+    void init_position(Color side, std::uint64_t index, Frontier& frontier,
+                       std::vector<std::uint64_t>& late_win, std::vector<std::uint64_t>& late_loss,
+                       std::vector<std::uint64_t>& children);
+    void level_pass(int level);
+    // Distinct predecessor indices of pos (side to move `side`) by quiet moves.
+    void predecessors(const Position& pos, std::vector<std::uint64_t>& out) const;
+    probe::Value en_passant_child_value(const Position& child) const;
+    bool is_valid(const Position& pos) const;
+
+    std::uint16_t load(Color c, std::uint64_t i) const {
+        return std::atomic_ref<const std::uint16_t>(values_[to_index(c)][i]).load(std::memory_order_relaxed);
+    }
+    bool claim(Color c, std::uint64_t i, std::uint16_t value) {
+        std::uint16_t expected = detail::kUndecided;
+        return std::atomic_ref<std::uint16_t>(values_[to_index(c)][i])
+            .compare_exchange_strong(expected, value, std::memory_order_relaxed);
+    }
+
+    const Ix& ix_;
+    ChildValue child_value_;
+    Progress progress_;
+    std::uint64_t size_ = 0;
+    std::array<std::vector<std::uint16_t>, 2> values_;
+    std::array<std::vector<std::uint8_t>, 2> open_children_;
+    Frontier frontier_;
+    // Positions decided by a move worth 2 plies (a double push into an
+    // en-passant capture): wins waiting for level 2, and losses whose longest
+    // move is that one. Sorted packed ids.
+    std::vector<std::uint64_t> late_wins_;
+    std::vector<std::uint64_t> late_losses_;
+    std::uint64_t valid_positions_ = 0;
+};
+
+}  // namespace tbf::gen
+
+#include "tbforge/gen/retrograde_impl.hpp"
