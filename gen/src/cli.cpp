@@ -1,12 +1,17 @@
 #include "tbforge/gen/cli.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "tbforge/gen/args.hpp"
+#include "tbforge/probe/args.hpp"
+#include "tbforge/gen/generate.hpp"
+#include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/perft.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -17,11 +22,14 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitUsage = 2;
+constexpr int kExitDatabase = 3;
 
 constexpr const char* kUsage =
     "usage: tbgen <command> [options]\n"
     "\n"
     "commands:\n"
+    "  gen     build tables (and every sub-table they need) into a database\n"
+    "  index   report index sizes of tables\n"
     "  perft   count leaf nodes of the move tree (move generator check)\n"
     "\n"
     "Run 'tbgen <command> --help' for the options of a command.\n"
@@ -36,6 +44,41 @@ constexpr const char* kPerftUsage =
     "  --divide      first print '<uci>: <count>' for each root move, sorted by move\n"
     "\n"
     "The last line of output is the node count.\n";
+
+constexpr const char* kGenUsage =
+    "usage: tbgen gen --variant V --db DIR [--threads N] [--quiet] [--json] (--upto K | TABLE...)\n"
+    "\n"
+    "  --variant V   antichess, antichess-fics, antichess-joint or fourfile\n"
+    "  --db DIR      database directory (created if missing)\n"
+    "  --upto K      every table with at most K units (Four File: kings included)\n"
+    "  TABLE...      tables by name, e.g. KQvR (either colour orientation)\n"
+    "  --threads N   worker threads (default: all cores)\n"
+    "  --quiet       no progress or per-table lines\n"
+    "  --json        one JSON object per table, then a summary object\n"
+    "\n"
+    "Tables already complete in the database are not rebuilt, so an interrupted\n"
+    "run resumes where it stopped.\n";
+
+constexpr const char* kIndexUsage =
+    "usage: tbgen index --variant V TABLE... [--json]\n"
+    "\n"
+    "Prints per table the number of slots N, the valid positions per side to move\n"
+    "(counted by decoding every slot) and the ratio slots/valid.\n";
+
+std::string json_escape(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
 
 VariantId variant_option(const cli::Args& args) {
     const std::string name = args.required("variant");
@@ -77,6 +120,104 @@ int run_perft(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+std::vector<index::Material> table_arguments(const cli::Args& args, VariantId variant) {
+    std::vector<index::Material> tables;
+    if (auto upto = args.number("upto")) {
+        if (*upto < 2 || *upto > 6) throw cli::UsageError("--upto must be between 2 and 6");
+        if (!args.positional().empty()) throw cli::UsageError("give either --upto or table names");
+        return index::enumerate_tables(variant, static_cast<int>(*upto));
+    }
+    for (const auto& name : args.positional()) {
+        auto m = index::parse_table(name, variant);
+        if (!m.ok()) throw cli::UsageError("bad table '" + name + "': " + m.error());
+        tables.push_back(index::canonical(*m));
+    }
+    if (tables.empty()) throw cli::UsageError("no tables given (use --upto K or TABLE...)");
+    return tables;
+}
+
+int run_gen(const std::vector<std::string>& argv) {
+    cli::Args args(argv, {"variant", "db", "threads", "upto"}, {"quiet", "json", "help"});
+    if (args.flag("help")) {
+        std::cout << kGenUsage;
+        return kExitOk;
+    }
+    const VariantId variant = variant_option(args);
+    const std::string dir = args.required("db");
+    const auto tables = table_arguments(args, variant);
+    gen::GenerateOptions options;
+    if (auto threads = args.number("threads")) {
+        if (*threads == 0 || *threads > 1024) throw cli::UsageError("--threads must be 1..1024");
+        options.threads = static_cast<int>(*threads);
+    }
+    const bool quiet = args.flag("quiet");
+    const bool json = args.flag("json");
+    options.progress = !quiet && isatty(STDERR_FILENO);
+
+    storage::DatabaseOptions db_options;
+    db_options.mode = storage::OpenMode::ReadWrite;
+    db_options.create_if_missing = true;
+    auto db = storage::Database::open(dir, db_options);
+    if (!db.ok()) {
+        std::cerr << "tbgen: error: cannot open database " << dir << ": " << db.status().to_string() << '\n';
+        return kExitDatabase;
+    }
+    probe::Tablebase tablebase(std::move(*db));
+    const auto start = std::chrono::steady_clock::now();
+    auto on_table = [&](const gen::TableSummary& t) {
+        if (json) {
+            std::cout << "{\"table\":\"" << json_escape(t.name) << "\",\"built\":" << (t.built ? "true" : "false")
+                      << ",\"positions\":" << t.positions << ",\"bytes\":" << t.stored_bytes
+                      << ",\"max_dtc\":" << t.max_dtc << ",\"seconds\":" << t.seconds << "}" << std::endl;
+        } else if (!quiet && t.built) {
+            std::printf("%-28s %12llu positions  max DTC %4d  %10llu bytes  %7.2f s\n", t.name.c_str(),
+                        static_cast<unsigned long long>(t.positions), t.max_dtc,
+                        static_cast<unsigned long long>(t.stored_bytes), t.seconds);
+            std::fflush(stdout);
+        }
+    };
+    auto result = gen::generate(tablebase, variant, tables, options, on_table);
+    if (auto* error = std::get_if<gen::GenerateError>(&result)) {
+        std::cerr << "tbgen: error: " << error->message << '\n';
+        return error->exit_code;
+    }
+    const auto& summaries = std::get<std::vector<gen::TableSummary>>(result);
+    std::uint64_t built = 0, positions = 0, bytes = 0;
+    for (const auto& t : summaries) {
+        built += t.built;
+        positions += t.positions;
+        bytes += t.stored_bytes;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (json) {
+        std::cout << "{\"summary\":{\"tables\":" << summaries.size() << ",\"built\":" << built
+                  << ",\"positions\":" << positions << ",\"bytes\":" << bytes << ",\"seconds\":" << seconds
+                  << "}}\n";
+    } else if (!quiet) {
+        std::printf("%zu tables (%llu built, %llu already present), %llu positions, %.1f s, %llu bytes\n",
+                    summaries.size(), static_cast<unsigned long long>(built),
+                    static_cast<unsigned long long>(summaries.size() - built),
+                    static_cast<unsigned long long>(positions), seconds, static_cast<unsigned long long>(bytes));
+    }
+    return kExitOk;
+}
+
+int run_index(const std::vector<std::string>& argv) {
+    cli::Args args(argv, {"variant"}, {"json", "help"});
+    if (args.flag("help")) {
+        std::cout << kIndexUsage;
+        return kExitOk;
+    }
+    const VariantId variant = variant_option(args);
+    if (args.positional().empty()) throw cli::UsageError("no tables given");
+    for (const auto& name : args.positional()) {
+        auto report = index::index_report(variant, name);
+        if (!report.ok()) throw cli::UsageError("bad table '" + name + "': " + report.error());
+        std::cout << (args.flag("json") ? index::to_json(*report) : index::to_text(*report)) << std::endl;
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -89,6 +230,8 @@ int run_cli(int argc, char** argv) {
     args.erase(args.begin());
     try {
         if (command == "perft") return run_perft(args);
+        if (command == "gen") return run_gen(args);
+        if (command == "index") return run_index(args);
         throw cli::UsageError("unknown command '" + command + "' (see tbgen --help)");
     } catch (const cli::UsageError& e) {
         std::cerr << "tbgen: error: " << e.message() << '\n';

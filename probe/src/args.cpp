@@ -1,4 +1,4 @@
-#include "tbforge/gen/args.hpp"
+#include "tbforge/probe/args.hpp"
 
 #include <charconv>
 

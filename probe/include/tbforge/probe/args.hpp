@@ -1,5 +1,5 @@
 #pragma once
-// A small option parser shared by the command lines of the generator side:
+// A small option parser shared by the command lines tbprobe and tbgen:
 // "--name value", "--name=value" and boolean "--flag".
 
 #include <cstdint>

@@ -1,0 +1,147 @@
+#pragma once
+// Probing tables (C++ API): open a database, ask for the value of a position
+// and of each of its moves. Positions are rules/ Positions here; the C API in
+// tbforge.h takes FEN strings or plain structs instead.
+//
+// Layout of a stored table (value encoding "wdl-dtc/1"): 2 N slots, the N
+// slots of the indexer with White to move first, then the N slots with Black
+// to move; each value is probe::encode_value (1 or 2 bytes).
+//
+// Thread safety: all const methods may be called from many threads at once.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/index/material.hpp"
+#include "tbforge/probe/value.hpp"
+#include "tbforge/rules/position.hpp"
+#include "tbforge/rules/variant.hpp"
+#include "tbforge/storage/database.hpp"
+
+namespace tbf::probe {
+
+inline constexpr std::string_view kValueEncoding = "wdl-dtc/1";
+
+enum class ProbeCode {
+    Ok = 0,
+    BadInput,      // malformed FEN, illegal position, unknown variant
+    MissingTable,  // the table of the position (or of a child) is not in the database
+    Corrupt,       // a damaged block or metadata record
+    IoError,       // the database could not be read
+};
+
+struct ProbeError {
+    ProbeCode code = ProbeCode::Ok;
+    std::string message;
+};
+
+template <class T>
+class [[nodiscard]] ProbeResult {
+public:
+    ProbeResult(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
+    ProbeResult(ProbeError error) : data_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+
+    bool ok() const { return data_.index() == 0; }
+    explicit operator bool() const { return ok(); }
+    const T& value() const& { return std::get<0>(data_); }
+    T&& value() && { return std::get<0>(std::move(data_)); }
+    const T& operator*() const& { return value(); }
+    const T* operator->() const { return &value(); }
+    const ProbeError& error() const { return std::get<1>(data_); }
+
+private:
+    std::variant<T, ProbeError> data_;
+};
+
+// "antichess/KQvR": the storage name of a table (material in canonical orientation).
+std::string table_name(VariantId variant, const index::Material& material);
+
+struct TableId {
+    VariantId variant;
+    index::Material material;  // canonical
+};
+// Parses "antichess/KQvR" (either colour orientation of the material).
+ProbeResult<TableId> parse_table_name(std::string_view name);
+
+// One legal move and what it leads to.
+struct MoveValue {
+    Move move;
+    std::string uci;
+    bool conversion = false;
+    Value child;      // value of the position after the move, for the side then to move
+    Value for_mover;  // the same move scored for the side making it (DESIGN.md section 4)
+};
+
+// A table opened for probing.
+class Table {
+public:
+    const index::Indexer& indexer() const { return indexer_; }
+    const storage::TableInfo& info() const { return reader_.info(); }
+    // Stored value code of slot `index` with `side` to move (canonical orientation).
+    ProbeResult<std::uint16_t> code(Color side, std::uint64_t index) const;
+    // Codes of storage slots [first, first + n) (slot = side * N + index),
+    // read block by block without filling the cache: for streaming.
+    ProbeResult<bool> read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const;
+    // True when the whole table is decoded in memory.
+    bool resident() const { return !resident_.empty(); }
+
+private:
+    friend class Tablebase;
+    Table(storage::TableReader reader, index::Indexer indexer)
+        : reader_(std::move(reader)), indexer_(std::move(indexer)) {}
+
+    storage::TableReader reader_;
+    index::Indexer indexer_;
+    std::vector<std::uint16_t> resident_;
+};
+
+struct TablebaseOptions {
+    std::size_t cache_bytes = std::size_t{256} << 20;  // decompressed-block cache limit
+};
+
+class Tablebase {
+public:
+    // Opens a database read-only. Errors: missing directory, not a database, corrupt.
+    static ProbeResult<Tablebase> open(const std::string& path, const TablebaseOptions& options = {});
+    // Probes through a database already opened (e.g. read-write by the generator).
+    explicit Tablebase(storage::Database database);
+
+    Tablebase(Tablebase&&) noexcept;
+    Tablebase& operator=(Tablebase&&) noexcept;
+    ~Tablebase();
+
+    // Value of pos for its side to move. Positions where a side has no units
+    // are terminal (distance 0); positions with an en-passant right are valued
+    // from their moves (all captures there).
+    ProbeResult<Value> probe(VariantId variant, const Position& pos) const;
+    // Every legal move with its value, best first for the side to move (wins by
+    // increasing DTC, draws, losses by decreasing DTC; ties by UCI).
+    ProbeResult<std::vector<MoveValue>> probe_moves(VariantId variant, const Position& pos) const;
+
+    // The table of a canonical material, opened on first use; MissingTable if absent.
+    ProbeResult<std::shared_ptr<const Table>> table(VariantId variant,
+                                                    const index::Material& material) const;
+    // Decodes a whole table into memory, for the generator's sub-table reads.
+    ProbeResult<std::shared_ptr<const Table>> load_resident(VariantId variant,
+                                                            const index::Material& material) const;
+    // Value of a position (no en-passant right, both sides with units) that
+    // belongs to `table` in either colour orientation.
+    ProbeResult<Value> value_in(const Table& table, const Position& pos) const;
+
+    const storage::Database& database() const;
+    storage::Database& database();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+// A ProbeError from a storage status.
+ProbeError probe_error(const storage::Status& status);
+
+}  // namespace tbf::probe

@@ -1,0 +1,252 @@
+// The C API over Tablebase: plain structs in, status codes out, messages
+// kept per thread.
+#include <cstring>
+#include <string>
+
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/probe/tbforge.h"
+#include "tbforge/rules/fen.hpp"
+
+struct tbf_db {
+    tbf::probe::Tablebase tablebase;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+tbf_status fail(tbf_status status, std::string message) {
+    g_last_error = std::move(message);
+    return status;
+}
+
+tbf_status fail(const tbf::probe::ProbeError& error) {
+    using tbf::probe::ProbeCode;
+    switch (error.code) {
+        case ProbeCode::BadInput: return fail(TBF_ERR_BAD_INPUT, error.message);
+        case ProbeCode::MissingTable: return fail(TBF_ERR_MISSING_TABLE, error.message);
+        case ProbeCode::Corrupt: return fail(TBF_ERR_CORRUPT, error.message);
+        default: break;
+    }
+    return fail(TBF_ERR_IO, error.message);
+}
+
+tbf_status ok() {
+    g_last_error.clear();
+    return TBF_OK;
+}
+
+tbf_value to_c(tbf::probe::Value v) { return {static_cast<int>(v.wdl), v.dtc}; }
+
+void to_c(const tbf::Position& pos, tbf_position* out) {
+    std::memset(out, 0, sizeof *out);
+    tbf::Bitboard occ = pos.occupied();
+    while (occ) {
+        const tbf::Square s = tbf::pop_lsb(occ);
+        const tbf::Unit u = pos.unit_on(s);
+        out->units[out->unit_count++] = {s, static_cast<uint8_t>(tbf::unit_type(u)),
+                                         static_cast<uint8_t>(tbf::unit_color(u))};
+    }
+    out->side_to_move = static_cast<uint8_t>(pos.side_to_move());
+    out->ep_square = pos.ep_square();
+}
+
+// Builds and validates (by the FEN rules of the variant) a position from the struct.
+tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position& out) {
+    if (!in) return fail(TBF_ERR_BAD_INPUT, "null position");
+    if (in->unit_count > TBF_MAX_UNITS) return fail(TBF_ERR_BAD_INPUT, "too many units");
+    if (in->side_to_move > 1) return fail(TBF_ERR_BAD_INPUT, "side to move must be 0 or 1");
+    tbf::Position pos;
+    for (int i = 0; i < in->unit_count; ++i) {
+        const tbf_unit& u = in->units[i];
+        if (u.square > 63 || u.type > TBF_PAWN || u.color > 1) {
+            return fail(TBF_ERR_BAD_INPUT, "unit " + std::to_string(i) + " is out of range");
+        }
+        if (pos.unit_on(u.square) != tbf::Unit::None) {
+            return fail(TBF_ERR_BAD_INPUT, "two units on " + tbf::square_name(u.square));
+        }
+        pos.put(u.square, tbf::make_unit(static_cast<tbf::Color>(u.color), static_cast<tbf::UnitType>(u.type)));
+    }
+    pos.set_side_to_move(static_cast<tbf::Color>(in->side_to_move));
+    if (in->ep_square != TBF_NO_SQUARE && in->ep_square > 63) {
+        return fail(TBF_ERR_BAD_INPUT, "en-passant square out of range");
+    }
+    std::string fen = tbf::to_fen(pos);
+    if (in->ep_square != TBF_NO_SQUARE) {
+        // to_fen prints "- 0 1" for no en passant; put the square in its place.
+        fen.replace(fen.size() - 5, 1, tbf::square_name(in->ep_square));
+    }
+    auto parsed = tbf::parse_fen(fen, variant);
+    if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
+    out = *parsed;
+    return TBF_OK;
+}
+
+tbf_status variant_of(const char* name, tbf::VariantId& out) {
+    if (!name) return fail(TBF_ERR_BAD_INPUT, "null variant");
+    auto id = tbf::parse_variant(name);
+    if (!id) return fail(TBF_ERR_BAD_INPUT, std::string("unknown variant '") + name + "'");
+    out = *id;
+    return TBF_OK;
+}
+
+tbf_status position_of_fen(const char* variant, const char* fen, tbf::VariantId& id, tbf::Position& pos) {
+    if (auto s = variant_of(variant, id); s != TBF_OK) return s;
+    if (!fen) return fail(TBF_ERR_BAD_INPUT, "null FEN");
+    auto parsed = tbf::parse_fen(fen, id);
+    if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
+    pos = *parsed;
+    return TBF_OK;
+}
+
+void copy_text(char* dst, std::size_t size, const std::string& src) {
+    const std::size_t n = std::min(size - 1, src.size());
+    std::memcpy(dst, src.data(), n);
+    dst[n] = '\0';
+}
+
+}  // namespace
+
+extern "C" {
+
+int tbf_api_version(void) { return TBF_API_VERSION; }
+const char* tbf_version_string(void) { return "tbforge 0.1.0"; }
+
+const char* tbf_status_string(tbf_status status) {
+    switch (status) {
+        case TBF_OK: return "ok";
+        case TBF_ERR_BAD_INPUT: return "bad input";
+        case TBF_ERR_MISSING_TABLE: return "missing table";
+        case TBF_ERR_CORRUPT: return "corrupt database";
+        case TBF_ERR_IO: return "I/O error";
+        case TBF_ERR_NOT_A_POSITION: return "not a position";
+        case TBF_ERR_BUFFER: return "buffer too small";
+    }
+    return "unknown status";
+}
+
+const char* tbf_last_error(void) { return g_last_error.c_str(); }
+
+tbf_status tbf_open(const char* path, size_t cache_bytes, tbf_db** out) {
+    if (!path || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    *out = nullptr;
+    tbf::probe::TablebaseOptions options;
+    if (cache_bytes) options.cache_bytes = cache_bytes;
+    auto tb = tbf::probe::Tablebase::open(path, options);
+    if (!tb.ok()) return fail(tb.error());
+    *out = new tbf_db{std::move(tb).value()};
+    return ok();
+}
+
+void tbf_close(tbf_db* db) { delete db; }
+
+tbf_status tbf_probe(tbf_db* db, const char* variant, const tbf_position* pos, tbf_value* out) {
+    if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    tbf::VariantId id{};
+    if (auto s = variant_of(variant, id); s != TBF_OK) return s;
+    tbf::Position p;
+    if (auto s = from_c(pos, id, p); s != TBF_OK) return s;
+    auto v = db->tablebase.probe(id, p);
+    if (!v.ok()) return fail(v.error());
+    *out = to_c(*v);
+    return ok();
+}
+
+tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_value* out) {
+    if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    tbf::VariantId id{};
+    tbf::Position pos;
+    if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+    auto v = db->tablebase.probe(id, pos);
+    if (!v.ok()) return fail(v.error());
+    *out = to_c(*v);
+    return ok();
+}
+
+tbf_status tbf_probe_moves_fen(tbf_db* db, const char* variant, const char* fen,
+                               tbf_move_value* moves, size_t capacity, size_t* count) {
+    if (!db || !count || (!moves && capacity)) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    tbf::VariantId id{};
+    tbf::Position pos;
+    if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+    auto list = db->tablebase.probe_moves(id, pos);
+    if (!list.ok()) return fail(list.error());
+    *count = list->size();
+    if (list->size() > capacity) {
+        return fail(TBF_ERR_BUFFER, "room for " + std::to_string(capacity) + " moves, " +
+                                        std::to_string(list->size()) + " needed");
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const auto& mv = (*list)[i];
+        copy_text(moves[i].uci, sizeof moves[i].uci, mv.uci);
+        moves[i].conversion = mv.conversion ? 1 : 0;
+        moves[i].child = to_c(mv.child);
+        moves[i].for_mover = to_c(mv.for_mover);
+    }
+    return ok();
+}
+
+tbf_status tbf_parse_fen(const char* variant, const char* fen, tbf_position* out) {
+    if (!out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    tbf::VariantId id{};
+    tbf::Position pos;
+    if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+    to_c(pos, out);
+    return ok();
+}
+
+tbf_status tbf_table_count(tbf_db* db, size_t* count) {
+    if (!db || !count) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    auto tables = db->tablebase.database().list_tables();
+    if (!tables.ok()) return fail(tbf::probe::probe_error(tables.status()));
+    *count = tables->size();
+    return ok();
+}
+
+tbf_status tbf_table_info_at(tbf_db* db, size_t i, tbf_table_info* out) {
+    if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    auto tables = db->tablebase.database().list_tables();
+    if (!tables.ok()) return fail(tbf::probe::probe_error(tables.status()));
+    if (i >= tables->size()) return fail(TBF_ERR_BAD_INPUT, "table number out of range");
+    const auto& info = (*tables)[i];
+    std::memset(out, 0, sizeof *out);
+    copy_text(out->name, sizeof out->name, info.spec.name);
+    copy_text(out->variant, sizeof out->variant, info.spec.variant);
+    copy_text(out->material, sizeof out->material, info.spec.material);
+    out->slots = info.spec.slot_count;
+    out->index_size = info.spec.slot_count / 2;
+    out->stored_bytes = info.stored_bytes;
+    out->checksum = info.values_checksum;
+    out->value_width = info.spec.value_width;
+    return ok();
+}
+
+tbf_status tbf_table_position(tbf_db* db, const char* table, uint64_t index, int side_to_move,
+                              tbf_position* out) {
+    if (!db || !table || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    if (side_to_move != 0 && side_to_move != 1) return fail(TBF_ERR_BAD_INPUT, "side to move must be 0 or 1");
+    auto id = tbf::probe::parse_table_name(table);
+    if (!id.ok()) return fail(id.error());
+    auto t = db->tablebase.table(id->variant, id->material);
+    if (!t.ok()) return fail(t.error());
+    if (index >= (*t)->indexer().size()) return fail(TBF_ERR_BAD_INPUT, "index out of range");
+    auto pos = (*t)->indexer().position(index, static_cast<tbf::Color>(side_to_move));
+    if (!pos) return fail(TBF_ERR_NOT_A_POSITION, "slot holds no position");
+    to_c(*pos, out);
+    return ok();
+}
+
+tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_t n, tbf_value* out) {
+    if (!db || !table || (!out && n)) return fail(TBF_ERR_BAD_INPUT, "null argument");
+    auto id = tbf::probe::parse_table_name(table);
+    if (!id.ok()) return fail(id.error());
+    auto t = db->tablebase.table(id->variant, id->material);
+    if (!t.ok()) return fail(t.error());
+    std::vector<std::uint16_t> codes(n);
+    auto read = (*t)->read_codes(first, n, codes.data());
+    if (!read.ok()) return fail(read.error());
+    for (std::size_t i = 0; i < n; ++i) out[i] = to_c(tbf::probe::decode_value(codes[i]));
+    return ok();
+}
+
+}  // extern "C"

@@ -1,0 +1,221 @@
+#include "tbforge/probe/tablebase.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+#include "tbforge/rules/movegen.hpp"
+#include "tbforge/rules/uci.hpp"
+
+namespace tbf::probe {
+
+namespace {
+
+ProbeError missing_table(const std::string& name) {
+    return {ProbeCode::MissingTable, "missing table " + name};
+}
+
+}  // namespace
+
+ProbeError probe_error(const storage::Status& status) {
+    using storage::ErrorCode;
+    switch (status.code()) {
+        case ErrorCode::NotFound: return {ProbeCode::MissingTable, status.message()};
+        case ErrorCode::ChecksumMismatch:
+        case ErrorCode::Corruption:
+        case ErrorCode::NotADatabase:
+        case ErrorCode::UnsupportedVersion: return {ProbeCode::Corrupt, status.to_string()};
+        case ErrorCode::InvalidArgument: return {ProbeCode::BadInput, status.to_string()};
+        default: break;
+    }
+    return {ProbeCode::IoError, status.to_string()};
+}
+
+std::string table_name(VariantId variant, const index::Material& material) {
+    return std::string(variant_name(variant)) + "/" + material.name();
+}
+
+ProbeResult<TableId> parse_table_name(std::string_view name) {
+    const auto slash = name.find('/');
+    if (slash == std::string_view::npos) {
+        return ProbeError{ProbeCode::BadInput, "table name '" + std::string(name) +
+                                                   "' is not of the form variant/material"};
+    }
+    auto variant = parse_variant(name.substr(0, slash));
+    if (!variant) {
+        return ProbeError{ProbeCode::BadInput, "unknown variant in table name '" + std::string(name) + "'"};
+    }
+    auto material = index::parse_table(name.substr(slash + 1), *variant);
+    if (!material.ok()) return ProbeError{ProbeCode::BadInput, material.error()};
+    return TableId{*variant, index::canonical(*material)};
+}
+
+ProbeResult<bool> Table::read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const {
+    const auto& info = reader_.info();
+    if (first > info.spec.slot_count || n > info.spec.slot_count - first) {
+        return ProbeError{ProbeCode::BadInput, "slot range outside table " + info.spec.name};
+    }
+    if (!resident_.empty()) {
+        std::copy_n(resident_.begin() + static_cast<long>(first), n, out);
+        return true;
+    }
+    const std::uint64_t per_block = info.slots_per_block;
+    std::uint64_t slot = first;
+    const std::uint64_t end = first + n;
+    while (slot < end) {
+        auto block = reader_.read_block(slot / per_block, storage::CacheUse::Bypass);
+        if (!block.ok()) return probe_error(block.status());
+        const storage::Block& b = **block;
+        const std::uint64_t stop = std::min<std::uint64_t>(end, b.first_slot() + b.size());
+        for (; slot < stop; ++slot) *out++ = static_cast<std::uint16_t>(b.value(slot - b.first_slot()));
+    }
+    return true;
+}
+
+ProbeResult<std::uint16_t> Table::code(Color side, std::uint64_t index) const {
+    const std::uint64_t slot = to_index(side) * indexer_.size() + index;
+    if (!resident_.empty()) return resident_[slot];
+    auto value = reader_.get(slot);
+    if (!value.ok()) return probe_error(value.status());
+    return static_cast<std::uint16_t>(*value);
+}
+
+struct Tablebase::State {
+    explicit State(storage::Database db) : database(std::move(db)) {}
+
+    storage::Database database;
+    mutable std::shared_mutex mutex;
+    mutable std::map<std::string, std::shared_ptr<const Table>, std::less<>> tables;
+};
+
+Tablebase::Tablebase(storage::Database database)
+    : state_(std::make_unique<State>(std::move(database))) {}
+Tablebase::Tablebase(Tablebase&&) noexcept = default;
+Tablebase& Tablebase::operator=(Tablebase&&) noexcept = default;
+Tablebase::~Tablebase() = default;
+
+ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseOptions& options) {
+    storage::DatabaseOptions db_options;
+    db_options.mode = storage::OpenMode::ReadOnly;
+    db_options.block_cache_bytes = options.cache_bytes;
+    auto db = storage::Database::open(path, db_options);
+    if (!db.ok()) {
+        ProbeError error = probe_error(db.status());
+        if (error.code == ProbeCode::MissingTable) error.code = ProbeCode::IoError;
+        error.message = "cannot open database " + path + ": " + db.status().to_string();
+        return error;
+    }
+    return Tablebase(std::move(*db));
+}
+
+const storage::Database& Tablebase::database() const { return state_->database; }
+storage::Database& Tablebase::database() { return state_->database; }
+
+ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
+                                                           const index::Material& material) const {
+    const std::string name = table_name(variant, material);
+    {
+        std::shared_lock lock(state_->mutex);
+        auto it = state_->tables.find(name);
+        if (it != state_->tables.end()) return it->second;
+    }
+    auto reader = state_->database.open_table(name);
+    if (!reader.ok()) {
+        if (reader.status().code() == storage::ErrorCode::NotFound) return missing_table(name);
+        return probe_error(reader.status());
+    }
+    auto indexer = index::Indexer::create(variant, material);
+    if (!indexer.ok()) return ProbeError{ProbeCode::BadInput, indexer.error()};
+    if (reader->info().spec.value_encoding != kValueEncoding ||
+        reader->info().spec.slot_count != 2 * indexer->size()) {
+        return ProbeError{ProbeCode::Corrupt,
+                          "table " + name + " does not match this version's index or value encoding"};
+    }
+    std::shared_ptr<const Table> table(new Table(std::move(*reader), std::move(*indexer)));
+    std::unique_lock lock(state_->mutex);
+    return state_->tables.emplace(name, std::move(table)).first->second;
+}
+
+ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
+    VariantId variant, const index::Material& material) const {
+    auto opened = table(variant, material);
+    if (!opened.ok() || (*opened)->resident()) return opened;
+    const Table& source = **opened;
+    std::shared_ptr<Table> copy(new Table(source.reader_, source.indexer_));
+    const auto& info = source.info();
+    copy->resident_.resize(info.spec.slot_count);
+    for (std::uint64_t b = 0; b < info.block_count; ++b) {
+        auto block = source.reader_.read_block(b, storage::CacheUse::Bypass);
+        if (!block.ok()) return probe_error(block.status());
+        const storage::Block& values = **block;
+        for (std::uint32_t i = 0; i < values.size(); ++i) {
+            copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
+        }
+    }
+    std::unique_lock lock(state_->mutex);
+    auto& slot = state_->tables[table_name(variant, material)];
+    slot = std::move(copy);
+    return slot;
+}
+
+ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {
+    auto slot = table.indexer().locate(pos);
+    if (!slot) {
+        return ProbeError{ProbeCode::BadInput, "position is not in table " + table.info().spec.name};
+    }
+    auto code = table.code(slot->side_to_move, slot->index);
+    if (!code.ok()) return code.error();
+    return decode_value(*code);
+}
+
+ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) const {
+    if (is_losing(variant)) {
+        if (pos.units(pos.side_to_move()) == 0) return Value{Wdl::Win, 0};
+        if (pos.units(~pos.side_to_move()) == 0) return Value{Wdl::Loss, 0};
+    }
+    if (pos.ep_square() != kNoSquare) {
+        auto moves = probe_moves(variant, pos);
+        if (!moves.ok()) return moves.error();
+        if (moves->empty()) {
+            return ProbeError{ProbeCode::BadInput, "position with en passant has no moves"};
+        }
+        return moves->front().for_mover;
+    }
+    const index::Material material = index::material_of(pos);
+    if (auto why = index::material_error(material, variant)) {
+        return ProbeError{ProbeCode::BadInput, *why};
+    }
+    auto opened = table(variant, index::canonical(material));
+    if (!opened.ok()) return opened.error();
+    return value_in(**opened, pos);
+}
+
+ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
+                                                           const Position& pos) const {
+    return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
+        MoveList list;
+        generate_legal<R>(pos, list);
+        std::vector<MoveValue> out;
+        out.reserve(list.size());
+        for (Move m : list) {
+            MoveValue mv;
+            mv.move = m;
+            mv.uci = to_uci(m);
+            mv.conversion = pos.is_conversion(m);
+            auto child = probe(variant, pos.after(m));
+            if (!child.ok()) return child.error();
+            mv.child = *child;
+            mv.for_mover = move_value(mv.child, mv.conversion);
+            out.push_back(std::move(mv));
+        }
+        std::sort(out.begin(), out.end(), [](const MoveValue& a, const MoveValue& b) {
+            if (better_for_mover(a.for_mover, b.for_mover)) return true;
+            if (better_for_mover(b.for_mover, a.for_mover)) return false;
+            return a.uci < b.uci;
+        });
+        return out;
+    });
+}
+
+}  // namespace tbf::probe
