@@ -86,6 +86,30 @@ Status not_a_database(const std::string& path, const std::string& why) {
     return {ErrorCode::NotADatabase, "'" + path + "' is not a tbforge database: " + why};
 }
 
+// An open that fails although CURRENT exists means damaged or missing files:
+// a file the database refers to that is absent is corruption, not "not found".
+Status open_failure(const rocksdb::Status& s, const std::string& path) {
+    Status st = from_rocksdb(s, "opening database '" + path + "'");
+    if (st.code() == ErrorCode::NotFound) return {ErrorCode::Corruption, st.message()};
+    return st;
+}
+
+// Whether the default column family holds a tbforge format marker: tells a
+// damaged tbforge database from a foreign RocksDB one.
+bool has_marker(const rocksdb::DBOptions& db_options, const std::string& path) {
+    rocksdb::DB* raw = nullptr;
+    if (!rocksdb::DB::OpenForReadOnly(rocksdb::Options(db_options, rocksdb::ColumnFamilyOptions()),
+                                      path, &raw)
+             .ok()) {
+        return false;
+    }
+    std::string value;
+    const bool found = raw->Get(rocksdb::ReadOptions(), kMarkerKey, &value).ok();
+    delete raw;
+    std::uint32_t version = 0;
+    return found && decode_marker(value, version).ok();
+}
+
 }  // namespace
 
 Status from_rocksdb(const rocksdb::Status& s, std::string_view context) {
@@ -193,10 +217,14 @@ Status DbState::open_rocksdb(const DatabaseOptions& options, bool create) {
         db_options.create_missing_column_families = true;
     } else {
         const rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &families);
-        if (!s.ok()) return from_rocksdb(s, "opening '" + path + "'");
+        if (!s.ok()) return open_failure(s, path);
         for (std::string_view needed : {kCatalogFamily, kBlocksFamily, kEntriesFamily}) {
             if (std::find(families.begin(), families.end(), needed) == families.end()) {
-                return not_a_database(path, "no column family '" + std::string(needed) + "'");
+                const std::string why = "no column family '" + std::string(needed) + "'";
+                if (has_marker(db_options, path)) {
+                    return {ErrorCode::Corruption, "'" + path + "' is a damaged tbforge database: " + why};
+                }
+                return not_a_database(path, why);
             }
         }
         if (read_only) {
@@ -222,7 +250,7 @@ Status DbState::open_rocksdb(const DatabaseOptions& options, bool create) {
     if (!s.ok()) {
         db = nullptr;
         handles.clear();
-        return from_rocksdb(s, "opening database '" + path + "'");
+        return open_failure(s, path);
     }
     for (std::size_t i = 0; i < families.size(); ++i) {
         if (families[i] == rocksdb::kDefaultColumnFamilyName) default_family = handles[i];

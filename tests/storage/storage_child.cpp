@@ -6,9 +6,10 @@
 //       Writes a table with far more slots than it will ever reach; after
 //       <blocks> blocks it writes one byte to <fd> and keeps writing until
 //       killed.
-//   storage_child churn <db> <fd>
-//       Commits tables churn-0, churn-1, ... and replaces churn-base over and
-//       over; writes one byte to <fd> after the first commit.
+//   storage_child churn <db> <fd> <first>
+//       Commits tables churn-<first>, churn-<first + 2>, ... and replaces
+//       churn-base in between, over and over; writes one byte to <fd> after
+//       the first commit.
 //   storage_child read <db> <name> <seed>
 //       Opens read-only and checks every value of a synthetic table.
 // Exit status: 0 success, 1 wrong values, 2 storage error, 3 usage.
@@ -59,10 +60,10 @@ int write_forever(const std::string& path, const std::string& name, std::uint32_
     }
 }
 
-int churn(const std::string& path, int fd) {
+int churn(const std::string& path, int fd, std::uint64_t first) {
     auto db = open_rw(path);
     if (!db.ok()) return fail(db.status());
-    for (std::uint64_t i = 0;; ++i) {
+    for (std::uint64_t i = first;; ++i) {
         const std::uint64_t slots = 40000 + (i * 7919) % 90000;
         TableWriteOptions options;
         options.slots_per_block = 4096;
@@ -75,7 +76,7 @@ int churn(const std::string& path, int fd) {
         if (Status s = tbf::test::write_synthetic(*db, name, slots, 2, slots, options); !s.ok()) {
             return fail(s);
         }
-        if (i == 0) signal_parent(fd);
+        if (i == first) signal_parent(fd);
     }
 }
 
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
         return write_forever(a[1], a[2], static_cast<std::uint32_t>(std::stoul(a[3])),
                              std::stoull(a[4]), std::stoi(a[5]), std::stoull(a[6]), a[7] == "1");
     }
-    if (a.size() == 3 && a[0] == "churn") return churn(a[1], std::stoi(a[2]));
+    if (a.size() == 4 && a[0] == "churn") return churn(a[1], std::stoi(a[2]), std::stoull(a[3]));
     if (a.size() == 4 && a[0] == "read") return read_all(a[1], a[2], std::stoull(a[3]));
     std::fprintf(stderr, "storage_child: bad arguments\n");
     return 3;
