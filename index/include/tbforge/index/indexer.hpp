@@ -1,0 +1,151 @@
+#pragma once
+// Perfect hashing of the positions of one table (DESIGN.md section 5): a
+// bijection between the slots [0, size()) and the canonical placements of the
+// table's units. The index holds neither the side to move nor en passant: a
+// table keeps one slot array per side to move.
+//
+// Losing chess: pawnless tables use the 8 board symmetries, tables with pawns
+// the file mirror; every slot is a distinct legal placement up to symmetry,
+// so size() is exactly the number of positions per side to move. Four File:
+// no symmetry, kings on the e-file never on the same or adjacent squares,
+// other units on files a, c, e, g; pawns always on ranks 2-7. A Four File
+// slot whose side not to move is in check is not a position (position()
+// says so); everything else is.
+//
+// Unit order: units are grouped by (colour, type); the groups are ordered
+// pawns first, then by how few moves the type has (N, K, B, R, Q), White
+// before Black; Four File puts the two kings first. The first group(s) are
+// the high-order digits of the index and the last group the low-order ones,
+// so moves of the most mobile units change the index least. docs/index.md
+// describes the scheme.
+//
+// Thread safety: an Indexer is immutable after create(); all const member
+// functions may be called from any number of threads. Copies are cheap (the
+// tables behind them are shared).
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "tbforge/index/material.hpp"
+#include "tbforge/rules/position.hpp"
+#include "tbforge/rules/result.hpp"
+#include "tbforge/rules/types.hpp"
+#include "tbforge/rules/variant.hpp"
+
+namespace tbf::index {
+
+using Index = std::uint64_t;
+inline constexpr Index kNoIndex = ~Index{0};
+
+// One square per unit, in the indexer's unit order (Indexer::unit(i)).
+using Placement = std::array<Square, kMaxUnits>;
+
+// Where a position lives: its slot and its side to move, both in the
+// canonical colour orientation of the table.
+struct Slot {
+    Index index = kNoIndex;
+    Color side_to_move = Color::White;
+    bool color_flipped = false;  // the position was colour-flipped to get here
+};
+
+namespace detail {
+struct RootTable;
+struct NodeTree;
+}  // namespace detail
+
+class Indexer {
+public:
+    // `material` must be a table of `variant` in canonical orientation.
+    static Result<Indexer> create(VariantId variant, const Material& material);
+
+    VariantId variant() const { return variant_; }
+    const Material& material() const { return material_; }
+    // Number of slots N.
+    Index size() const { return size_; }
+    int unit_count() const { return units_; }
+    // The unit whose square is placement[i].
+    Unit unit(int i) const { return unit_of_[static_cast<std::size_t>(i)]; }
+    // Number of symmetries used: 8, 2 or 1.
+    int symmetry_count() const;
+
+    // ---- Fast path (no Position, no allocation) ----
+    // Squares of the canonical placement of slot `index`, each group of
+    // identical units in ascending square order. False if `index` >= size().
+    bool decode(Index index, Square* squares) const noexcept;
+    // The slot of a placement or of any of its symmetric images; units of a
+    // group may come in any order. Squares must be distinct. kNoIndex if a
+    // unit stands outside its allowed squares (pawns off ranks 2-7, Four File
+    // off files a/c/e/g, Four File kings off the e-file or touching).
+    Index encode(const Square* squares) const noexcept;
+
+    // ---- Position path ----
+    // The placement of a position with exactly this material (same colour
+    // orientation), in unit order; false if the material differs.
+    bool placement_of(const Position& pos, Square* squares) const;
+    // Slot of a position with exactly this material, or kNoIndex. Does not
+    // look at the side to move, en passant or checks.
+    Index index(const Position& pos) const;
+    // Slot and side to move of a position of this table in either colour
+    // orientation; nullopt if the material belongs to another table or the
+    // placement is outside the table (see encode).
+    std::optional<Slot> locate(const Position& pos) const;
+    // The canonical position of a slot with the given side to move, or
+    // nullopt for "not a position" (index out of range; Four File: the side
+    // not to move is in check). No en-passant square.
+    std::optional<Position> position(Index index, Color side_to_move) const;
+    // position(index, side).has_value() without building the Position where
+    // the answer does not depend on it.
+    bool is_valid(Index index, Color side_to_move) const;
+
+    // One line naming the unit order and the symmetry, for reports and docs,
+    // e.g. "antichess KQvR: 8 symmetries; order wK bK wQ bR (first = high)".
+    std::string describe() const;
+
+private:
+    struct Group {
+        Unit unit{};
+        int count = 0;
+        int first = 0;  // index of the group's first square in a placement
+        Bitboard domain = 0;
+    };
+
+    Indexer() = default;
+    Index encode_tail(const Square* squares, int sym, Bitboard occ, int level) const noexcept;
+    void decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept;
+    Index encode_node(int node, const Square* squares, std::uint8_t syms, Bitboard occ) const noexcept;
+    void decode_node(int node, Index rest, Bitboard occ, Square* squares) const noexcept;
+    Index tail_size(int level, Bitboard occ) const;
+    int build_node(int level, Bitboard occ, std::uint8_t stab, detail::NodeTree& tree) const;
+
+    VariantId variant_ = VariantId::Antichess;
+    Material material_;
+    std::array<Group, kMaxUnits> groups_{};
+    std::array<Unit, kMaxUnits> unit_of_{};
+    int group_count_ = 0;
+    int units_ = 0;
+    std::uint8_t symmetries_ = 1;  // bit s set: symmetry s is used
+    std::shared_ptr<const detail::RootTable> root_;
+    int root_groups_ = 0;
+    int root_units_ = 0;
+    Index size_ = 0;
+    // Root choices [0, free_choices_) have no symmetry left and, when
+    // free_size_ != 0, all span free_size_ slots: slot = choice * free_size_ +
+    // tail. The other choices start at root_offset_[choice - offset_base_].
+    std::uint32_t free_choices_ = 0;
+    Index free_size_ = 0;
+    Index free_end_ = 0;
+    std::array<Index, kMaxUnits> free_radix_{};  // tail radices on that path
+    std::uint32_t offset_base_ = 0;
+    std::vector<Index> root_offset_;
+    std::vector<std::int32_t> root_child_;
+    std::shared_ptr<const detail::NodeTree> tree_;
+};
+
+// Printable name of a unit in a placement, e.g. "wK", "bP".
+std::string unit_label(Unit u);
+
+}  // namespace tbf::index

@@ -1,0 +1,562 @@
+#include "tbforge/index/indexer.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "combinatorics.hpp"
+#include "root_table.hpp"
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::index {
+
+namespace detail {
+
+namespace {
+
+// Unranking tables for pairs and triples, the common group sizes; larger
+// groups search the binomial table.
+struct UnrankTables {
+    std::vector<std::array<std::uint8_t, 2>> pairs;
+    std::vector<std::array<std::uint8_t, 3>> triples;
+
+    UnrankTables() {
+        pairs.resize(binomial(64, 2));
+        for (int b = 1; b < 64; ++b) {
+            for (int a = 0; a < b; ++a) {
+                const std::uint8_t v[2] = {static_cast<std::uint8_t>(a),
+                                           static_cast<std::uint8_t>(b)};
+                pairs[colex_rank(v, 2)] = {v[0], v[1]};
+            }
+        }
+        triples.resize(binomial(64, 3));
+        for (int c = 2; c < 64; ++c) {
+            for (int b = 1; b < c; ++b) {
+                for (int a = 0; a < b; ++a) {
+                    const std::uint8_t v[3] = {static_cast<std::uint8_t>(a),
+                                               static_cast<std::uint8_t>(b),
+                                               static_cast<std::uint8_t>(c)};
+                    triples[colex_rank(v, 3)] = {v[0], v[1], v[2]};
+                }
+            }
+        }
+    }
+};
+
+const UnrankTables& unrank_tables() {
+    static const UnrankTables tables;
+    return tables;
+}
+
+}  // namespace
+
+void colex_unrank(std::uint64_t r, int k, std::uint8_t* out) {
+    static const UnrankTables& tables = unrank_tables();
+    switch (k) {
+        case 0: return;
+        case 1: out[0] = static_cast<std::uint8_t>(r); return;
+        case 2:
+            out[0] = tables.pairs[r][0];
+            out[1] = tables.pairs[r][1];
+            return;
+        case 3:
+            out[0] = tables.triples[r][0];
+            out[1] = tables.triples[r][1];
+            out[2] = tables.triples[r][2];
+            return;
+        default: break;
+    }
+    int a = 64;
+    for (int i = k; i >= 1; --i) {
+        // Largest a with C(a, i) <= r.
+        while (binomial(a, i) > r) --a;
+        out[i - 1] = static_cast<std::uint8_t>(a);
+        r -= binomial(a, i);
+    }
+}
+
+struct Node {
+    int level = 0;  // the group this node places
+    Index total = 0;
+    std::vector<std::uint32_t> rank;  // canonical colex ranks, ascending
+    std::vector<Index> offset;        // rank.size() + 1 prefix sums
+    std::vector<std::pair<std::uint32_t, std::int32_t>> child;  // (choice, node)
+
+    std::int32_t child_of(std::uint32_t choice) const {
+        const auto it = std::lower_bound(child.begin(), child.end(),
+                                         std::pair<std::uint32_t, std::int32_t>{choice, -1});
+        return it != child.end() && it->first == choice ? it->second : -1;
+    }
+};
+
+struct NodeTree {
+    std::vector<Node> nodes;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::binomial;
+using detail::kSymmetry;
+
+constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
+constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
+
+// Fewer moves first, so the most mobile units become the low-order digits.
+int mobility_rank(UnitType t) {
+    switch (t) {
+        case UnitType::Pawn: return 0;
+        case UnitType::Knight: return 1;
+        case UnitType::King: return 2;
+        case UnitType::Bishop: return 3;
+        case UnitType::Rook: return 4;
+        case UnitType::Queen: return 5;
+    }
+    return 6;
+}
+
+Bitboard domain_of(VariantId variant, UnitType t) {
+    if (is_losing(variant)) return t == UnitType::Pawn ? kPawnRanks : kAllSquares;
+    if (t == UnitType::King) return file_bb(4);
+    return t == UnitType::Pawn ? (kFourFileSquares & kPawnRanks) : kFourFileSquares;
+}
+
+}  // namespace
+
+std::string unit_label(Unit u) {
+    const char label[2] = {unit_color(u) == Color::White ? 'w' : 'b', unit_type_char(unit_type(u))};
+    return {label, 2};
+}
+
+int Indexer::symmetry_count() const { return std::popcount(symmetries_); }
+
+Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
+    if (auto why = material_error(material, variant)) {
+        return Error{"bad table " + material.name() + ": " + *why};
+    }
+    if (!is_canonical(material)) {
+        return Error{"table " + material.name() + " is not in canonical orientation (use " +
+                     canonical(material).name() + ")"};
+    }
+    Indexer ix;
+    ix.variant_ = variant;
+    ix.material_ = material;
+    const bool four_file = !is_losing(variant);
+
+    std::vector<Group> groups;
+    for (const Color c : {Color::White, Color::Black}) {
+        for (int t = 0; t < kUnitTypeCount; ++t) {
+            const auto type = static_cast<UnitType>(t);
+            if (material.count(c, type) == 0) continue;
+            groups.push_back({make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
+        }
+    }
+    auto order_key = [four_file](const Group& g) {
+        const UnitType t = unit_type(g.unit);
+        const int king_first = four_file && t == UnitType::King ? 0 : 1;
+        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, mobility_rank(t),
+                               to_index(unit_color(g.unit)));
+    };
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](const Group& a, const Group& b) { return order_key(a) < order_key(b); });
+
+    if (four_file) {
+        ix.symmetries_ = 1;
+    } else {
+        ix.symmetries_ = material.has_pawns() ? static_cast<std::uint8_t>(1U | (1U << kMirrorFiles))
+                                              : static_cast<std::uint8_t>(0xFF);
+    }
+    auto group_raw = [](const Group& g) { return binomial(popcount(g.domain), g.count); };
+    if (!four_file && group_raw(groups[0]) > kRootLimit) {
+        // A big leading group would make a huge root: lead with the smallest
+        // group of the same kind of squares instead.
+        auto smallest = groups.begin();
+        for (auto it = groups.begin(); it != groups.end(); ++it) {
+            if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest)) smallest = it;
+        }
+        std::rotate(groups.begin(), smallest, smallest + 1);
+    }
+    int first = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        groups[g].first = first;
+        for (int i = 0; i < groups[g].count; ++i) ix.unit_of_[static_cast<std::size_t>(first + i)] = groups[g].unit;
+        first += groups[g].count;
+        ix.groups_[g] = groups[g];
+    }
+    ix.group_count_ = static_cast<int>(groups.size());
+    ix.units_ = first;
+
+    // Root: Four File kings (their exclusion is enumerated), otherwise as many
+    // leading groups as fit a lookup table of kRootLimit entries.
+    detail::RootShape shape;
+    shape.symmetries = ix.symmetries_;
+    shape.kings_apart = four_file;
+    std::uint64_t raw = 1;
+    for (int g = 0; g < ix.group_count_; ++g) {
+        const std::uint64_t next = raw * group_raw(ix.groups_[g]);
+        if (four_file ? g >= 2 : (g > 0 && next > kRootLimit)) break;
+        raw = next;
+        shape.count[g] = ix.groups_[g].count;
+        shape.domain[g] = ix.groups_[g].domain;
+        shape.groups = g + 1;
+    }
+    ix.root_groups_ = shape.groups;
+    ix.root_units_ = ix.groups_[shape.groups - 1].first + ix.groups_[shape.groups - 1].count;
+    ix.root_ = detail::root_table(shape);
+    const detail::RootTable& root = *ix.root_;
+
+    // Slots per root choice; choices that keep a symmetry get a node tree
+    // that lists the canonical placements of the next group.
+    auto tree = std::make_shared<detail::NodeTree>();
+    const auto choices = static_cast<std::uint32_t>(root.choices.size());
+    std::vector<Index> sizes(choices);
+    std::vector<std::int32_t> children(choices, -1);
+    for (std::uint32_t c = 0; c < choices; ++c) {
+        const auto& choice = root.choices[c];
+        if (choice.stabilizer != 1 && ix.root_groups_ < ix.group_count_) {
+            children[c] = ix.build_node(ix.root_groups_, choice.occupied, choice.stabilizer, *tree);
+            sizes[c] = tree->nodes[static_cast<std::size_t>(children[c])].total;
+        } else {
+            sizes[c] = ix.tail_size(ix.root_groups_, choice.occupied);
+        }
+    }
+    ix.tree_ = tree;
+    ix.free_choices_ = root.free_count;
+    bool uniform = root.free_count > 0;
+    for (std::uint32_t c = 1; c < root.free_count && uniform; ++c) uniform = sizes[c] == sizes[0];
+    ix.free_size_ = uniform ? sizes[0] : 0;
+    ix.free_end_ = uniform ? static_cast<Index>(root.free_count) * sizes[0] : 0;
+    ix.offset_base_ = uniform ? root.free_count : 0;
+    Index next = ix.free_end_;
+    for (std::uint32_t c = ix.offset_base_; c < choices; ++c) {
+        ix.root_offset_.push_back(next);
+        ix.root_child_.push_back(children[c]);
+        next += sizes[c];
+    }
+    ix.size_ = next;
+    if (uniform) {
+        Bitboard occ = root.choices[0].occupied;
+        int used = 0;
+        for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
+            const Group& grp = ix.groups_[g];
+            ix.free_radix_[g] = binomial(popcount(grp.domain & ~occ) - used, grp.count);
+            used += grp.count;
+        }
+    }
+    return ix;
+}
+
+Index Indexer::tail_size(int level, Bitboard occ) const {
+    Index size = 1;
+    int used = 0;
+    for (int g = level; g < group_count_; ++g) {
+        const Group& grp = groups_[g];
+        // Tail groups come in growing domains, so every earlier tail unit
+        // stands inside this group's domain.
+        size *= binomial(popcount(grp.domain & ~occ) - used, grp.count);
+        used += grp.count;
+    }
+    return size;
+}
+
+int Indexer::build_node(int level, Bitboard occ, std::uint8_t stab, detail::NodeTree& tree) const {
+    const Group& g = groups_[level];
+    const Bitboard free = g.domain & ~occ;
+    const int k = g.count;
+    const std::uint64_t count = binomial(popcount(free), k);
+    const auto id = static_cast<int>(tree.nodes.size());
+    tree.nodes.emplace_back();
+    detail::Node node;
+    node.level = level;
+    Index running = 0;
+    for (std::uint64_t r = 0; r < count; ++r) {
+        std::uint8_t a[kMaxUnits];
+        detail::colex_unrank(r, k, a);
+        Square squares[kMaxUnits];
+        Bitboard bits = 0;
+        for (int i = 0; i < k; ++i) {
+            squares[i] = detail::select_bit(free, a[i]);
+            bits |= bit(squares[i]);
+        }
+        bool canonical = true;
+        std::uint8_t next_stab = 1;
+        for (int s = 1; s < kSymmetryCount && canonical; ++s) {
+            if (!(stab & (1U << s))) continue;
+            std::uint8_t b[kMaxUnits];
+            for (int i = 0; i < k; ++i) {
+                b[i] = static_cast<std::uint8_t>(
+                    popcount(free & detail::below(kSymmetry.square[s][squares[i]])));
+            }
+            detail::sort_small(b, k);
+            const std::uint64_t image = detail::colex_rank(b, k);
+            if (image < r) canonical = false;
+            if (image == r) next_stab = static_cast<std::uint8_t>(next_stab | (1U << s));
+        }
+        if (!canonical) continue;
+        const auto choice = static_cast<std::uint32_t>(node.rank.size());
+        node.rank.push_back(static_cast<std::uint32_t>(r));
+        node.offset.push_back(running);
+        if (level + 1 == group_count_) {
+            running += 1;
+        } else if (next_stab != 1) {
+            const int child = build_node(level + 1, occ | bits, next_stab, tree);
+            node.child.emplace_back(choice, child);
+            running += tree.nodes[static_cast<std::size_t>(child)].total;
+        } else {
+            running += tail_size(level + 1, occ | bits);
+        }
+    }
+    node.offset.push_back(running);
+    node.total = running;
+    tree.nodes[static_cast<std::size_t>(id)] = std::move(node);
+    return id;
+}
+
+Index Indexer::encode(const Square* squares) const noexcept {
+    const detail::RootTable& root = *root_;
+    std::uint64_t raw = 0;
+    for (int g = 0; g < root_groups_; ++g) {
+        const Group& grp = groups_[g];
+        std::uint8_t a[kMaxUnits];
+        for (int i = 0; i < grp.count; ++i) {
+            a[i] = root.domain_index[g][squares[grp.first + i]];
+            if (a[i] == 0xFF) return kNoIndex;
+        }
+        detail::sort_small(a, grp.count);
+        raw += detail::colex_rank(a, grp.count) * root.multiplier[g];
+    }
+    const std::uint32_t entry = root.lookup[raw];
+    if (entry == detail::RootTable::kNoEntry) return kNoIndex;
+    const std::uint32_t choice = entry >> 3;
+    const int sym = static_cast<int>(entry & 7);
+    const auto& c = root.choices[choice];
+    if (choice < free_choices_ && free_size_ != 0) {
+        const Index tail = encode_tail(squares, sym, c.occupied, root_groups_);
+        return tail == kNoIndex ? kNoIndex : choice * free_size_ + tail;
+    }
+    const std::size_t j = choice - offset_base_;
+    const std::int32_t child = root_child_[j];
+    Index rest;
+    if (child < 0) {
+        rest = encode_tail(squares, sym, c.occupied, root_groups_);
+    } else {
+        std::uint8_t syms = 0;
+        for (int s = 0; s < kSymmetryCount; ++s) {
+            if (c.stabilizer & (1U << s)) syms = static_cast<std::uint8_t>(syms | (1U << kSymmetry.compose[s][sym]));
+        }
+        rest = encode_node(child, squares, syms, c.occupied);
+    }
+    return rest == kNoIndex ? kNoIndex : root_offset_[j] + rest;
+}
+
+Index Indexer::encode_tail(const Square* squares, int sym, Bitboard occ, int level) const noexcept {
+    Index idx = 0;
+    const auto& map = kSymmetry.square[sym];
+    for (int g = level; g < group_count_; ++g) {
+        const Group& grp = groups_[g];
+        const Bitboard free = grp.domain & ~occ;
+        std::uint8_t a[kMaxUnits];
+        for (int i = 0; i < grp.count; ++i) {
+            const Square s = map[squares[grp.first + i]];
+            if (!(free & bit(s))) return kNoIndex;
+            a[i] = static_cast<std::uint8_t>(popcount(free & detail::below(s)));
+            occ |= bit(s);
+        }
+        detail::sort_small(a, grp.count);
+        idx = idx * binomial(popcount(free), grp.count) + detail::colex_rank(a, grp.count);
+    }
+    return idx;
+}
+
+Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms,
+                           Bitboard occ) const noexcept {
+    const detail::Node& node = tree_->nodes[static_cast<std::size_t>(node_id)];
+    const Group& grp = groups_[node.level];
+    const Bitboard free = grp.domain & ~occ;
+    std::uint64_t best = ~std::uint64_t{0};
+    std::uint8_t best_syms = 0;
+    Bitboard best_bits = 0;
+    for (int s = 0; s < kSymmetryCount; ++s) {
+        if (!(syms & (1U << s))) continue;
+        std::uint8_t a[kMaxUnits];
+        Bitboard bits = 0;
+        for (int i = 0; i < grp.count; ++i) {
+            const Square t = kSymmetry.square[s][squares[grp.first + i]];
+            if (!(free & bit(t))) return kNoIndex;
+            a[i] = static_cast<std::uint8_t>(popcount(free & detail::below(t)));
+            bits |= bit(t);
+        }
+        detail::sort_small(a, grp.count);
+        const std::uint64_t r = detail::colex_rank(a, grp.count);
+        if (r < best) {
+            best = r;
+            best_syms = static_cast<std::uint8_t>(1U << s);
+            best_bits = bits;
+        } else if (r == best) {
+            best_syms = static_cast<std::uint8_t>(best_syms | (1U << s));
+        }
+    }
+    const auto it = std::lower_bound(node.rank.begin(), node.rank.end(), best);
+    if (it == node.rank.end() || *it != best) return kNoIndex;
+    const auto choice = static_cast<std::uint32_t>(it - node.rank.begin());
+    occ |= best_bits;
+    const std::int32_t child = node.child_of(choice);
+    const Index rest = child >= 0 ? encode_node(child, squares, best_syms, occ)
+                                  : encode_tail(squares, std::countr_zero(best_syms), occ,
+                                                node.level + 1);
+    return rest == kNoIndex ? kNoIndex : node.offset[choice] + rest;
+}
+
+bool Indexer::decode(Index idx, Square* squares) const noexcept {
+    if (idx >= size_) return false;
+    const detail::RootTable& root = *root_;
+    if (idx < free_end_) {
+        const auto choice = static_cast<std::uint32_t>(idx / free_size_);
+        Index rest = idx - choice * free_size_;
+        const auto& c = root.choices[choice];
+        std::copy_n(c.squares.begin(), root_units_, squares);
+        // Digits from the low end, then squares from the high end.
+        std::uint64_t digit[kMaxUnits];
+        for (int g = group_count_ - 1; g >= root_groups_; --g) {
+            const Index q = rest / free_radix_[g];
+            digit[g] = rest - q * free_radix_[g];
+            rest = q;
+        }
+        Bitboard occ = c.occupied;
+        for (int g = root_groups_; g < group_count_; ++g) {
+            const Group& grp = groups_[g];
+            const Bitboard free = grp.domain & ~occ;
+            std::uint8_t a[kMaxUnits];
+            detail::colex_unrank(digit[g], grp.count, a);
+            for (int i = 0; i < grp.count; ++i) {
+                const Square s = detail::select_bit(free, a[i]);
+                squares[grp.first + i] = s;
+                occ |= bit(s);
+            }
+        }
+        return true;
+    }
+    const auto it = std::upper_bound(root_offset_.begin(), root_offset_.end(), idx) - 1;
+    const auto j = static_cast<std::size_t>(it - root_offset_.begin());
+    const auto& c = root.choices[offset_base_ + j];
+    std::copy_n(c.squares.begin(), root_units_, squares);
+    const Index rest = idx - *it;
+    if (root_child_[j] >= 0) {
+        decode_node(root_child_[j], rest, c.occupied, squares);
+    } else {
+        decode_tail(rest, c.occupied, root_groups_, squares);
+    }
+    return true;
+}
+
+void Indexer::decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept {
+    std::uint64_t digit[kMaxUnits];
+    Index radix[kMaxUnits];
+    int used = 0;
+    for (int g = level; g < group_count_; ++g) {
+        const Group& grp = groups_[g];
+        radix[g] = binomial(popcount(grp.domain & ~occ) - used, grp.count);
+        used += grp.count;
+    }
+    for (int g = group_count_ - 1; g >= level; --g) {
+        const Index q = rest / radix[g];
+        digit[g] = rest - q * radix[g];
+        rest = q;
+    }
+    for (int g = level; g < group_count_; ++g) {
+        const Group& grp = groups_[g];
+        const Bitboard free = grp.domain & ~occ;
+        std::uint8_t a[kMaxUnits];
+        detail::colex_unrank(digit[g], grp.count, a);
+        for (int i = 0; i < grp.count; ++i) {
+            const Square s = detail::select_bit(free, a[i]);
+            squares[grp.first + i] = s;
+            occ |= bit(s);
+        }
+    }
+}
+
+void Indexer::decode_node(int node_id, Index rest, Bitboard occ, Square* squares) const noexcept {
+    const detail::Node& node = tree_->nodes[static_cast<std::size_t>(node_id)];
+    const auto it = std::upper_bound(node.offset.begin(), node.offset.end(), rest) - 1;
+    const auto choice = static_cast<std::uint32_t>(it - node.offset.begin());
+    rest -= *it;
+    const Group& grp = groups_[node.level];
+    const Bitboard free = grp.domain & ~occ;
+    std::uint8_t a[kMaxUnits];
+    detail::colex_unrank(node.rank[choice], grp.count, a);
+    for (int i = 0; i < grp.count; ++i) {
+        const Square s = detail::select_bit(free, a[i]);
+        squares[grp.first + i] = s;
+        occ |= bit(s);
+    }
+    const std::int32_t child = node.child_of(choice);
+    if (child >= 0) {
+        decode_node(child, rest, occ, squares);
+    } else {
+        decode_tail(rest, occ, node.level + 1, squares);
+    }
+}
+
+bool Indexer::placement_of(const Position& pos, Square* squares) const {
+    if (popcount(pos.occupied()) != units_) return false;
+    for (int g = 0; g < group_count_; ++g) {
+        const Group& grp = groups_[g];
+        Bitboard b = pos.units(unit_color(grp.unit), unit_type(grp.unit));
+        if (popcount(b) != grp.count) return false;
+        for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = pop_lsb(b);
+    }
+    return true;
+}
+
+Index Indexer::index(const Position& pos) const {
+    Square squares[kMaxUnits];
+    if (!placement_of(pos, squares)) return kNoIndex;
+    return encode(squares);
+}
+
+std::optional<Slot> Indexer::locate(const Position& pos) const {
+    const Material m = material_of(pos);
+    Slot slot;
+    if (m == material_) {
+        slot.index = index(pos);
+        slot.side_to_move = pos.side_to_move();
+    } else if (m.flipped() == material_) {
+        const Position flipped = pos.color_flipped();
+        slot.index = index(flipped);
+        slot.side_to_move = flipped.side_to_move();
+        slot.color_flipped = true;
+    }
+    if (slot.index == kNoIndex) return std::nullopt;
+    return slot;
+}
+
+std::optional<Position> Indexer::position(Index idx, Color side_to_move) const {
+    Square squares[kMaxUnits];
+    if (!decode(idx, squares)) return std::nullopt;
+    Position pos;
+    for (int i = 0; i < units_; ++i) pos.put(squares[i], unit_of_[static_cast<std::size_t>(i)]);
+    pos.set_side_to_move(side_to_move);
+    if (!is_losing(variant_) && king_attacked<FourFile>(pos, ~side_to_move)) return std::nullopt;
+    return pos;
+}
+
+bool Indexer::is_valid(Index idx, Color side_to_move) const {
+    if (is_losing(variant_)) return idx < size_;
+    return position(idx, side_to_move).has_value();
+}
+
+std::string Indexer::describe() const {
+    std::string s = std::string(variant_name(variant_)) + " " + material_.name() + ": " +
+                    std::to_string(size_) + " slots, " + std::to_string(symmetry_count()) +
+                    (symmetry_count() == 1 ? " symmetry" : " symmetries") + ", order";
+    for (int i = 0; i < units_; ++i) {
+        if (i == root_units_) s += " |";
+        s += ' ';
+        s += unit_label(unit_of_[static_cast<std::size_t>(i)]);
+    }
+    s += " (high digit first; root before '|')";
+    return s;
+}
+
+}  // namespace tbf::index

@@ -1,0 +1,58 @@
+#include "tbforge/index/report.hpp"
+
+#include <cstdio>
+
+namespace tbf::index {
+
+double IndexReport::ratio(Color side_to_move) const {
+    const auto v = valid[static_cast<std::size_t>(to_index(side_to_move))];
+    return v == 0 ? 0.0 : static_cast<double>(slots) / static_cast<double>(v);
+}
+
+double IndexReport::mean_ratio() const {
+    const double mean = (static_cast<double>(valid[0]) + static_cast<double>(valid[1])) / 2.0;
+    return mean == 0.0 ? 0.0 : static_cast<double>(slots) / mean;
+}
+
+IndexReport count_valid(const Indexer& indexer) {
+    IndexReport report;
+    report.variant = indexer.variant();
+    report.material = indexer.material();
+    report.slots = indexer.size();
+    const auto n = static_cast<std::int64_t>(indexer.size());
+    std::uint64_t white = 0;
+    std::uint64_t black = 0;
+#pragma omp parallel for schedule(static, 1 << 16) reduction(+ : white, black)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto idx = static_cast<Index>(i);
+        white += indexer.is_valid(idx, Color::White) ? 1 : 0;
+        black += indexer.is_valid(idx, Color::Black) ? 1 : 0;
+    }
+    report.valid = {white, black};
+    return report;
+}
+
+Result<IndexReport> index_report(VariantId variant, std::string_view table) {
+    auto material = parse_table(table, variant);
+    if (!material) return Error{material.error()};
+    auto indexer = Indexer::create(variant, canonical(*material));
+    if (!indexer) return Error{indexer.error()};
+    return count_valid(*indexer);
+}
+
+std::string to_json(const IndexReport& r) {
+    return std::string("{\"variant\":\"") + std::string(variant_name(r.variant)) +
+           "\",\"table\":\"" + r.material.name() + "\",\"slots\":" + std::to_string(r.slots) +
+           ",\"valid\":[" + std::to_string(r.valid[0]) + "," + std::to_string(r.valid[1]) + "]}";
+}
+
+std::string to_text(const IndexReport& r) {
+    char ratios[96];
+    std::snprintf(ratios, sizeof ratios, "%.4f %.4f (mean %.4f)", r.ratio(Color::White),
+                  r.ratio(Color::Black), r.mean_ratio());
+    return std::string(variant_name(r.variant)) + " " + r.material.name() + ": " +
+           std::to_string(r.slots) + " slots, valid " + std::to_string(r.valid[0]) + " (w) " +
+           std::to_string(r.valid[1]) + " (b), slots/valid " + ratios;
+}
+
+}  // namespace tbf::index

@@ -1,0 +1,61 @@
+#pragma once
+// The exhaustively enumerated leading units of an indexer ("root"): every
+// placement of the first groups, reduced by symmetry to one canonical
+// representative per orbit. Shared by all tables whose leading groups have
+// the same shape (counts, allowed squares, symmetries).
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tbforge/index/material.hpp"
+#include "tbforge/rules/types.hpp"
+
+namespace tbf::index::detail {
+
+struct RootShape {
+    int groups = 0;
+    std::array<int, kMaxUnits> count{};
+    std::array<Bitboard, kMaxUnits> domain{};
+    std::uint8_t symmetries = 1;  // bit s: symmetry s is used
+    bool kings_apart = false;     // Four File: groups 0 and 1 are kings on one file
+
+    friend auto operator<=>(const RootShape&, const RootShape&) = default;
+};
+
+struct RootTable {
+    static constexpr std::uint32_t kNoEntry = ~std::uint32_t{0};
+
+    struct Choice {
+        std::array<Square, kMaxUnits> squares{};
+        Bitboard occupied = 0;
+        std::uint8_t stabilizer = 1;  // symmetries that map the choice onto itself
+    };
+
+    RootShape shape;
+    int units = 0;
+    // raw key of a placement = sum over groups of colex rank (over the
+    // group's domain) * multiplier.
+    std::array<std::uint64_t, kMaxUnits> multiplier{};
+    // Position of a square inside a group's domain, 0xFF outside.
+    std::array<std::array<std::uint8_t, 64>, kMaxUnits> domain_index{};
+    // raw key -> (choice << 3) | symmetry mapping the placement to the
+    // choice's canonical representative; kNoEntry for overlapping or
+    // forbidden placements.
+    std::vector<std::uint32_t> lookup;
+    // Canonical representatives: first those with a trivial stabilizer, then
+    // the others, each part in increasing raw key.
+    std::vector<Choice> choices;
+    std::uint32_t free_count = 0;
+};
+
+// Number of raw keys of a shape (product of binomials), for choosing how
+// many groups go into the root.
+std::uint64_t raw_size(const RootShape& shape);
+
+// The root table of a shape, built on first use and cached (thread-safe).
+std::shared_ptr<const RootTable> root_table(const RootShape& shape);
+
+}  // namespace tbf::index::detail

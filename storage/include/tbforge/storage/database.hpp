@@ -1,0 +1,90 @@
+#pragma once
+// A tbforge database: one RocksDB directory holding many tables and strategy
+// databases. Open it read-only from any number of processes and threads, or
+// read-write from one process (RocksDB's lock file enforces that). A
+// read-only open sees the database as it was when opened.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tbforge/storage/status.hpp"
+#include "tbforge/storage/strategy.hpp"
+#include "tbforge/storage/table.hpp"
+
+namespace tbf::storage {
+
+// Version of the on-disk format (keys, block records, metadata records)
+// written by this library; docs/storage-format.md describes each version.
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
+
+struct DatabaseOptions {
+    OpenMode mode = OpenMode::ReadOnly;
+    bool create_if_missing = false;  // ReadWrite only: create an absent or empty directory
+    // Byte limit of the decompressed-block cache shared by all tables of this
+    // open database. 0 disables caching.
+    std::size_t block_cache_bytes = std::size_t{256} << 20;
+    // RocksDB block cache for strategy entries.
+    std::size_t strategy_cache_bytes = std::size_t{32} << 20;
+};
+
+struct CacheStats {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+    std::size_t bytes = 0;     // charged bytes now held
+    std::size_t capacity = 0;  // the byte limit
+    std::size_t blocks = 0;    // blocks now held
+};
+
+// A handle to an open database; movable. The database closes when the handle
+// and every reader and writer made from it are gone. All methods may be called
+// from several threads at once.
+class Database {
+public:
+    // Errors: NotFound (no such directory), NotADatabase (a directory that is
+    // not a tbforge database), Corruption (truncated or damaged files),
+    // UnsupportedVersion, Busy (another process has it open read-write),
+    // IoError.
+    [[nodiscard]] static Result<Database> open(const std::string& path,
+                                               const DatabaseOptions& options = {});
+
+    Database(Database&&) noexcept;
+    Database& operator=(Database&&) noexcept;
+    ~Database();
+
+    [[nodiscard]] const std::string& path() const;
+    [[nodiscard]] bool read_only() const;
+
+    // Tables, in name order. A corrupt metadata record is an error naming it.
+    [[nodiscard]] Result<std::vector<TableInfo>> list_tables() const;
+    [[nodiscard]] Result<TableInfo> table_info(std::string_view name) const;  // NotFound
+    [[nodiscard]] Result<TableReader> open_table(std::string_view name) const;
+    // Starts writing a table. Fails with AlreadyExists if `spec.name` exists
+    // and options.replace is false (checked again at commit).
+    [[nodiscard]] Result<TableWriter> create_table(const TableSpec& spec,
+                                                   const TableWriteOptions& options = {});
+    [[nodiscard]] Status delete_table(std::string_view name);
+
+    [[nodiscard]] Result<std::vector<StrategyInfo>> list_strategies() const;
+    [[nodiscard]] Result<StrategyInfo> strategy_info(std::string_view name) const;
+    [[nodiscard]] Result<StrategyReader> open_strategy(std::string_view name) const;
+    [[nodiscard]] Result<StrategyWriter> create_strategy(const StrategySpec& spec,
+                                                         const StrategyWriteOptions& options = {});
+    [[nodiscard]] Status delete_strategy(std::string_view name);
+
+    [[nodiscard]] CacheStats block_cache_stats() const;
+    // Drops every cached block (the next reads decode again), e.g. between
+    // benchmark phases.
+    void clear_block_cache();
+
+private:
+    explicit Database(std::shared_ptr<detail::DbState> state);
+
+    std::shared_ptr<detail::DbState> state_;
+};
+
+}  // namespace tbf::storage

@@ -1,0 +1,191 @@
+#pragma once
+// Tables: fixed-width values (1, 2 or 4 bytes) indexed by slot number, stored
+// as checksummed LZ4 blocks of a fixed number of slots. A table is written in
+// slot order by a TableWriter and becomes visible only when commit() succeeds;
+// a TableReader answers get(slot) through a shared decompressed-block cache.
+// The on-disk format is described in docs/storage-format.md.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tbforge/storage/status.hpp"
+
+namespace tbf::storage {
+
+namespace detail {
+struct DbState;
+class TableWriterImpl;
+}  // namespace detail
+
+// Chosen from bench/storage measurements (docs/storage-format.md, "Block size").
+inline constexpr std::uint32_t kDefaultSlotsPerBlock = 32768;
+inline constexpr std::uint32_t kMinSlotsPerBlock = 1024;
+inline constexpr std::uint32_t kMaxSlotsPerBlock = 1u << 20;
+
+// A named 64-bit statistic, e.g. {"white.win", 123456}.
+struct Counter {
+    std::string name;
+    std::uint64_t value = 0;
+
+    bool operator==(const Counter&) const = default;
+};
+
+// Filled by the generator when a table is complete; storage keeps it as given.
+struct TableStatistics {
+    std::vector<Counter> counters;
+    std::string json;  // UTF-8 JSON text (W/D/L per side, DTC histogram, ...), opaque here
+
+    bool operator==(const TableStatistics&) const = default;
+};
+
+// What the caller says about a table before writing it.
+struct TableSpec {
+    std::string name;  // unique key in the database, e.g. "antichess/KQvK"; UTF-8, no NUL
+    std::string variant;
+    std::string material;
+    std::uint64_t slot_count = 0;
+    std::uint32_t value_width = 1;  // bytes per slot: 1, 2 or 4
+    std::string value_encoding;     // e.g. "wdl-dtc/1": how the values are to be read
+    std::string generator_version;
+
+    bool operator==(const TableSpec&) const = default;
+};
+
+// Everything stored about a published table.
+struct TableInfo {
+    TableSpec spec;
+    TableStatistics statistics;
+    // XXH64 (seed 0) of all values in slot order, each little-endian: depends
+    // only on the values, not on block size or compression.
+    std::uint64_t values_checksum = 0;
+    std::uint32_t format_version = 0;  // storage format version that wrote the table
+    std::uint32_t slots_per_block = 0;
+    std::uint64_t block_count = 0;
+    std::uint64_t stored_bytes = 0;  // sum of the stored block records
+    std::uint64_t storage_id = 0;    // key prefix of this version's blocks
+
+    bool operator==(const TableInfo&) const = default;
+};
+
+enum class Compression : std::uint8_t { None, Lz4, Lz4Hc };
+
+struct TableWriteOptions {
+    Compression compression = Compression::Lz4;
+    int lz4hc_level = 9;  // 1..12, used with Compression::Lz4Hc
+    std::uint32_t slots_per_block = kDefaultSlotsPerBlock;  // power of two in [kMin, kMax]
+    bool replace = false;  // allow replacing an existing table of the same name
+};
+
+// The decoded values of one block. Immutable, shared between the cache and
+// callers.
+class Block {
+public:
+    Block(std::uint64_t block_no, std::uint64_t first_slot, std::uint32_t slot_count,
+          std::uint32_t value_width, std::unique_ptr<std::uint8_t[]> bytes);
+
+    [[nodiscard]] std::uint64_t block_no() const { return block_no_; }
+    [[nodiscard]] std::uint64_t first_slot() const { return first_slot_; }
+    [[nodiscard]] std::uint32_t size() const { return slot_count_; }  // number of slots
+    [[nodiscard]] std::uint32_t value_width() const { return width_; }
+
+    // Value of slot first_slot() + i. Precondition: i < size().
+    [[nodiscard]] std::uint32_t value(std::size_t i) const {
+        const std::uint8_t* p = bytes_.get() + i * width_;
+        switch (width_) {
+            case 1: return p[0];
+            case 2: return static_cast<std::uint32_t>(p[0] | (p[1] << 8));
+            default:
+                return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+                       (static_cast<std::uint32_t>(p[2]) << 16) |
+                       (static_cast<std::uint32_t>(p[3]) << 24);
+        }
+    }
+    // size() * value_width() bytes, little-endian values.
+    [[nodiscard]] std::span<const std::uint8_t> bytes() const {
+        return {bytes_.get(), static_cast<std::size_t>(slot_count_) * width_};
+    }
+
+private:
+    std::uint64_t block_no_;
+    std::uint64_t first_slot_;
+    std::uint32_t slot_count_;
+    std::uint32_t width_;
+    std::unique_ptr<std::uint8_t[]> bytes_;
+};
+
+using BlockRef = std::shared_ptr<const Block>;
+
+enum class CacheUse : std::uint8_t {
+    Fill,    // keep the decoded block in the cache (random probing)
+    Bypass,  // use a cached copy if present, but do not insert (one pass over a table)
+};
+
+// Read access to one published table. Cheap to copy; all const methods may be
+// called from many threads at once. Keeps its database open while it exists.
+// Reads see the table version that was opened: if the table is deleted or
+// replaced by this process afterwards, reads of uncached blocks report
+// NotFound.
+class TableReader {
+public:
+    [[nodiscard]] const TableInfo& info() const { return *info_; }
+
+    // Value of `slot`. Errors: InvalidArgument (slot out of range),
+    // ChecksumMismatch / Corruption (a damaged block: never a wrong value),
+    // NotFound (block missing), IoError.
+    [[nodiscard]] Result<std::uint32_t> get(std::uint64_t slot) const;
+
+    // All values of block `block_no` (slots [block_no * slots_per_block, ...)).
+    [[nodiscard]] Result<BlockRef> read_block(std::uint64_t block_no,
+                                              CacheUse cache = CacheUse::Fill) const;
+
+    // Reads every block once (bypassing the cache), checks every block
+    // checksum and the whole-table values checksum.
+    [[nodiscard]] Status verify() const;
+
+private:
+    friend class Database;
+    TableReader(std::shared_ptr<detail::DbState> db, std::shared_ptr<const TableInfo> info);
+
+    std::shared_ptr<detail::DbState> db_;
+    std::shared_ptr<const TableInfo> info_;
+    unsigned block_shift_ = 0;
+};
+
+// Streams the values of one table, in slot order, into a staging file; the
+// table is published atomically by commit(). Destroying a writer that was not
+// committed discards everything it wrote. Not thread-safe: one thread at a
+// time per writer (different writers may run in parallel).
+class TableWriter {
+public:
+    TableWriter(TableWriter&&) noexcept;
+    TableWriter& operator=(TableWriter&&) noexcept;
+    ~TableWriter();
+
+    [[nodiscard]] const TableSpec& spec() const;
+    [[nodiscard]] std::uint64_t slots_written() const;
+
+    // Appends the next values; the overload must match spec().value_width.
+    // After any error the writer is failed and later calls return Aborted.
+    [[nodiscard]] Status append(std::span<const std::uint8_t> values);
+    [[nodiscard]] Status append(std::span<const std::uint16_t> values);
+    [[nodiscard]] Status append(std::span<const std::uint32_t> values);
+
+    // Requires exactly spec().slot_count values. Publishes the table (and, with
+    // `replace`, retires the previous version) in one atomic step.
+    [[nodiscard]] Status commit(const TableStatistics& statistics = {});
+
+    // Discards the staged data; the database is unchanged.
+    void abort();
+
+private:
+    friend class Database;
+    explicit TableWriter(std::unique_ptr<detail::TableWriterImpl> impl);
+
+    std::unique_ptr<detail::TableWriterImpl> impl_;
+};
+
+}  // namespace tbf::storage

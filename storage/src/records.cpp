@@ -1,0 +1,440 @@
+#include "records.hpp"
+
+#include <lz4.h>
+#include <lz4hc.h>
+
+#include <bit>
+#include <cinttypes>
+#include <cstdio>
+
+#include "bytes.hpp"
+#include "tbforge/storage/checksum.hpp"
+#include "tbforge/storage/database.hpp"
+
+namespace tbf::storage::detail {
+namespace {
+
+constexpr std::string_view kMarkerMagic = "TBFD";
+constexpr std::string_view kTableMagic = "TBFT";
+constexpr std::string_view kStrategyMagic = "TBFS";
+constexpr std::uint32_t kRecordVersion = 1;
+
+constexpr std::size_t kMaxNameBytes = 4096;
+// Text fields (JSON statistics, roots) are metadata, not bulk data.
+constexpr std::size_t kMaxTextBytes = std::size_t{64} << 20;
+
+std::string hex64(std::uint64_t v) {
+    char buf[19];
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+    return buf;
+}
+
+Status invalid(std::string message) { return {ErrorCode::InvalidArgument, std::move(message)}; }
+
+Status check_name(std::string_view what, std::string_view name) {
+    if (name.empty()) return invalid(std::string(what) + " name is empty");
+    if (name.size() > kMaxNameBytes) return invalid(std::string(what) + " name is too long");
+    if (name.find('\0') != std::string_view::npos || !is_valid_utf8(name)) {
+        return invalid(std::string(what) + " name is not UTF-8 text without NUL");
+    }
+    return {};
+}
+
+Status check_text(std::string_view field, std::string_view text) {
+    if (text.size() > kMaxTextBytes) return invalid(std::string(field) + " is too long");
+    if (!is_valid_utf8(text)) return invalid(std::string(field) + " is not valid UTF-8");
+    return {};
+}
+
+// Appends the XXH64 of everything written so far: records are self-checking.
+void seal(std::string& out) { put_le<std::uint64_t>(out, xxh64(out)); }
+
+// Checks magic, version and trailer checksum; returns the body reader
+// positioned after the version.
+Status open_record(std::string_view what, std::string_view magic, std::string_view value,
+                   std::string_view& body) {
+    if (value.size() < magic.size() + 4 + 8) {
+        return {ErrorCode::Corruption, std::string(what) + ": record is truncated"};
+    }
+    if (value.substr(0, magic.size()) != magic) {
+        return {ErrorCode::Corruption, std::string(what) + ": bad record magic"};
+    }
+    const std::size_t sealed = value.size() - 8;
+    const std::uint64_t stored = get_le<std::uint64_t>(value.data() + sealed);
+    const std::uint64_t computed = xxh64(value.substr(0, sealed));
+    if (stored != computed) {
+        return {ErrorCode::ChecksumMismatch, std::string(what) + ": record checksum mismatch (stored " +
+                                                 hex64(stored) + ", computed " + hex64(computed) +
+                                                 ")"};
+    }
+    const auto version = get_le<std::uint32_t>(value.data() + magic.size());
+    if (version != kRecordVersion) {
+        return {version > kRecordVersion ? ErrorCode::UnsupportedVersion : ErrorCode::Corruption,
+                std::string(what) + ": record version " + std::to_string(version) +
+                    " (this library reads version " + std::to_string(kRecordVersion) + ")"};
+    }
+    body = value.substr(magic.size() + 4, sealed - magic.size() - 4);
+    return {};
+}
+
+Status corrupt(std::string_view what, std::string_view problem) {
+    return {ErrorCode::Corruption, std::string(what) + ": " + std::string(problem)};
+}
+
+bool is_valid_width(std::uint32_t w) { return w == 1 || w == 2 || w == 4; }
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t len;
+        std::uint32_t cp;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + len > s.size()) return false;
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        // Overlong forms, surrogates and code points past U+10FFFF are invalid.
+        static constexpr std::uint32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
+std::string catalog_key(char tag, std::string_view name) {
+    std::string key(1, tag);
+    key.append(name);
+    return key;
+}
+
+std::string block_key(std::uint64_t storage_id, std::uint64_t block_no) {
+    std::string key;
+    key.reserve(16);
+    put_be64(key, storage_id);
+    put_be64(key, block_no);
+    return key;
+}
+
+std::string id_prefix(std::uint64_t storage_id) {
+    std::string key;
+    put_be64(key, storage_id);
+    return key;
+}
+
+std::uint64_t id_of_key(std::string_view key) { return get_be64(key.data()); }
+
+std::string encode_marker(std::uint32_t format_version) {
+    std::string out(kMarkerMagic);
+    put_le<std::uint32_t>(out, format_version);
+    seal(out);
+    return out;
+}
+
+Status decode_marker(std::string_view value, std::uint32_t& format_version) {
+    if (value.size() != kMarkerMagic.size() + 4 + 8 ||
+        value.substr(0, kMarkerMagic.size()) != kMarkerMagic ||
+        xxh64(value.substr(0, value.size() - 8)) !=
+            get_le<std::uint64_t>(value.data() + value.size() - 8)) {
+        return {ErrorCode::Corruption, "format marker record is damaged"};
+    }
+    format_version = get_le<std::uint32_t>(value.data() + kMarkerMagic.size());
+    return {};
+}
+
+std::string encode_next_id(std::uint64_t next_id) {
+    std::string out;
+    put_le<std::uint64_t>(out, next_id);
+    seal(out);
+    return out;
+}
+
+Status decode_next_id(std::string_view value, std::uint64_t& next_id) {
+    if (value.size() != 16 || xxh64(value.substr(0, 8)) != get_le<std::uint64_t>(value.data() + 8)) {
+        return {ErrorCode::Corruption, "storage id counter record is damaged"};
+    }
+    next_id = get_le<std::uint64_t>(value.data());
+    return {};
+}
+
+Status validate_table_spec(const TableSpec& spec) {
+    if (Status s = check_name("table", spec.name); !s.ok()) return s;
+    if (!is_valid_width(spec.value_width)) {
+        return invalid("table '" + spec.name + "': value width " +
+                       std::to_string(spec.value_width) + " (must be 1, 2 or 4 bytes)");
+    }
+    for (const auto& [field, text] :
+         {std::pair<std::string_view, std::string_view>{"variant", spec.variant},
+          {"material", spec.material},
+          {"value encoding", spec.value_encoding},
+          {"generator version", spec.generator_version}}) {
+        if (Status s = check_text(field, text); !s.ok()) {
+            return invalid("table '" + spec.name + "': " + s.message());
+        }
+    }
+    return {};
+}
+
+Status validate_statistics(const TableStatistics& statistics) {
+    for (const Counter& c : statistics.counters) {
+        if (Status s = check_name("counter", c.name); !s.ok()) return s;
+    }
+    return check_text("statistics JSON", statistics.json);
+}
+
+Status validate_strategy_spec(const StrategySpec& spec) {
+    if (Status s = check_name("strategy", spec.name); !s.ok()) return s;
+    if (spec.side != Side::White && spec.side != Side::Black) return invalid("bad side");
+    if (spec.kind != StrategyKind::NonLoss && spec.kind != StrategyKind::Winning) {
+        return invalid("bad strategy kind");
+    }
+    Status s = check_text("variant", spec.variant);
+    if (s.ok()) s = check_text("entry encoding", spec.entry_encoding);
+    if (s.ok()) s = check_text("JSON", spec.json);
+    for (std::size_t i = 0; s.ok() && i < spec.roots.size(); ++i) s = check_text("root", spec.roots[i]);
+    if (!s.ok()) return invalid("strategy '" + spec.name + "': " + s.message());
+    return {};
+}
+
+std::string encode_table_info(const TableInfo& info) {
+    const TableSpec& spec = info.spec;
+    std::string out(kTableMagic);
+    put_le<std::uint32_t>(out, kRecordVersion);
+    put_string(out, spec.name);
+    put_string(out, spec.variant);
+    put_string(out, spec.material);
+    put_le<std::uint64_t>(out, spec.slot_count);
+    put_le<std::uint32_t>(out, spec.value_width);
+    put_string(out, spec.value_encoding);
+    put_string(out, spec.generator_version);
+    put_le<std::uint32_t>(out, info.format_version);
+    put_le<std::uint32_t>(out, info.slots_per_block);
+    put_le<std::uint64_t>(out, info.block_count);
+    put_le<std::uint64_t>(out, info.stored_bytes);
+    put_le<std::uint64_t>(out, info.values_checksum);
+    put_le<std::uint64_t>(out, info.storage_id);
+    put_le<std::uint32_t>(out, static_cast<std::uint32_t>(info.statistics.counters.size()));
+    for (const Counter& c : info.statistics.counters) {
+        put_string(out, c.name);
+        put_le<std::uint64_t>(out, c.value);
+    }
+    put_string(out, info.statistics.json);
+    seal(out);
+    return out;
+}
+
+Status decode_table_info(std::string_view name, std::string_view value, TableInfo& info) {
+    const std::string what = "metadata of table '" + std::string(name) + "'";
+    std::string_view body;
+    if (Status s = open_record(what, kTableMagic, value, body); !s.ok()) return s;
+
+    ByteReader r(body);
+    TableInfo t;
+    t.spec.name = r.string();
+    t.spec.variant = r.string();
+    t.spec.material = r.string();
+    t.spec.slot_count = r.le<std::uint64_t>();
+    t.spec.value_width = r.le<std::uint32_t>();
+    t.spec.value_encoding = r.string();
+    t.spec.generator_version = r.string();
+    t.format_version = r.le<std::uint32_t>();
+    t.slots_per_block = r.le<std::uint32_t>();
+    t.block_count = r.le<std::uint64_t>();
+    t.stored_bytes = r.le<std::uint64_t>();
+    t.values_checksum = r.le<std::uint64_t>();
+    t.storage_id = r.le<std::uint64_t>();
+    const auto counters = r.le<std::uint32_t>();
+    // Each counter takes at least 12 bytes: bound the reservation by the input.
+    if (counters > r.remaining() / 12) return corrupt(what, "counter count exceeds the record");
+    t.statistics.counters.reserve(counters);
+    for (std::uint32_t i = 0; i < counters && !r.failed(); ++i) {
+        Counter c;
+        c.name = r.string();
+        c.value = r.le<std::uint64_t>();
+        t.statistics.counters.push_back(std::move(c));
+    }
+    t.statistics.json = r.string();
+    if (r.failed()) return corrupt(what, "record ends inside a field");
+    if (r.remaining() != 0) return corrupt(what, "trailing bytes after the last field");
+
+    if (t.spec.name != name) return corrupt(what, "record names table '" + t.spec.name + "'");
+    if (Status s = validate_table_spec(t.spec); !s.ok()) return corrupt(what, s.message());
+    if (Status s = validate_statistics(t.statistics); !s.ok()) return corrupt(what, s.message());
+    if (t.format_version == 0 || t.format_version > kFormatVersion) {
+        return {ErrorCode::UnsupportedVersion,
+                what + ": storage format version " + std::to_string(t.format_version)};
+    }
+    if (!std::has_single_bit(t.slots_per_block) || t.slots_per_block < kMinSlotsPerBlock ||
+        t.slots_per_block > kMaxSlotsPerBlock) {
+        return corrupt(what, "bad slots per block " + std::to_string(t.slots_per_block));
+    }
+    const std::uint64_t blocks =
+        t.spec.slot_count / t.slots_per_block + (t.spec.slot_count % t.slots_per_block != 0);
+    if (t.block_count != blocks) return corrupt(what, "block count does not match slot count");
+    info = std::move(t);
+    return {};
+}
+
+std::string encode_strategy_info(const StrategyInfo& info) {
+    const StrategySpec& spec = info.spec;
+    std::string out(kStrategyMagic);
+    put_le<std::uint32_t>(out, kRecordVersion);
+    put_string(out, spec.name);
+    put_string(out, spec.variant);
+    put_le<std::uint8_t>(out, static_cast<std::uint8_t>(spec.side));
+    put_le<std::uint8_t>(out, static_cast<std::uint8_t>(spec.kind));
+    put_le<std::uint32_t>(out, static_cast<std::uint32_t>(spec.roots.size()));
+    for (const std::string& root : spec.roots) put_string(out, root);
+    put_string(out, spec.entry_encoding);
+    put_string(out, spec.json);
+    put_le<std::uint32_t>(out, info.format_version);
+    put_le<std::uint64_t>(out, info.entry_count);
+    put_le<std::uint64_t>(out, info.entry_bytes);
+    put_le<std::uint64_t>(out, info.storage_id);
+    seal(out);
+    return out;
+}
+
+Status decode_strategy_info(std::string_view name, std::string_view value, StrategyInfo& info) {
+    const std::string what = "metadata of strategy '" + std::string(name) + "'";
+    std::string_view body;
+    if (Status s = open_record(what, kStrategyMagic, value, body); !s.ok()) return s;
+
+    ByteReader r(body);
+    StrategyInfo t;
+    t.spec.name = r.string();
+    t.spec.variant = r.string();
+    const auto side = r.le<std::uint8_t>();
+    const auto kind = r.le<std::uint8_t>();
+    if (side > 1) return corrupt(what, "bad side " + std::to_string(side));
+    if (kind > 1) return corrupt(what, "bad kind " + std::to_string(kind));
+    t.spec.side = static_cast<Side>(side);
+    t.spec.kind = static_cast<StrategyKind>(kind);
+    const auto roots = r.le<std::uint32_t>();
+    if (roots > r.remaining() / 4) return corrupt(what, "root count exceeds the record");
+    t.spec.roots.reserve(roots);
+    for (std::uint32_t i = 0; i < roots && !r.failed(); ++i) t.spec.roots.push_back(r.string());
+    t.spec.entry_encoding = r.string();
+    t.spec.json = r.string();
+    t.format_version = r.le<std::uint32_t>();
+    t.entry_count = r.le<std::uint64_t>();
+    t.entry_bytes = r.le<std::uint64_t>();
+    t.storage_id = r.le<std::uint64_t>();
+    if (r.failed()) return corrupt(what, "record ends inside a field");
+    if (r.remaining() != 0) return corrupt(what, "trailing bytes after the last field");
+
+    if (t.spec.name != name) return corrupt(what, "record names strategy '" + t.spec.name + "'");
+    if (Status s = validate_strategy_spec(t.spec); !s.ok()) return corrupt(what, s.message());
+    if (t.format_version == 0 || t.format_version > kFormatVersion) {
+        return {ErrorCode::UnsupportedVersion,
+                what + ": storage format version " + std::to_string(t.format_version)};
+    }
+    info = std::move(t);
+    return {};
+}
+
+void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::uint32_t width,
+                  Compression compression, int lz4hc_level, std::string& scratch,
+                  std::string& record) {
+    const auto raw_size = static_cast<int>(raw.size());
+    const auto* src = reinterpret_cast<const char*>(raw.data());
+    int compressed = 0;
+    if (compression != Compression::None) {
+        scratch.resize(static_cast<std::size_t>(LZ4_compressBound(raw_size)));
+        compressed =
+            compression == Compression::Lz4Hc
+                ? LZ4_compress_HC(src, scratch.data(), raw_size, static_cast<int>(scratch.size()),
+                                  lz4hc_level)
+                : LZ4_compress_default(src, scratch.data(), raw_size,
+                                       static_cast<int>(scratch.size()));
+    }
+    // Keep the raw values when compression fails or does not pay.
+    const bool use_lz4 = compressed > 0 && compressed < raw_size;
+    const std::string_view payload =
+        use_lz4 ? std::string_view(scratch.data(), static_cast<std::size_t>(compressed))
+                : std::string_view(src, raw.size());
+
+    record.clear();
+    record.reserve(kBlockHeaderBytes + payload.size());
+    put_le<std::uint8_t>(record, static_cast<std::uint8_t>(use_lz4 ? BlockCodec::Lz4 : BlockCodec::Raw));
+    put_le<std::uint8_t>(record, static_cast<std::uint8_t>(width));
+    put_le<std::uint16_t>(record, 0);
+    put_le<std::uint32_t>(record, static_cast<std::uint32_t>(raw.size() / width));
+    Xxh64 hash;
+    hash.update(key);
+    hash.update(std::string_view(record));
+    hash.update(payload);
+    put_le<std::uint64_t>(record, hash.digest());
+    record.append(payload);
+}
+
+Status decode_block(std::string_view table_name, std::uint64_t block_no, std::string_view key,
+                    std::string_view record, std::uint32_t width, std::uint32_t expected_slots,
+                    std::uint8_t* out) {
+    const auto fail = [&](ErrorCode code, const std::string& problem) {
+        return Status(code, "table '" + std::string(table_name) + "' block " +
+                                std::to_string(block_no) + ": " + problem);
+    };
+    if (record.size() < kBlockHeaderBytes) {
+        return fail(ErrorCode::Corruption, "record of " + std::to_string(record.size()) +
+                                               " bytes is shorter than its header");
+    }
+    const std::string_view payload = record.substr(kBlockHeaderBytes);
+    Xxh64 hash;
+    hash.update(key);
+    hash.update(record.substr(0, 8));
+    hash.update(payload);
+    const std::uint64_t computed = hash.digest();
+    const auto stored = get_le<std::uint64_t>(record.data() + 8);
+    if (computed != stored) {
+        return fail(ErrorCode::ChecksumMismatch,
+                    "checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) + ")");
+    }
+    const auto codec = static_cast<std::uint8_t>(record[0]);
+    const auto record_width = static_cast<std::uint8_t>(record[1]);
+    const auto reserved = get_le<std::uint16_t>(record.data() + 2);
+    const auto slots = get_le<std::uint32_t>(record.data() + 4);
+    if (record_width != width || reserved != 0 || slots != expected_slots) {
+        return fail(ErrorCode::Corruption, "header does not match the table (width " +
+                                               std::to_string(record_width) + ", " +
+                                               std::to_string(slots) + " slots)");
+    }
+    const std::size_t raw_size = static_cast<std::size_t>(slots) * width;
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Raw)) {
+        if (payload.size() != raw_size) return fail(ErrorCode::Corruption, "raw payload size");
+        std::memcpy(out, payload.data(), raw_size);
+        return {};
+    }
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Lz4)) {
+        const int n = LZ4_decompress_safe(payload.data(), reinterpret_cast<char*>(out),
+                                          static_cast<int>(payload.size()),
+                                          static_cast<int>(raw_size));
+        if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
+            return fail(ErrorCode::Corruption, "LZ4 payload does not decode to the block size");
+        }
+        return {};
+    }
+    return fail(ErrorCode::Corruption, "unknown codec " + std::to_string(codec));
+}
+
+}  // namespace tbf::storage::detail

@@ -1,0 +1,74 @@
+#pragma once
+// Keys and record encodings of format version 1 (docs/storage-format.md is
+// the reference; keep the two in step). Decoders are strict: any deviation is
+// an error naming the record, never a guess.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tbforge/storage/status.hpp"
+#include "tbforge/storage/strategy.hpp"
+#include "tbforge/storage/table.hpp"
+
+namespace tbf::storage::detail {
+
+// Column families.
+inline constexpr std::string_view kCatalogFamily = "catalog";
+inline constexpr std::string_view kBlocksFamily = "blocks";
+inline constexpr std::string_view kEntriesFamily = "strategy_entries";
+
+// Keys in the default column family.
+inline constexpr std::string_view kMarkerKey = "tbforge.format";
+inline constexpr std::string_view kNextIdKey = "tbforge.next-storage-id";
+
+// Catalog keys: one tag byte, then the name.
+inline constexpr char kTableTag = 'T';
+inline constexpr char kStrategyTag = 'S';
+
+[[nodiscard]] std::string catalog_key(char tag, std::string_view name);
+// be64(storage_id) | be64(block_no)
+[[nodiscard]] std::string block_key(std::uint64_t storage_id, std::uint64_t block_no);
+// be64(storage_id): the common prefix of all keys of one storage id.
+[[nodiscard]] std::string id_prefix(std::uint64_t storage_id);
+[[nodiscard]] std::uint64_t id_of_key(std::string_view key);  // precondition: size >= 8
+
+[[nodiscard]] std::string encode_marker(std::uint32_t format_version);
+[[nodiscard]] Status decode_marker(std::string_view value, std::uint32_t& format_version);
+
+[[nodiscard]] std::string encode_next_id(std::uint64_t next_id);
+[[nodiscard]] Status decode_next_id(std::string_view value, std::uint64_t& next_id);
+
+// Checks what a caller may choose: names, widths, string encodings.
+[[nodiscard]] Status validate_table_spec(const TableSpec& spec);
+[[nodiscard]] Status validate_statistics(const TableStatistics& statistics);
+[[nodiscard]] Status validate_strategy_spec(const StrategySpec& spec);
+
+[[nodiscard]] std::string encode_table_info(const TableInfo& info);
+// `name` is the name taken from the catalog key, which must match the record.
+[[nodiscard]] Status decode_table_info(std::string_view name, std::string_view value,
+                                       TableInfo& info);
+
+[[nodiscard]] std::string encode_strategy_info(const StrategyInfo& info);
+[[nodiscard]] Status decode_strategy_info(std::string_view name, std::string_view value,
+                                          StrategyInfo& info);
+
+// Block records.
+inline constexpr std::size_t kBlockHeaderBytes = 16;
+enum class BlockCodec : std::uint8_t { Raw = 0, Lz4 = 1 };
+
+// Encodes `raw` (slot_count * width little-endian values) as the record stored
+// under `key`. `scratch` is reused between calls to avoid allocations.
+void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::uint32_t width,
+                  Compression compression, int lz4hc_level, std::string& scratch,
+                  std::string& record);
+
+// Checks and decodes a block record into `out` (expected_slots * width bytes).
+// Errors name the table and block.
+[[nodiscard]] Status decode_block(std::string_view table_name, std::uint64_t block_no,
+                                  std::string_view key, std::string_view record,
+                                  std::uint32_t width, std::uint32_t expected_slots,
+                                  std::uint8_t* out);
+
+}  // namespace tbf::storage::detail

@@ -1,0 +1,204 @@
+#include "table_writer.hpp"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+
+#include "records.hpp"
+#include "tbforge/storage/database.hpp"
+
+namespace tbf::storage {
+namespace detail {
+
+TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
+                                 TableWriteOptions options, std::uint64_t storage_id)
+    : db_(std::move(db)),
+      spec_(std::move(spec)),
+      options_(options),
+      storage_id_(storage_id),
+      blocks_file_(db_->staging_dir + "/" + std::to_string(storage_id) + ".blocks.sst"),
+      catalog_file_(db_->staging_dir + "/" + std::to_string(storage_id) + ".catalog.sst") {
+    pending_.reserve(std::size_t{options_.slots_per_block} * spec_.value_width);
+}
+
+TableWriterImpl::~TableWriterImpl() { abort(); }
+
+Status TableWriterImpl::check_open(std::uint32_t width) const {
+    if (state_ != State::Open) {
+        return {ErrorCode::Aborted, "writer of table '" + spec_.name + "' is " +
+                                        (state_ == State::Done ? "committed" : "failed")};
+    }
+    if (width != spec_.value_width) {
+        return {ErrorCode::InvalidArgument, "table '" + spec_.name + "' has " +
+                                                std::to_string(spec_.value_width) +
+                                                "-byte values, not " + std::to_string(width)};
+    }
+    return {};
+}
+
+Status TableWriterImpl::fail(Status status) {
+    abort();
+    state_ = State::Failed;
+    return status;
+}
+
+void TableWriterImpl::remove_files() {
+    std::error_code ec;
+    std::filesystem::remove(blocks_file_, ec);
+    std::filesystem::remove(catalog_file_, ec);
+}
+
+void TableWriterImpl::abort() {
+    if (state_ != State::Open) return;
+    state_ = State::Failed;
+    sst_.reset();
+    remove_files();
+}
+
+Status TableWriterImpl::write_block(const std::uint8_t* raw, std::uint32_t slots) {
+    const std::size_t size = std::size_t{slots} * spec_.value_width;
+    const std::span<const std::uint8_t> values(raw, size);
+    if (!sst_) {
+        sst_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), db_->blocks_options,
+                                                        db_->blocks_family);
+        const rocksdb::Status s = sst_->Open(blocks_file_);
+        if (!s.ok()) return from_rocksdb(s, "staging table '" + spec_.name + "'");
+    }
+    const std::string key = block_key(storage_id_, blocks_written_);
+    encode_block(key, values, spec_.value_width, options_.compression, options_.lz4hc_level,
+                 scratch_, record_);
+    const rocksdb::Status s = sst_->Put(key, record_);
+    if (!s.ok()) return from_rocksdb(s, "staging table '" + spec_.name + "'");
+    values_hash_.update(values);
+    stored_bytes_ += record_.size();
+    ++blocks_written_;
+    return {};
+}
+
+Status TableWriterImpl::append_bytes(const std::uint8_t* bytes, std::uint64_t count) {
+    if (count > spec_.slot_count - slots_written_) {
+        return fail({ErrorCode::InvalidArgument,
+                     "table '" + spec_.name + "': more values than its " +
+                         std::to_string(spec_.slot_count) + " slots"});
+    }
+    const std::size_t width = spec_.value_width;
+    const std::uint32_t per_block = options_.slots_per_block;
+    while (count > 0) {
+        const std::size_t pending_slots = pending_.size() / width;
+        if (pending_slots == 0 && count >= per_block) {
+            // Whole block straight from the caller's buffer: no copy.
+            if (Status s = write_block(bytes, per_block); !s.ok()) return fail(s);
+            bytes += std::size_t{per_block} * width;
+            count -= per_block;
+            slots_written_ += per_block;
+            continue;
+        }
+        const std::uint64_t take = std::min<std::uint64_t>(count, per_block - pending_slots);
+        pending_.insert(pending_.end(), bytes, bytes + take * width);
+        bytes += take * width;
+        count -= take;
+        slots_written_ += take;
+        if (pending_.size() == std::size_t{per_block} * width) {
+            if (Status s = write_block(pending_.data(), per_block); !s.ok()) return fail(s);
+            pending_.clear();
+        }
+    }
+    return {};
+}
+
+Status TableWriterImpl::commit(const TableStatistics& statistics) {
+    if (Status s = check_open(spec_.value_width); !s.ok()) return s;
+    if (Status s = validate_statistics(statistics); !s.ok()) return fail(s);
+    if (slots_written_ != spec_.slot_count) {
+        return fail({ErrorCode::InvalidArgument,
+                     "table '" + spec_.name + "': " + std::to_string(slots_written_) + " of " +
+                         std::to_string(spec_.slot_count) + " values written"});
+    }
+    if (!pending_.empty()) {
+        const auto slots = static_cast<std::uint32_t>(pending_.size() / spec_.value_width);
+        if (Status s = write_block(pending_.data(), slots); !s.ok()) return fail(s);
+        pending_.clear();
+    }
+    if (sst_) {
+        const rocksdb::Status s = sst_->Finish();
+        sst_.reset();
+        if (!s.ok()) return fail(from_rocksdb(s, "staging table '" + spec_.name + "'"));
+    }
+
+    TableInfo info;
+    info.spec = spec_;
+    info.statistics = statistics;
+    info.values_checksum = values_hash_.digest();
+    info.format_version = kFormatVersion;
+    info.slots_per_block = options_.slots_per_block;
+    info.block_count = blocks_written_;
+    info.stored_bytes = stored_bytes_;
+    info.storage_id = storage_id_;
+
+    Publication pub{kTableTag,
+                    spec_.name,
+                    encode_table_info(info),
+                    db_->blocks_family,
+                    blocks_written_ > 0 ? blocks_file_ : std::string(),
+                    catalog_file_,
+                    options_.replace};
+    if (Status s = db_->publish(pub); !s.ok()) return fail(s);
+    state_ = State::Done;
+    remove_files();  // links left behind if RocksDB copied instead of moving
+    return {};
+}
+
+}  // namespace detail
+
+namespace {
+
+template <class T>
+Status append_values(detail::TableWriterImpl* impl, std::span<const T> values) {
+    if (impl == nullptr) return {ErrorCode::Aborted, "moved-from table writer"};
+    return detail::guarded([&]() -> Status {
+        if (Status s = impl->check_open(sizeof(T)); !s.ok()) return s;
+        if constexpr (sizeof(T) == 1 || std::endian::native == std::endian::little) {
+            return impl->append_bytes(reinterpret_cast<const std::uint8_t*>(values.data()),
+                                      values.size());
+        } else {
+            // Big-endian hosts: blocks store little-endian values.
+            for (T v : values) {
+                std::uint8_t le[sizeof(T)];
+                for (std::size_t i = 0; i < sizeof(T); ++i) le[i] = static_cast<std::uint8_t>(v >> (8 * i));
+                if (Status s = impl->append_bytes(le, 1); !s.ok()) return s;
+            }
+            return Status{};
+        }
+    });
+}
+
+}  // namespace
+
+TableWriter::TableWriter(std::unique_ptr<detail::TableWriterImpl> impl) : impl_(std::move(impl)) {}
+TableWriter::TableWriter(TableWriter&&) noexcept = default;
+TableWriter& TableWriter::operator=(TableWriter&&) noexcept = default;
+TableWriter::~TableWriter() = default;
+
+const TableSpec& TableWriter::spec() const { return impl_->spec(); }
+std::uint64_t TableWriter::slots_written() const { return impl_->slots_written(); }
+
+Status TableWriter::append(std::span<const std::uint8_t> values) {
+    return append_values(impl_.get(), values);
+}
+Status TableWriter::append(std::span<const std::uint16_t> values) {
+    return append_values(impl_.get(), values);
+}
+Status TableWriter::append(std::span<const std::uint32_t> values) {
+    return append_values(impl_.get(), values);
+}
+
+Status TableWriter::commit(const TableStatistics& statistics) {
+    if (!impl_) return {ErrorCode::Aborted, "moved-from table writer"};
+    return detail::guarded([&] { return impl_->commit(statistics); });
+}
+
+void TableWriter::abort() {
+    if (impl_) impl_->abort();
+}
+
+}  // namespace tbf::storage

@@ -1,0 +1,312 @@
+#include "tbforge/index/indexer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "brute_force.hpp"
+#include "tbforge/rules/fen.hpp"
+#include "test_support.hpp"
+
+namespace tbf::index {
+namespace {
+
+using test::Reference;
+using Squares = std::array<Square, kMaxUnits>;
+constexpr std::uint64_t kUnset = ~std::uint64_t{0};
+
+Indexer make(VariantId v, std::string_view name) {
+    auto m = parse_table(name, v);
+    REQUIRE_MESSAGE(m.ok(), std::string(name));
+    auto ix = Indexer::create(v, *m);
+    REQUIRE_MESSAGE(ix.ok(), ix.error());
+    return *ix;
+}
+
+// Every placement of the reference encodes to a slot whose position is a
+// symmetric image of it; a slot never holds two orbits and every slot holds
+// one; the valid slots per side to move are exactly the legal positions.
+void check_exhaustive(VariantId v, const Material& m) {
+    const Reference ref(v, m);
+    auto made = Indexer::create(v, m);
+    REQUIRE(made.ok());
+    const Indexer& ix = *made;
+    CAPTURE(m.name());
+    const Index n = ix.size();
+    std::vector<std::uint64_t> key_of(n, kUnset);
+    std::uint64_t orbits = 0;
+    std::array<std::uint64_t, 2> legal{};
+    std::uint64_t failures = 0;
+    ref.for_each_placement([&](const Squares& sq) {
+        if (failures > 5) return;
+        const std::uint64_t key = ref.canonical_key(sq);
+        const bool representative = key == ref.pack(sq, 0);
+        const Position pos = ref.position(sq, Color::White);
+        const Index idx = ix.index(pos);
+        if (idx >= n) {
+            ++failures;
+            FAIL_CHECK("no slot for " << to_fen(pos));
+            return;
+        }
+        if (key_of[idx] == kUnset) key_of[idx] = key;
+        if (key_of[idx] != key) {
+            ++failures;
+            FAIL_CHECK("two orbits share slot " << idx << ": " << to_fen(pos));
+        }
+        if (!representative) return;
+        ++orbits;
+        for (const Color stm : {Color::White, Color::Black}) {
+            Position p = pos;
+            p.set_side_to_move(stm);
+            // Legality does not change under symmetry: count orbits.
+            if (ref.legal(p)) ++legal[static_cast<std::size_t>(to_index(stm))];
+        }
+    });
+    REQUIRE(failures == 0);
+    std::uint64_t used = 0;
+    for (const auto k : key_of) used += k != kUnset ? 1 : 0;
+    CHECK(used == orbits);
+    CHECK(used == n);  // no slot is left without a placement
+    // Each slot decodes to an image of the placements that encode to it,
+    // which encodes back to it; it is valid exactly for the legal sides.
+    std::array<std::uint64_t, 2> valid{};
+    for (Index i = 0; i < n && failures < 5; ++i) {
+        Squares fast{};
+        if (!ix.decode(i, fast.data()) || ix.encode(fast.data()) != i) {
+            ++failures;
+            FAIL_CHECK("fast path: slot " << i << " does not encode back");
+        }
+        Position placed;
+        for (int u = 0; u < ix.unit_count(); ++u) placed.put(fast[static_cast<std::size_t>(u)], ix.unit(u));
+        for (const Color stm : {Color::White, Color::Black}) {
+            placed.set_side_to_move(stm);
+            const auto pos = ix.position(i, stm);
+            if (ix.is_valid(i, stm) != pos.has_value() || pos.has_value() != ref.legal(placed)) {
+                ++failures;
+                FAIL_CHECK("slot " << i << " validity differs from the rules for " << to_fen(placed));
+            }
+            if (!pos) continue;
+            ++valid[static_cast<std::size_t>(to_index(stm))];
+            if (!(*pos == placed) || ix.index(*pos) != i ||
+                ref.canonical_key(ref.squares_of(*pos)) != key_of[i]) {
+                ++failures;
+                FAIL_CHECK("slot " << i << " decodes to " << to_fen(*pos));
+            }
+        }
+    }
+    CHECK(failures == 0);
+    CHECK(valid == legal);
+    if (is_losing(v)) {
+        CHECK(valid[0] == n);
+        CHECK(valid[1] == n);
+        CHECK(orbits == ref.orbit_count());
+    }
+}
+
+// Random placements of a table: every symmetric image (and any order of
+// identical units) maps to the same slot, whose position is an image of the
+// placement and encodes back to it.
+std::uint64_t check_sampled(VariantId v, const Material& m, int samples, std::mt19937_64& rng) {
+    const Reference ref(v, m);
+    const Indexer ix = *Indexer::create(v, m);
+    CAPTURE(m.name());
+    std::uniform_int_distribution<std::size_t> pick_sym(0, ref.symmetries.size() - 1);
+    std::uint64_t failures = 0;
+    for (int s = 0; s < samples && failures < 5; ++s) {
+        const Squares sq = ref.random_placement(rng);
+        const Position pos = ref.position(sq, Color::White);
+        const Index idx = ix.index(pos);
+        if (idx >= ix.size()) {
+            ++failures;
+            FAIL_CHECK("no slot for " << to_fen(pos));
+            continue;
+        }
+        const int sym = ref.symmetries[pick_sym(rng)];
+        const Position image = transform(pos, sym);
+        Squares fast{};
+        REQUIRE(ix.placement_of(image, fast.data()));
+        // Identical units in reverse order must not matter.
+        for (int i = 0; i + 1 < ix.unit_count(); ++i) {
+            if (ix.unit(i) == ix.unit(i + 1) && (rng() & 1)) std::swap(fast[i], fast[i + 1]);
+        }
+        // A side to move for which the position is legal (Four File: the side
+        // not to move must not be in check).
+        Color stm = Color::White;
+        if (!ref.legal(ref.position(sq, stm))) stm = Color::Black;
+        if (!ref.legal(ref.position(sq, stm))) {
+            CHECK_FALSE(ix.position(idx, Color::White).has_value());
+            CHECK_FALSE(ix.position(idx, Color::Black).has_value());
+            continue;
+        }
+        const auto back = ix.position(idx, stm);
+        if (ix.index(image) != idx || ix.encode(fast.data()) != idx || !back ||
+            ix.index(*back) != idx ||
+            ref.canonical_key(ref.squares_of(*back)) != ref.canonical_key(sq)) {
+            ++failures;
+            FAIL_CHECK("round trip fails for " << to_fen(pos) << " (symmetry " << sym << ")");
+        }
+    }
+    return failures;
+}
+
+std::vector<Material> tables_with(VariantId v, int units) {
+    std::vector<Material> out;
+    for (const Material& m : enumerate_tables(v, units)) {
+        if (m.total() == units) out.push_back(m);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("exhaustive round trip: losing chess up to 3 units") {
+    const auto tables = enumerate_tables(VariantId::Antichess, 3);
+    REQUIRE(tables.size() == 21 + 126);
+    // Sanitized builds check every 8th table: the same code paths, less time.
+    const std::size_t step = tbf::test::kSanitized ? 8 : 1;
+    for (std::size_t i = 0; i < tables.size(); i += step) check_exhaustive(VariantId::Antichess, tables[i]);
+}
+
+TEST_CASE("exhaustive round trip: hard losing-chess 4-unit tables") {
+    // No unique unit, pairs on the diagonals, a pawn pair: the cases where
+    // symmetry handling is hardest.
+    std::vector<std::string> names = {"KKvKK", "BBvBB"};
+    if (!tbf::test::kSanitized) names.insert(names.end(), {"KKvNN", "KKKvK", "PPvPP", "KPvKP"});
+    for (const auto& name : names) {
+        check_exhaustive(VariantId::Antichess, *parse_table(name, VariantId::Antichess));
+    }
+}
+
+TEST_CASE("exhaustive round trip: Four File up to 4 units") {
+    const auto tables = enumerate_tables(VariantId::FourFile, 4);
+    // KvK; KXvK for X in QRBNP; KXvKY and KXYvK up to colour flip.
+    REQUIRE(tables.size() == 1 + 5 + 15 + 15);
+    const std::size_t step = tbf::test::kSanitized ? 5 : 1;
+    for (std::size_t i = 0; i < tables.size(); i += step) check_exhaustive(VariantId::FourFile, tables[i]);
+}
+
+TEST_CASE("sampled round trips: 4, 5 and 6 units") {
+    std::mt19937_64 rng(20240611);
+    // 10^6 samples in all (5% in sanitized builds).
+    const int total = tbf::test::kSanitized ? 50'000 : 1'000'000;
+    std::vector<std::pair<VariantId, Material>> tables;
+    for (const VariantId v : {VariantId::Antichess, VariantId::FourFile}) {
+        for (const int units : {4, 5}) {
+            for (const Material& m : tables_with(v, units)) tables.emplace_back(v, m);
+        }
+    }
+    for (const char* name : {"KQRvKBN", "QRBvQRB", "KKvKKN", "BBBvNNN", "KPPvKR", "KRPvKP",
+                             "PPPvPP", "NNNNvKK", "RBPvKPP"}) {
+        tables.emplace_back(VariantId::Antichess, *parse_table(name, VariantId::Antichess));
+    }
+    for (const char* name : {"KQRvKBN", "KPPvKPP", "KRPvKNP"}) {
+        tables.emplace_back(VariantId::FourFile, *parse_table(name, VariantId::FourFile));
+    }
+    // Build cost dominates for small sample counts: sample a spread of tables.
+    std::shuffle(tables.begin(), tables.end(), rng);
+    const std::size_t count = tbf::test::kSanitized ? 40 : 400;
+    tables.resize(std::min(tables.size(), count));
+    const int per_table = total / static_cast<int>(tables.size()) + 1;
+    std::uint64_t failures = 0;
+    for (const auto& [v, m] : tables) failures += check_sampled(v, m, per_table, rng);
+    CHECK(failures == 0);
+}
+
+TEST_CASE("slot counts equal the number of positions up to symmetry: losing chess up to 4 units") {
+    // Burnside's lemma gives the number of orbits independently; every slot is
+    // a position, so slots/valid is exactly 1.
+    const auto tables = enumerate_tables(VariantId::Antichess, 4);
+    REQUIRE(tables.size() == 714);
+    for (const Material& m : tables) {
+        CAPTURE(m.name());
+        const Indexer ix = *Indexer::create(VariantId::Antichess, m);
+        const auto orbits = Reference(VariantId::Antichess, m).orbit_count();
+        CHECK(ix.size() == orbits);
+        CHECK(static_cast<double>(ix.size()) <= 1.10 * static_cast<double>(orbits));
+    }
+}
+
+TEST_CASE("six distinct units: slots within 1.10 of 64*63*62*61*60*59/8") {
+    const Indexer ix = make(VariantId::Antichess, "KQRvKBN");
+    const double bound = 64.0 * 63 * 62 * 61 * 60 * 59 / 8;
+    CHECK(static_cast<double>(ix.size()) <= 1.10 * bound);
+    CHECK(ix.size() == Reference(VariantId::Antichess, ix.material()).orbit_count());
+    MESSAGE(ix.describe() << ", ratio to 64*63*62*61*60*59/8: "
+                          << static_cast<double>(ix.size()) / bound);
+}
+
+TEST_SUITE("slow") {
+    TEST_CASE("slot counts equal the number of positions up to symmetry: losing chess 5 units") {
+        const auto tables = tables_with(VariantId::Antichess, 5);
+        REQUIRE(tables.size() == 6 * 126 + 21 * 56);
+        for (const Material& m : tables) {
+            CAPTURE(m.name());
+            const Indexer ix = *Indexer::create(VariantId::Antichess, m);
+            CHECK(ix.size() == Reference(VariantId::Antichess, m).orbit_count());
+        }
+    }
+
+    TEST_CASE("exhaustive round trip: all losing-chess 4-unit tables without pawns") {
+        for (const Material& m : tables_with(VariantId::Antichess, 4)) {
+            if (!m.has_pawns()) check_exhaustive(VariantId::Antichess, m);
+        }
+    }
+}
+
+TEST_CASE("fast path and position path agree; unit order") {
+    const Indexer ix = make(VariantId::Antichess, "KQvR");
+    CHECK(ix.unit_count() == 3);
+    CHECK(ix.symmetry_count() == 8);
+    // Least mobile first: the king leads, the queen is the low-order digit.
+    CHECK(ix.unit(0) == make_unit(Color::White, UnitType::King));
+    CHECK(ix.unit(1) == make_unit(Color::Black, UnitType::Rook));
+    CHECK(ix.unit(2) == make_unit(Color::White, UnitType::Queen));
+    const auto pos = parse_fen("8/8/8/3r4/8/8/1K6/6Q1 w - - 0 1", VariantId::Antichess);
+    REQUIRE(pos.ok());
+    const Square sq[3] = {9, 35, 6};  // b2, d5, g1
+    CHECK(ix.encode(sq) == ix.index(*pos));
+    CHECK(make(VariantId::Antichess, "KPvK").symmetry_count() == 2);
+    CHECK(make(VariantId::FourFile, "KPvK").symmetry_count() == 1);
+}
+
+TEST_CASE("encode rejects placements outside the table") {
+    const Indexer pawns = make(VariantId::Antichess, "KPvK");
+    // Unit order: wP, wK, bK.
+    const Square on_rank_8[3] = {60, 0, 20};
+    CHECK(pawns.encode(on_rank_8) == kNoIndex);
+    const Indexer ff = make(VariantId::FourFile, "KNvK");
+    // Unit order: wK, bK, wN.
+    const Square touching[3] = {4, 12, 0};     // e1, e2
+    const Square off_file[3] = {4, 36, 1};     // knight on b1
+    const Square king_off_e[3] = {2, 36, 0};   // king on c1
+    const Square fine[3] = {4, 36, 0};
+    CHECK(ff.encode(touching) == kNoIndex);
+    CHECK(ff.encode(off_file) == kNoIndex);
+    CHECK(ff.encode(king_off_e) == kNoIndex);
+    CHECK(ff.encode(fine) != kNoIndex);
+    CHECK_FALSE(ff.decode(ff.size(), nullptr));
+}
+
+TEST_CASE("locate flips colours to the canonical table") {
+    const Indexer ix = make(VariantId::Antichess, "KQvR");
+    const auto pos = parse_fen("8/8/8/3R4/8/8/1k6/6q1 w - - 0 1", VariantId::Antichess);
+    REQUIRE(pos.ok());
+    const auto slot = ix.locate(*pos);
+    REQUIRE(slot.has_value());
+    CHECK(slot->color_flipped);
+    CHECK(slot->side_to_move == Color::Black);
+    CHECK(slot->index == ix.index(pos->color_flipped()));
+    const auto back = ix.position(slot->index, slot->side_to_move);
+    REQUIRE(back.has_value());
+    CHECK(back->side_to_move() == Color::Black);
+    const auto other = parse_fen("8/8/8/3R4/8/8/1k6/6b1 w - - 0 1", VariantId::Antichess);
+    CHECK_FALSE(ix.locate(*other).has_value());
+}
+
+TEST_CASE("create rejects bad tables") {
+    CHECK_FALSE(Indexer::create(VariantId::Antichess, *parse_material("RvQ")).ok());
+    CHECK_FALSE(Indexer::create(VariantId::Antichess, *parse_material("KQv")).ok());
+    CHECK_FALSE(Indexer::create(VariantId::FourFile, *parse_material("QvK")).ok());
+}
+
+}  // namespace tbf::index
