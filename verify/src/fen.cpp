@@ -71,11 +71,9 @@ std::string parse_placement(std::string_view field, std::array<Unit, 64>& units)
                 return "bad unit letter '" + std::string(1, c) + "' in rank " +
                        std::to_string(rank + 1);
             }
+            // A rank that runs long is reported once it ends.
             if (file < 8) units[static_cast<std::size_t>(square_at(file, rank))] = u;
             ++file;
-        }
-        if (file > 8) {
-            return "rank " + std::to_string(rank + 1) + " has more than 8 squares";
         }
     }
     if (file != 8) {
