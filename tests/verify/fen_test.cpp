@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <string>
 
 #include "tbforge/verify/board.hpp"
@@ -155,6 +156,29 @@ TEST_CASE("FEN: Four File has no en passant; a possible square is dropped") {
     CHECK(r.board->fen() == "4k3/8/8/8/P7/8/8/4K3 b - - 0 1");
     CHECK(contains(error_of(Variant::FourFile, "4k3/8/8/8/8/8/8/4K3 b - a3 0 1"),
                    "no white pawn on a4"));
+}
+
+TEST_CASE("make_board builds the board parse_fen builds") {
+    using tbf::verify::Color;
+    using tbf::verify::Piece;
+    using tbf::verify::Unit;
+    std::array<Unit, 64> units{};
+    // Any colour on an empty square means empty.
+    units.fill(Unit{Piece::None, Color::Black});
+    units[*tbf::verify::square_from_name("e1")] = Unit{Piece::King, Color::White};
+    units[*tbf::verify::square_from_name("e8")] = Unit{Piece::King, Color::Black};
+    units[*tbf::verify::square_from_name("a2")] = Unit{Piece::Pawn, Color::White};
+    const BoardResult made =
+        tbf::verify::make_board(Variant::FourFile, units, Color::White, tbf::verify::kNoSquare);
+    REQUIRE_MESSAGE(made, made.error);
+    const BoardResult parsed = parse_fen(Variant::FourFile, "4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
+    REQUIRE(parsed);
+    CHECK(*made.board == *parsed.board);
+
+    units[*tbf::verify::square_from_name("d1")] = Unit{Piece::Knight, Color::White};
+    const BoardResult bad =
+        tbf::verify::make_board(Variant::FourFile, units, Color::White, tbf::verify::kNoSquare);
+    CHECK(bad.error == "unit on d1 (Four File uses only files a, c, e, g)");
 }
 
 TEST_CASE("variant names") {

@@ -39,17 +39,6 @@ bool has_unit(const std::array<Unit, 64>& cells, int file, int rank, Unit wanted
     return cells[static_cast<std::size_t>(square_at(file, rank))] == wanted;
 }
 
-// The first non-empty square from `square` in direction (df, dr), or an empty Unit.
-Unit first_unit(const std::array<Unit, 64>& cells, int square, int df, int dr) {
-    int file = file_of(square) + df;
-    int rank = rank_of(square) + dr;
-    for (; file >= 0 && file < 8 && rank >= 0 && rank < 8; file += df, rank += dr) {
-        const Unit u = cells[static_cast<std::size_t>(square_at(file, rank))];
-        if (!u.empty()) return u;
-    }
-    return Unit{};
-}
-
 // Why an en-passant square cannot belong to this placement, or "" if it can:
 // it must be the square a pawn of the side not to move just skipped.
 std::string ep_problem(const std::array<Unit, 64>& cells, Color side, int ep) {
@@ -128,11 +117,15 @@ BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color
     board.variant_ = variant;
     board.side_ = side_to_move;
     board.cells_ = units;
+    // One representation of an empty square, so that equal positions compare equal.
+    for (Unit& u : board.cells_) {
+        if (u.empty()) u = Unit{};
+    }
 
     std::array<int, 2> kings{};
     std::array<int, 2> king_square{kNoSquare, kNoSquare};
     for (int sq = 0; sq < 64; ++sq) {
-        const Unit u = units[static_cast<std::size_t>(sq)];
+        const Unit u = board.cells_[static_cast<std::size_t>(sq)];
         if (u.empty()) continue;
         const int c = color_index(u.color);
         ++board.counts_[static_cast<std::size_t>(c)];
@@ -261,43 +254,6 @@ std::optional<Board> Board::after_uci(std::string_view uci) const {
         if (to_uci(m) == uci) return after(m);
     }
     return std::nullopt;
-}
-
-bool Board::is_attacked(int square, Color by) const {
-    const Ruleset rules = ruleset(variant_);
-    const int file = file_of(square);
-    const int rank = rank_of(square);
-    constexpr int kKnight[8][2] = {{1, 2}, {2, 1}, {2, -1}, {1, -2},
-                                   {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
-    for (const auto& s : kKnight) {
-        if (has_unit(cells_, file + s[0], rank + s[1], Unit{Piece::Knight, by})) return true;
-    }
-    for (int df = -1; df <= 1; ++df) {
-        for (int dr = -1; dr <= 1; ++dr) {
-            if (df == 0 && dr == 0) continue;
-            if (has_unit(cells_, file + df, rank + dr, Unit{Piece::King, by})) return true;
-            // Rook lines have one zero step, bishop lines none.
-            const Piece line = df == 0 || dr == 0 ? Piece::Rook : Piece::Bishop;
-            const Unit u = first_unit(cells_, square, df, dr);
-            if (u.color == by && (u.piece == line || u.piece == Piece::Queen)) return true;
-        }
-    }
-    if (rules.pawns_capture) {
-        // A pawn of `by` attacks diagonally forward, so it stands one rank behind.
-        const int behind = by == Color::White ? -1 : 1;
-        for (int df : {-1, 1}) {
-            if (has_unit(cells_, file + df, rank + behind, Unit{Piece::Pawn, by})) return true;
-        }
-    }
-    return false;
-}
-
-bool Board::in_check(Color c) const {
-    if (!ruleset(variant_).royal_king) return false;
-    for (int sq = 0; sq < 64; ++sq) {
-        if (unit_on(sq) == Unit{Piece::King, c}) return is_attacked(sq, opposite(c));
-    }
-    return false;
 }
 
 Outcome Board::outcome() const {

@@ -1,6 +1,7 @@
-// Move generation, written straight from DESIGN.md section 3: loop over the
-// squares, walk each unit's direction table, then apply the variant's filters
-// (compulsory captures, or royal-king legality). No bitboards on purpose.
+// Move generation and attacks, written straight from DESIGN.md section 3:
+// loop over the squares, walk each unit's direction table, then apply the
+// variant's filters (compulsory captures, or royal-king legality). No
+// bitboards on purpose.
 
 #include "movegen.hpp"
 
@@ -139,6 +140,51 @@ private:
 };
 
 }  // namespace
+
+// Attacks use the same tables, walked outwards from the attacked square: a
+// unit that could move to it along a step, or slide to it, attacks it.
+bool Board::is_attacked(int square, Color by) const {
+    const auto holds = [&](int file, int rank, Piece piece) {
+        return on_board(file, rank) && unit_on(square_at(file, rank)) == Unit{piece, by};
+    };
+    const int file = file_of(square);
+    const int rank = rank_of(square);
+    for (const Step& s : kKnightSteps) {
+        if (holds(file + s.file, rank + s.rank, Piece::Knight)) return true;
+    }
+    for (const Step& s : kKingSteps) {
+        if (holds(file + s.file, rank + s.rank, Piece::King)) return true;
+    }
+    const auto slider_on_line = [&](const Step& s, Piece piece) {
+        for (int f = file + s.file, r = rank + s.rank; on_board(f, r); f += s.file, r += s.rank) {
+            const Unit u = unit_on(square_at(f, r));
+            if (u.empty()) continue;
+            return u.color == by && (u.piece == piece || u.piece == Piece::Queen);
+        }
+        return false;
+    };
+    for (const Step& s : kRookSteps) {
+        if (slider_on_line(s, Piece::Rook)) return true;
+    }
+    for (const Step& s : kBishopSteps) {
+        if (slider_on_line(s, Piece::Bishop)) return true;
+    }
+    if (ruleset(variant_).pawns_capture) {
+        // A pawn attacks diagonally forward, so an attacker stands one rank behind.
+        const int behind = by == Color::White ? -1 : 1;
+        if (holds(file - 1, rank + behind, Piece::Pawn)) return true;
+        if (holds(file + 1, rank + behind, Piece::Pawn)) return true;
+    }
+    return false;
+}
+
+bool Board::in_check(Color c) const {
+    if (!ruleset(variant_).royal_king) return false;
+    for (int sq = 0; sq < 64; ++sq) {
+        if (unit_on(sq) == Unit{Piece::King, c}) return is_attacked(sq, opposite(c));
+    }
+    return false;
+}
 
 namespace detail {
 
