@@ -1,12 +1,12 @@
 // tbverify's command line, driven through run_cli with string streams.
 
+#include "tbforge/verify/cli.hpp"
+
 #include <doctest/doctest.h>
 
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "tbforge/verify/cli.hpp"
 
 namespace {
 
@@ -45,15 +45,14 @@ TEST_CASE("tbverify perft prints the node count") {
     CHECK(r.out == "8067\n");
     CHECK(r.err.empty());
     // --name=value works too.
-    CHECK(run({"perft", "--variant=fourfile", "--fen=" + std::string(kFourFileStart),
-               "--depth=4"})
+    CHECK(run({"perft", "--variant=fourfile", "--fen=" + std::string(kFourFileStart), "--depth=4"})
               .out == "12910\n");
     CHECK(run({"perft", "--variant", "antichess", "--fen", kStart, "--depth", "0"}).out == "1\n");
 }
 
 TEST_CASE("tbverify perft --divide: sorted root moves, then the total") {
-    const Run r =
-        run({"perft", "--divide", "--variant", "fourfile", "--fen", kFourFileStart, "--depth", "2"});
+    const Run r = run(
+        {"perft", "--divide", "--variant", "fourfile", "--fen", kFourFileStart, "--depth", "2"});
     CHECK(r.code == 0);
     CHECK(r.out ==
           "a2a3: 11\na2a4: 11\nc1a3: 11\nc1e3: 11\nc1g5: 10\nc2c3: 11\nc2c4: 11\n"
@@ -102,17 +101,17 @@ TEST_CASE("tbverify errors name the bad input and exit with 2") {
                       "bad depth \"three\"");
     check_usage_error({"perft", "--variant", "antichess", "--fen", kStart, "--depth", "65"},
                       "bad depth \"65\"");
-    check_usage_error({"perft", "--variant", "antichess", "--fen", "8/8/8 w - - 0 1", "--depth",
-                       "1"},
-                      "bad FEN \"8/8/8 w - - 0 1\"");
+    check_usage_error(
+        {"perft", "--variant", "antichess", "--fen", "8/8/8 w - - 0 1", "--depth", "1"},
+        "bad FEN \"8/8/8 w - - 0 1\"");
     check_usage_error({"perft", "--variant", "fourfile", "--fen", kStart, "--depth", "1"},
                       "unit on b1");
     check_usage_error({"perft", "--variant", "antichess", "--fen", kStart}, "missing --depth");
     check_usage_error({"perft", "--variant", "antichess", "--depth", "1"}, "missing --fen");
     check_usage_error({"perft", "--fen", kStart, "--depth", "1"}, "missing --variant");
-    check_usage_error({"perft", "--variant", "antichess", "--fen", kStart, "--depth", "1",
-                       "--depth", "2"},
-                      "--depth given twice");
+    check_usage_error(
+        {"perft", "--variant", "antichess", "--fen", kStart, "--depth", "1", "--depth", "2"},
+        "--depth given twice");
     check_usage_error({"perft", "--colour", "white"}, "unknown option \"--colour\"");
     check_usage_error({"perft", "--variant"}, "--variant needs a value");
     check_usage_error({"perft", "--divide=yes"}, "--divide takes no value");

@@ -34,8 +34,9 @@ bool contains(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("FEN round trip") {
-    for (const char* fen : {kAntichessStart, "8/8/8/3pP3/8/8/8/K7 w - d6 0 1",
-                            "k7/8/8/8/4pP2/8/8/8 b - f3 0 1", "8/8/2k1k3/8/8/3K1K2/8/8 w - - 0 1"}) {
+    for (const char* fen :
+         {kAntichessStart, "8/8/8/3pP3/8/8/8/K7 w - d6 0 1", "k7/8/8/8/4pP2/8/8/8 b - f3 0 1",
+          "8/8/2k1k3/8/8/3K1K2/8/8 w - - 0 1"}) {
         const BoardResult r = parse_fen(Variant::Antichess, fen);
         REQUIRE_MESSAGE(r, r.error);
         CHECK(r.board->fen() == fen);
@@ -89,8 +90,8 @@ TEST_CASE("FEN errors: placement syntax") {
     CHECK(contains(error_of(Variant::Antichess, "8/8/8/8/8/8/K7 w - - 0 1"), "only 7 ranks"));
     CHECK(contains(error_of(Variant::Antichess, "8/8/8/8/8/8/8/K7/8 w - - 0 1"),
                    "more than 8 ranks"));
-    CHECK(contains(error_of(Variant::Antichess, "8/8/8/8/8/8/8/9 w - - 0 1"),
-                   "bad unit letter '9'"));
+    CHECK(
+        contains(error_of(Variant::Antichess, "8/8/8/8/8/8/8/9 w - - 0 1"), "bad unit letter '9'"));
 }
 
 TEST_CASE("FEN errors: other fields") {
@@ -112,28 +113,30 @@ TEST_CASE("FEN errors: impossible positions") {
 
 TEST_CASE("FEN errors: impossible en-passant squares") {
     // Wrong rank for the side to move.
-    CHECK(contains(error_of(Variant::Antichess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - e3 0 1"),
-                   "impossible en-passant square e3"));
+    CHECK(contains(
+        error_of(Variant::Antichess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - e3 0 1"),
+        "impossible en-passant square e3"));
     // No black pawn that could just have made the double push.
     CHECK(contains(error_of(Variant::Antichess, "8/8/8/4P3/8/8/8/K7 w - d6 0 1"),
                    "no black pawn on d5"));
     // The skipped square, or the pawn's start square, is occupied.
-    CHECK(contains(error_of(Variant::Antichess, "8/8/3n4/3pP3/8/8/8/K7 w - d6 0 1"),
-                   "occupied"));
+    CHECK(contains(error_of(Variant::Antichess, "8/8/3n4/3pP3/8/8/8/K7 w - d6 0 1"), "occupied"));
     CHECK(contains(error_of(Variant::Antichess, "8/3n4/8/3pP3/8/8/8/K7 w - d6 0 1"),
                    "start square d7 is occupied"));
-    CHECK(contains(error_of(Variant::Antichess, "k7/8/8/8/4pP2/8/8/8 b - f6 0 1"),
-                   "rank 3"));
+    CHECK(contains(error_of(Variant::Antichess, "k7/8/8/8/4pP2/8/8/8 b - f6 0 1"), "rank 3"));
 }
 
 TEST_CASE("FEN errors: Four File placement") {
-    CHECK(contains(error_of(Variant::FourFile, "r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1PP/R1B1K1N1 w - - 0 1"),
-                   "unit on h2"));
+    CHECK(contains(
+        error_of(Variant::FourFile, "r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1PP/R1B1K1N1 w - - 0 1"),
+        "unit on h2"));
     CHECK(contains(error_of(Variant::FourFile, "4k3/8/8/8/8/8/8/2K5 w - - 0 1"), "king on c1"));
-    CHECK(contains(error_of(Variant::FourFile, "4k3/8/8/8/8/8/8/R7 w - - 0 1"), "white has 0 kings"));
+    CHECK(
+        contains(error_of(Variant::FourFile, "4k3/8/8/8/8/8/8/R7 w - - 0 1"), "white has 0 kings"));
     CHECK(contains(error_of(Variant::FourFile, "4k3/8/8/8/4K3/8/8/4K3 w - - 0 1"),
                    "white has 2 kings"));
-    CHECK(contains(error_of(Variant::FourFile, "8/8/8/8/8/8/8/4K3 w - - 0 1"), "black has 0 kings"));
+    CHECK(
+        contains(error_of(Variant::FourFile, "8/8/8/8/8/8/8/4K3 w - - 0 1"), "black has 0 kings"));
     // The same placements are fine in antichess, where kings are ordinary units.
     CHECK(parse_fen(Variant::Antichess, "4k3/8/8/8/8/8/8/2K5 w - - 0 1"));
     CHECK(parse_fen(Variant::Antichess, "4k3/8/8/8/4K3/8/8/4K3 w - - 0 1"));

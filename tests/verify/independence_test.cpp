@@ -42,9 +42,9 @@ bool links_rules_or_gen(const std::string& line) {
         for (std::size_t at = line.find(target); at != std::string::npos;
              at = line.find(target, at + 1)) {
             const std::size_t after = at + std::string(target).size();
-            const bool word_ends = after == line.size() ||
-                                   !(std::isalnum(static_cast<unsigned char>(line[after])) ||
-                                     line[after] == '_');
+            const bool word_ends =
+                after == line.size() ||
+                !(std::isalnum(static_cast<unsigned char>(line[after])) || line[after] == '_');
             if (word_ends) return true;
         }
     }
@@ -56,8 +56,8 @@ std::vector<std::string> forbidden_uses(const fs::path& root) {
     std::vector<std::string> found;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
         if (!entry.is_regular_file()) continue;
-        const bool cmake = entry.path().filename() == "CMakeLists.txt" ||
-                           entry.path().extension() == ".cmake";
+        const bool cmake =
+            entry.path().filename() == "CMakeLists.txt" || entry.path().extension() == ".cmake";
         std::ifstream in(entry.path());
         std::string line;
         for (int number = 1; std::getline(in, line); ++number) {
@@ -69,9 +69,7 @@ std::vector<std::string> forbidden_uses(const fs::path& root) {
     return found;
 }
 
-void write(const fs::path& path, const std::string& text) {
-    std::ofstream(path) << text;
-}
+void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace
 

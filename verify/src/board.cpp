@@ -52,8 +52,8 @@ std::string ep_problem(const std::array<Unit, 64>& cells, Color side, int ep) {
     const int file = file_of(ep);
     if (!cells[static_cast<std::size_t>(ep)].empty()) return "the square is occupied";
     if (!has_unit(cells, file, skipped_rank + direction, Unit{})) {
-        return "the pawn's start square " +
-               square_name(square_at(file, skipped_rank + direction)) + " is occupied";
+        return "the pawn's start square " + square_name(square_at(file, skipped_rank + direction)) +
+               " is occupied";
     }
     if (!has_unit(cells, file, skipped_rank - direction, Unit{Piece::Pawn, them})) {
         return "no " + std::string(color_name(them)) + " pawn on " +
@@ -163,17 +163,19 @@ BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color
             }
             if (rules.four_files && file_of(king_square[i]) != 4) {
                 result.error = std::string(color_name(c)) + " king on " +
-                               square_name(king_square[i]) + " (Four File kings stay on the e-file)";
+                               square_name(king_square[i]) +
+                               " (Four File kings stay on the e-file)";
                 return result;
             }
         }
     }
     if (ep_square != kNoSquare) {
-        const std::string problem =
-            ep_square < 0 || ep_square > 63 ? std::string("not a square")
-                                             : ep_problem(units, side_to_move, ep_square);
+        const std::string problem = ep_square < 0 || ep_square > 63
+                                        ? std::string("not a square")
+                                        : ep_problem(units, side_to_move, ep_square);
         if (!problem.empty()) {
-            result.error = "impossible en-passant square " + square_name(ep_square) + ": " + problem;
+            result.error =
+                "impossible en-passant square " + square_name(ep_square) + ": " + problem;
             return result;
         }
         // Without en passant the square means nothing; dropping it keeps one
@@ -274,8 +276,7 @@ Outcome Board::outcome() const {
         case StalemateRule::FewerUnitsWins:
             if (ours < theirs) return Outcome::Win;
             return ours > theirs ? Outcome::Loss : Outcome::Draw;
-        case StalemateRule::FewerUnitsWinsOnly:
-            return ours < theirs ? Outcome::Win : Outcome::Draw;
+        case StalemateRule::FewerUnitsWinsOnly: return ours < theirs ? Outcome::Win : Outcome::Draw;
         case StalemateRule::Draw: return Outcome::Draw;
     }
     return Outcome::Draw;

@@ -81,7 +81,8 @@ std::string parse_options(const std::vector<std::string>& args, std::size_t firs
         }
         if (!arg.starts_with("--")) return "unexpected argument \"" + arg + "\"";
         const std::size_t eq = arg.find('=');
-        const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+        const std::string name =
+            arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
         const OptionSpec* spec = nullptr;
         for (const OptionSpec& s : specs) {
             if (s.name == name) spec = &s;
@@ -157,8 +158,9 @@ int run_perft(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     const std::optional<int> depth = parse_depth(options.get("depth"));
     if (!depth) {
-        return fail(err, "bad depth \"" + options.get("depth") + "\" (expected an integer from 0 to " +
-                             std::to_string(kMaxDepth) + ")");
+        return fail(err, "bad depth \"" + options.get("depth") +
+                             "\" (expected an integer from 0 to " + std::to_string(kMaxDepth) +
+                             ")");
     }
     const BoardResult root = parse_fen(*variant, options.get("fen"));
     if (!root) return fail(err, root.error);

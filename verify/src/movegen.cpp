@@ -13,9 +13,10 @@ struct Step {
     int rank;
 };
 
-constexpr Step kKnightSteps[] = {{1, 2}, {2, 1}, {2, -1}, {1, -2},
+constexpr Step kKnightSteps[] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
                                  {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
-constexpr Step kKingSteps[] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+constexpr Step kKingSteps[] = {{1, 0},  {1, 1},   {0, 1},  {-1, 1},
+                               {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
 constexpr Step kRookSteps[] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
 constexpr Step kBishopSteps[] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
 
@@ -35,7 +36,9 @@ Move make_move(int from, int to, Piece promotion = Piece::None) {
 class Generator {
 public:
     Generator(const Board& board, detail::MoveList& moves)
-        : board_(board), moves_(moves), rules_(ruleset(board.variant())),
+        : board_(board),
+          moves_(moves),
+          rules_(ruleset(board.variant())),
           us_(board.side_to_move()) {}
 
     void pseudo_legal() {

@@ -75,7 +75,9 @@ public:
     // The square a pawn skipped with a double push, or kNoSquare.
     [[nodiscard]] int ep_square() const { return ep_; }
     // square in 0..63.
-    [[nodiscard]] Unit unit_on(int square) const { return cells_[static_cast<std::size_t>(square)]; }
+    [[nodiscard]] Unit unit_on(int square) const {
+        return cells_[static_cast<std::size_t>(square)];
+    }
     [[nodiscard]] int unit_count(Color c) const { return counts_[c == Color::White ? 0 : 1]; }
 
     // Legal moves in generation order (empty when terminal).

@@ -15,10 +15,10 @@ inline constexpr Variant kAllVariants[] = {Variant::Antichess, Variant::Antiches
 
 // Who wins when the side to move has units but no legal move.
 enum class StalemateRule : unsigned char {
-    SideToMoveWins,       // antichess (international rules)
-    FewerUnitsWins,       // antichess-fics: fewer units wins, equal counts draw
-    FewerUnitsWinsOnly,   // antichess-joint: fewer units wins, otherwise draw
-    Draw,                 // fourfile (checkmate is handled separately)
+    SideToMoveWins,      // antichess (international rules)
+    FewerUnitsWins,      // antichess-fics: fewer units wins, equal counts draw
+    FewerUnitsWinsOnly,  // antichess-joint: fewer units wins, otherwise draw
+    Draw,                // fourfile (checkmate is handled separately)
 };
 
 struct Ruleset {
@@ -39,8 +39,7 @@ constexpr Ruleset ruleset(Variant v) {
             return {true, false, false, true, true, true, StalemateRule::FewerUnitsWins};
         case Variant::AntichessJoint:
             return {true, false, false, true, true, true, StalemateRule::FewerUnitsWinsOnly};
-        case Variant::FourFile:
-            break;
+        case Variant::FourFile: break;
     }
     return {false, true, true, false, false, false, StalemateRule::Draw};
 }
