@@ -182,6 +182,16 @@ TEST_CASE("make_board builds the board parse_fen builds") {
     const BoardResult bad =
         tbf::verify::make_board(Variant::FourFile, units, Color::White, tbf::verify::kNoSquare);
     CHECK(bad.error == "unit on d1 (Four File uses only files a, c, e, g)");
+
+    // En passant checks see the normalised empty squares too.
+    units.fill(Unit{Piece::None, Color::Black});
+    units[*tbf::verify::square_from_name("a1")] = Unit{Piece::King, Color::White};
+    units[*tbf::verify::square_from_name("e5")] = Unit{Piece::Pawn, Color::White};
+    units[*tbf::verify::square_from_name("d5")] = Unit{Piece::Pawn, Color::Black};
+    const BoardResult ep = tbf::verify::make_board(Variant::Antichess, units, Color::White,
+                                                   *tbf::verify::square_from_name("d6"));
+    REQUIRE_MESSAGE(ep, ep.error);
+    CHECK(ep.board->fen() == "8/8/8/3pP3/8/8/8/K7 w - d6 0 1");
 }
 
 TEST_CASE("variant names") {

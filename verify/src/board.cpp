@@ -1,9 +1,10 @@
-// Board: checked construction, making moves, attacks and outcomes.
+// Board: checked construction, making moves, outcomes and FEN output.
 
 #include "tbforge/verify/board.hpp"
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "movegen.hpp"
 
@@ -172,7 +173,7 @@ BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color
     if (ep_square != kNoSquare) {
         const std::string problem = ep_square < 0 || ep_square > 63
                                         ? std::string("not a square")
-                                        : ep_problem(units, side_to_move, ep_square);
+                                        : ep_problem(board.cells_, side_to_move, ep_square);
         if (!problem.empty()) {
             result.error =
                 "impossible en-passant square " + square_name(ep_square) + ": " + problem;
