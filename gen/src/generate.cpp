@@ -17,18 +17,8 @@ namespace tbf::gen {
 
 namespace {
 
-// The engine's view of an index::Indexer.
-struct IndexerView {
-    const index::Indexer& ix;
-    std::uint64_t size() const { return ix.size(); }
-    bool decode(std::uint64_t i, Color side, Position& out) const {
-        auto pos = ix.position(i, side);
-        if (!pos) return false;
-        out = *pos;
-        return true;
-    }
-    std::uint64_t encode(const Position& pos) const { return ix.index(pos); }
-};
+static_assert(TableIndexer<index::Indexer>);
+static_assert(kNoSlot == index::kNoIndex);
 
 // 4 bits per (colour, unit type): a key for the material of a position.
 std::uint64_t material_key(const Position& pos) {
@@ -202,9 +192,8 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         subtables.add(sub, *table);
     }
     ProgressLine progress(options.progress, name);
-    IndexerView view{*indexer};
-    RetrogradeBuilder<R, IndexerView> builder(
-        view, [&](const Position& child) { return subtables.value(tb, child); },
+    RetrogradeBuilder<R, index::Indexer> builder(
+        *indexer, [&](const Position& child) { return subtables.value(tb, child); },
         [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
             progress.update(pass, level, done, total);
         });

@@ -4,6 +4,7 @@
 // order, every sub-table built on demand in memory in whatever colour
 // orientation is reached. Its values must equal those of the real indexers.
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,36 +19,46 @@ struct NaiveIndexer {
     std::vector<Unit> units;
     std::uint64_t size() const { return std::uint64_t{1} << (6 * units.size()); }
 
-    bool decode(std::uint64_t index, Color side, Position& out) const {
-        out = Position();
+    int unit_count() const { return static_cast<int>(units.size()); }
+    Unit unit(int i) const { return units[static_cast<std::size_t>(i)]; }
+
+    bool decode(std::uint64_t index, Square* squares) const {
+        Bitboard occupied = 0;
         for (std::size_t i = 0; i < units.size(); ++i) {
             const auto s = static_cast<Square>((index >> (6 * i)) & 63);
-            if (out.unit_on(s) != Unit::None) return false;
+            if (occupied & bit(s)) return false;
             if (unit_type(units[i]) == UnitType::Pawn && (rank_of(s) == 0 || rank_of(s) == 7)) {
                 return false;
             }
             // Identical units: only ascending squares are canonical.
-            if (i > 0 && units[i - 1] == units[i] &&
-                s < static_cast<Square>((index >> (6 * (i - 1))) & 63)) {
-                return false;
-            }
-            out.put(s, units[i]);
+            if (i > 0 && units[i - 1] == units[i] && s < squares[i - 1]) return false;
+            occupied |= bit(s);
+            squares[i] = s;
         }
-        out.set_side_to_move(side);
         return true;
     }
 
-    std::uint64_t encode(const Position& pos) const {
+    std::uint64_t encode(const Square* squares) const {
+        Square sorted[8];
+        std::copy(squares, squares + units.size(), sorted);
+        for (std::size_t i = 1; i < units.size(); ++i) {
+            for (std::size_t j = i; j > 0 && units[j - 1] == units[j] && sorted[j - 1] > sorted[j]; --j) {
+                std::swap(sorted[j - 1], sorted[j]);
+            }
+        }
         std::uint64_t index = 0;
+        for (std::size_t i = 0; i < units.size(); ++i) index |= std::uint64_t{sorted[i]} << (6 * i);
+        return index;
+    }
+
+    std::uint64_t encode(const Position& pos) const {
+        Square squares[8];
         std::size_t i = 0;
         while (i < units.size()) {
             Bitboard b = pos.units(unit_color(units[i]), unit_type(units[i]));
-            while (b) {
-                index |= std::uint64_t{pop_lsb(b)} << (6 * i);
-                ++i;
-            }
+            while (b) squares[i++] = pop_lsb(b);
         }
-        return index;
+        return encode(squares);
     }
 };
 

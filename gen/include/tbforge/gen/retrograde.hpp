@@ -35,14 +35,21 @@
 
 namespace tbf::gen {
 
-// What the engine needs from an indexer: slots per side, decode (false for a
-// slot that is not a position), encode of a position of this table.
+// What the engine needs from an indexer (index::Indexer's fast path): slots
+// per side, the units in placement order, decode of a slot into one square
+// per unit, and encode of such a placement (units of a kind in any order,
+// symmetric images allowed; kNoSlot for a placement outside the table).
+inline constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
+inline constexpr int kMaxTableUnits = 8;
+
 template <class Ix>
-concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Color c, const Position& p,
-                                Position& out) {
+concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
+                                const Square* placement) {
     { ix.size() } -> std::convertible_to<std::uint64_t>;
-    { ix.decode(i, c, out) } -> std::same_as<bool>;
-    { ix.encode(p) } -> std::convertible_to<std::uint64_t>;
+    { ix.unit_count() } -> std::convertible_to<int>;
+    { ix.unit(0) } -> std::convertible_to<Unit>;
+    { ix.decode(i, squares) } -> std::same_as<bool>;
+    { ix.encode(placement) } -> std::convertible_to<std::uint64_t>;
 };
 
 struct LevelReport {
@@ -112,7 +119,9 @@ private:
                        std::vector<std::uint64_t>& children);
     void level_pass(int level);
     // Distinct predecessor indices of pos (side to move `side`) by quiet moves.
-    void predecessors(const Position& pos, std::vector<std::uint64_t>& out) const;
+    void predecessors(const Position& pos, Square* squares, std::vector<std::uint64_t>& out) const;
+    // The position of a slot, its squares in `squares`; false if not a position.
+    bool decode(std::uint64_t index, Color side, Square* squares, Position& pos) const;
     probe::Value en_passant_child_value(const Position& child) const;
     bool is_valid(const Position& pos) const;
 

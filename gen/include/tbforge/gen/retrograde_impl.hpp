@@ -40,12 +40,37 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
 }
 
 template <Ruleset R, TableIndexer Ix>
+bool RetrogradeBuilder<R, Ix>::decode(std::uint64_t index, Color side, Square* squares,
+                                      Position& pos) const {
+    if (!ix_.decode(index, squares)) return false;
+    pos = Position();
+    const int n = ix_.unit_count();
+    for (int i = 0; i < n; ++i) pos.put(squares[i], ix_.unit(i));
+    pos.set_side_to_move(side);
+    return is_valid(pos);
+}
+
+template <Ruleset R, TableIndexer Ix>
 bool RetrogradeBuilder<R, Ix>::is_valid(const Position& pos) const {
     if constexpr (R::kRoyalKing) {
         // The side that just moved cannot have left its king attacked.
         return !king_attacked<R>(pos, ~pos.side_to_move());
     } else {
         return true;
+    }
+}
+
+// Does this quiet move give the opponent an en-passant capture? (Position::after
+// records the square exactly then.)
+template <Ruleset R>
+bool gives_en_passant(const Position& pos, Move m) {
+    if constexpr (!R::kPawnsCapture) {
+        return false;
+    } else {
+        if ((m.from() ^ m.to()) != 16 || unit_type(pos.unit_on(m.from())) != UnitType::Pawn) return false;
+        const Color us = pos.side_to_move();
+        const auto skipped = static_cast<Square>((m.from() + m.to()) / 2);
+        return (pawn_attacks(us, skipped) & pos.units(~us, UnitType::Pawn)) != 0;
     }
 }
 
@@ -70,7 +95,8 @@ void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Fr
     using probe::Value;
     auto& value = values_[to_index(side)][index];
     Position pos;
-    if (!ix_.decode(index, side, pos) || !is_valid(pos)) {
+    Square squares[kMaxTableUnits];
+    if (!decode(index, side, squares, pos)) {
         value = detail::kInvalid;
         return;
     }
@@ -95,12 +121,16 @@ void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Fr
         if (pos.is_conversion(m)) {
             v = probe::move_value(child_value_(pos.after(m)), true);
         } else {
-            const Position child = pos.after(m);
-            if (child.ep_square() == kNoSquare) {
-                children.push_back(ix_.encode(child));
+            if (!gives_en_passant<R>(pos, m)) {
+                // The moved unit's square changes; nothing else does.
+                int i = 0;
+                while (squares[i] != m.from()) ++i;
+                squares[i] = m.to();
+                children.push_back(ix_.encode(squares));
+                squares[i] = m.from();
                 continue;
             }
-            v = probe::move_value(en_passant_child_value(child), false);
+            v = probe::move_value(en_passant_child_value(pos.after(m)), false);
         }
         if (v.wdl == Wdl::Win) {
             best_win = best_win == 0 ? v.dtc : std::min<int>(best_win, v.dtc);
@@ -177,28 +207,29 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 }
 
 template <Ruleset R, TableIndexer Ix>
-void RetrogradeBuilder<R, Ix>::predecessors(const Position& pos,
+void RetrogradeBuilder<R, Ix>::predecessors(const Position& pos, Square* squares,
                                             std::vector<std::uint64_t>& out) const {
     out.clear();
     const Color s = pos.side_to_move();
     const Color p = ~s;  // the side that made the last move
     const Bitboard occ = pos.occupied();
     const Bitboard empty = ~occ & R::kBoard;
+    int unit = 0;
     auto add = [&](Square from, Square to) {
-        Position q = pos;
-        const Unit u = q.unit_on(to);
-        q.remove(to);
-        q.put(from, u);
-        q.set_side_to_move(p);
-        out.push_back(ix_.encode(q));
+        squares[unit] = from;
+        const std::uint64_t q = ix_.encode(squares);
+        squares[unit] = to;
+        if (q != kNoSlot) out.push_back(q);
     };
     const int forward = p == Color::White ? 8 : -8;
     const int double_push_rank = p == Color::White ? 3 : 4;
     const int first_rank = p == Color::White ? 0 : 7;
-    Bitboard units = pos.units(p);
-    while (units) {
-        const Square to = pop_lsb(units);
-        const UnitType type = unit_type(pos.unit_on(to));
+    const int n = ix_.unit_count();
+    for (unit = 0; unit < n; ++unit) {
+        const Unit u = ix_.unit(unit);
+        if (unit_color(u) != p) continue;
+        const Square to = squares[unit];
+        const UnitType type = unit_type(u);
         if (type != UnitType::Pawn) {
             Bitboard from = unit_attacks(type, to, occ) & empty;
             while (from) add(pop_lsb(from), to);
@@ -235,15 +266,16 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         Frontier local;
         std::vector<std::uint64_t> preds;
         Position pos;
+        Square squares[kMaxTableUnits];
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t k = 0; k < count; ++k) {
             const std::uint64_t packed = current[static_cast<std::size_t>(k)];
             const Color s = detail::packed_side(packed);
             const std::uint64_t index = detail::packed_index(packed);
             const probe::Value v = probe::decode_value(load(s, index));
-            [[maybe_unused]] const bool ok = ix_.decode(index, s, pos);
+            [[maybe_unused]] const bool ok = decode(index, s, squares, pos);
             assert(ok);
-            predecessors(pos, preds);
+            predecessors(pos, squares, preds);
             const Color p = ~s;
             for (const std::uint64_t q : preds) {
                 if (v.wdl == Wdl::Loss) {
