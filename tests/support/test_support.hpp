@@ -62,3 +62,33 @@ inline Tsv read_tsv(const std::string& path) {
 }
 
 }  // namespace tbf::test
+
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+namespace tbf::test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed when the object dies.
+class ScratchDir {
+public:
+    ScratchDir() {
+        const char* base = std::getenv("TMPDIR");
+        std::string pattern = std::string(base ? base : "/tmp") + "/tbforge-test-XXXXXX";
+        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = pattern;
+    }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    const std::string& path() const { return path_; }
+    std::string sub(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+}  // namespace tbf::test

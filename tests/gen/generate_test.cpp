@@ -1,0 +1,229 @@
+// Tables built by tbgen's driver into a real database: values against the
+// Syzygy giveaway samples, against the naive indexer, against their own
+// children; determinism across thread counts; the antichess rule sets.
+#include <doctest/doctest.h>
+
+#include <omp.h>
+
+#include <map>
+#include <memory>
+
+#include "naive_tables.hpp"
+#include "syzygy_check.hpp"
+#include "table_check.hpp"
+#include "tbforge/gen/generate.hpp"
+#include "test_support.hpp"
+
+using namespace tbf;
+
+namespace {
+
+// One database per variant per test run, grown on demand.
+class Built {
+public:
+    static Built& get(VariantId variant) {
+        static std::map<VariantId, std::unique_ptr<Built>> all;
+        auto& b = all[variant];
+        if (!b) b.reset(new Built(variant));
+        return *b;
+    }
+
+    probe::Tablebase& tablebase() { return *tablebase_; }
+
+    void build(const std::vector<index::Material>& tables, int threads = 2) {
+        gen::GenerateOptions options;
+        options.threads = threads;
+        auto result = gen::generate(*tablebase_, variant_, tables, options);
+        if (auto* e = std::get_if<gen::GenerateError>(&result)) FAIL(e->message);
+    }
+    void build_upto(int units) { build(index::enumerate_tables(variant_, units)); }
+    void build(const std::string& name) { build({index::canonical(*index::parse_table(name, variant_))}); }
+
+private:
+    explicit Built(VariantId variant) : variant_(variant) {
+        storage::DatabaseOptions options;
+        options.mode = storage::OpenMode::ReadWrite;
+        options.create_if_missing = true;
+        auto db = storage::Database::open(dir_.sub("db"), options);
+        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+        tablebase_ = std::make_unique<probe::Tablebase>(std::move(*db));
+    }
+
+    VariantId variant_;
+    test::ScratchDir dir_;
+    std::unique_ptr<probe::Tablebase> tablebase_;
+};
+
+probe::Value probe_or_fail(const probe::Tablebase& tb, VariantId v, const Position& pos) {
+    auto value = tb.probe(v, pos);
+    REQUIRE_MESSAGE(value.ok(), to_fen(pos) << ": " << value.error().message);
+    return *value;
+}
+
+template <Ruleset R>
+void check_all_tables(VariantId variant, int max_units) {
+    auto& built = Built::get(variant);
+    built.build_upto(max_units);
+    std::uint64_t positions = 0;
+    for (const auto& m : index::enumerate_tables(variant, max_units)) {
+        const auto result = test::check_table<R>(built.tablebase(), m);
+        INFO(m.name() << ": " << result.first_error);
+        CHECK(result.errors == 0);
+        positions += result.positions;
+    }
+    MESSAGE(variant_name(variant) << " up to " << max_units << " units: " << positions
+                                  << " positions equal the minimax of their children");
+}
+
+std::string table_digest(const probe::Tablebase& tb, const std::string& name) {
+    auto info = tb.database().table_info(name);
+    REQUIRE(info.ok());
+    return std::to_string(info->values_checksum) + "/" + std::to_string(info->stored_bytes);
+}
+
+}  // namespace
+
+TEST_CASE("antichess tables up to 3 units agree with Syzygy") {
+    auto& built = Built::get(VariantId::Antichess);
+    built.build_upto(3);
+    for (const char* file : {"syzygy/giveaway_samples_2.tsv", "syzygy/giveaway_samples_34.tsv"}) {
+        const auto result = test::compare_with_syzygy(
+            file, [](const std::string& t) { return t.size() <= 4; },
+            [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
+        CHECK(result.wdl_compared > 1000);
+    }
+}
+
+TEST_CASE("some 4-unit antichess tables agree with Syzygy") {
+    if (test::kSanitized) return;
+    const std::vector<std::string> tables = {"KRvKN", "KPvKP", "BNvPP"};
+    auto& built = Built::get(VariantId::Antichess);
+    for (const auto& t : tables) built.build(t);
+    const auto result = test::compare_with_syzygy(
+        "syzygy/giveaway_samples_34.tsv",
+        [&](const std::string& t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); },
+        [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
+    CHECK(result.wdl_compared == 150 * static_cast<int>(tables.size()));
+}
+
+TEST_CASE("values equal the minimax of their children, up to 3 units") {
+    check_all_tables<Antichess>(VariantId::Antichess, test::kSanitized ? 2 : 3);
+    check_all_tables<AntichessFics>(VariantId::AntichessFics, 2);
+    check_all_tables<AntichessJoint>(VariantId::AntichessJoint, 2);
+    check_all_tables<FourFile>(VariantId::FourFile, test::kSanitized ? 3 : 4);
+}
+
+TEST_CASE("symmetry-reduced tables equal naive full-board tables") {
+    if (test::kSanitized) return;
+    auto& built = Built::get(VariantId::Antichess);
+    built.build_upto(3);
+    test::NaiveTables<Antichess> naive;
+    for (const char* name : {"KvK", "QvP", "PvP", "BBvN", "KPvK", "PPvP", "RvNP"}) {
+        const auto m = index::canonical(*index::parse_table(name, VariantId::Antichess));
+        auto table = built.tablebase().table(VariantId::Antichess, m);
+        REQUIRE(table.ok());
+        const auto& ix = (*table)->indexer();
+        std::uint64_t compared = 0;
+        for (Color side : {Color::White, Color::Black}) {
+            for (std::uint64_t i = 0; i < ix.size(); ++i) {
+                auto pos = ix.position(i, side);
+                if (!pos) continue;
+                INFO(name << " " << to_fen(*pos));
+                REQUIRE(probe_or_fail(built.tablebase(), VariantId::Antichess, *pos) == naive.value(*pos));
+                ++compared;
+            }
+        }
+        CHECK(compared > 0);
+    }
+}
+
+TEST_CASE("one and two threads store identical bytes") {
+    const int before = omp_get_max_threads();
+    test::ScratchDir dir;
+    std::vector<std::string> digests;
+    for (int threads : {1, 2}) {
+        storage::DatabaseOptions options;
+        options.mode = storage::OpenMode::ReadWrite;
+        options.create_if_missing = true;
+        auto db = storage::Database::open(dir.sub("db" + std::to_string(threads)), options);
+        REQUIRE(db.ok());
+        probe::Tablebase tb(std::move(*db));
+        gen::GenerateOptions gen_options;
+        gen_options.threads = threads;
+        const auto m = index::canonical(*index::parse_table(test::kSanitized ? "KPvP" : "KPvKP", VariantId::Antichess));
+        auto result = gen::generate(tb, VariantId::Antichess, {m}, gen_options);
+        REQUIRE(std::holds_alternative<std::vector<gen::TableSummary>>(result));
+        std::string all;
+        for (const auto& t : std::get<std::vector<gen::TableSummary>>(result)) {
+            all += t.name + "=" + table_digest(tb, t.name) + ";";
+        }
+        digests.push_back(all);
+    }
+    omp_set_num_threads(before);
+    CHECK(digests[0] == digests[1]);
+}
+
+TEST_CASE("the antichess rule sets differ only through stalemates") {
+    for (VariantId v : {VariantId::Antichess, VariantId::AntichessFics, VariantId::AntichessJoint}) {
+        Built::get(v).build_upto(test::kSanitized ? 2 : 3);
+    }
+    auto& international = Built::get(VariantId::Antichess).tablebase();
+    auto& fics = Built::get(VariantId::AntichessFics).tablebase();
+    auto& joint = Built::get(VariantId::AntichessJoint).tablebase();
+    // Without pawns no unit can be blocked, so no stalemate exists and the
+    // tables are identical.
+    int pawnless = 0, with_pawns_differing = 0;
+    for (const auto& m : index::enumerate_tables(VariantId::Antichess, test::kSanitized ? 2 : 3)) {
+        auto digest = [&](const probe::Tablebase& tb, VariantId v) {
+            return table_digest(tb, probe::table_name(v, m));
+        };
+        const auto a = digest(international, VariantId::Antichess);
+        if (!m.has_pawns()) {
+            CHECK(a == digest(fics, VariantId::AntichessFics));
+            CHECK(a == digest(joint, VariantId::AntichessJoint));
+            ++pawnless;
+        } else {
+            with_pawns_differing += a != digest(fics, VariantId::AntichessFics);
+        }
+    }
+    CHECK(pawnless > 0);
+    CHECK(with_pawns_differing > 0);
+    // A stalemate with equal unit counts: the side to move wins, draws, draws.
+    auto equal = *parse_fen("8/8/8/8/8/p7/P7/8 w - - 0 1", VariantId::Antichess);
+    CHECK(probe_or_fail(international, VariantId::Antichess, equal) == probe::Value{Wdl::Win, 0});
+    CHECK(probe_or_fail(fics, VariantId::AntichessFics, equal) == probe::Value{Wdl::Draw, 0});
+    CHECK(probe_or_fail(joint, VariantId::AntichessJoint, equal) == probe::Value{Wdl::Draw, 0});
+    if (!test::kSanitized) {
+        // The stalemated side has more units: win, loss, draw.
+        auto more = *parse_fen("8/8/8/8/p7/P7/P7/8 w - - 0 1", VariantId::Antichess);
+        CHECK(probe_or_fail(international, VariantId::Antichess, more) == probe::Value{Wdl::Win, 0});
+        CHECK(probe_or_fail(fics, VariantId::AntichessFics, more) == probe::Value{Wdl::Loss, 0});
+        CHECK(probe_or_fail(joint, VariantId::AntichessJoint, more) == probe::Value{Wdl::Draw, 0});
+        // One move before: Black pushes into the stalemate, or not.
+        auto before = *parse_fen("8/8/8/p7/8/P7/P7/8 b - - 0 1", VariantId::Antichess);
+        CHECK(probe_or_fail(international, VariantId::Antichess, before).wdl == Wdl::Loss);
+        CHECK(probe_or_fail(fics, VariantId::AntichessFics, before) == probe::Value{Wdl::Win, 1});
+    }
+}
+
+TEST_SUITE("slow") {
+    TEST_CASE("all antichess tables up to 4 units agree with Syzygy and with their children") {
+        auto& built = Built::get(VariantId::Antichess);
+        built.build_upto(4);
+        for (const char* file : {"syzygy/giveaway_samples_2.tsv", "syzygy/giveaway_samples_34.tsv"}) {
+            test::compare_with_syzygy(
+                file, [](const std::string&) { return true; },
+                [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
+        }
+        check_all_tables<Antichess>(VariantId::Antichess, 4);
+    }
+
+    TEST_CASE("RBNvKN and RBPvKN agree with Syzygy") {
+        auto& built = Built::get(VariantId::Antichess);
+        built.build("RBNvKN");
+        built.build("RBPvKN");
+        test::compare_with_syzygy(
+            "syzygy/giveaway_samples_5.tsv", [](const std::string&) { return true; },
+            [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
+    }
+}

@@ -1,0 +1,66 @@
+#pragma once
+// Re-derives every stored value of a table from its children (DESIGN.md
+// section 4) with rules/ move generation and probe/ reads: the test suite's
+// self-consistency check (tbverify does the same with its own generator).
+
+#include <string>
+
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/rules/fen.hpp"
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::test {
+
+struct TableCheck {
+    std::uint64_t positions = 0;
+    std::uint64_t errors = 0;
+    std::string first_error;
+};
+
+template <Ruleset R>
+TableCheck check_table(const probe::Tablebase& tb, const index::Material& material) {
+    TableCheck out;
+    auto table = tb.table(R::kId, material);
+    if (!table.ok()) {
+        out.errors = 1;
+        out.first_error = table.error().message;
+        return out;
+    }
+    const auto& ix = (*table)->indexer();
+    for (Color side : {Color::White, Color::Black}) {
+        for (std::uint64_t i = 0; i < ix.size(); ++i) {
+            auto pos = ix.position(i, side);
+            if (!pos) continue;
+            ++out.positions;
+            auto stored = tb.probe(R::kId, *pos);
+            MoveList list;
+            generate_legal<R>(*pos, list);
+            probe::Value derived;
+            if (list.empty()) {
+                derived = {*terminal_value<R>(*pos, false), 0};
+            } else {
+                derived = {Wdl::Loss, 0};
+                for (Move m : list) {
+                    auto child = tb.probe(R::kId, pos->after(m));
+                    if (!child.ok()) {
+                        derived = {Wdl::Draw, 0xFFFF};
+                        break;
+                    }
+                    const auto v = probe::move_value(*child, pos->is_conversion(m));
+                    if (probe::better_for_mover(v, derived)) derived = v;
+                }
+            }
+            if (!stored.ok() || *stored != derived) {
+                if (out.errors++ == 0) {
+                    out.first_error = to_fen(*pos) + " stored " +
+                                      (stored.ok() ? std::to_string(probe::encode_value(*stored))
+                                                   : stored.error().message) +
+                                      " derived " + std::to_string(probe::encode_value(derived));
+                }
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace tbf::test
