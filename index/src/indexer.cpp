@@ -100,7 +100,10 @@ using detail::binomial;
 using detail::kSymmetry;
 
 constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
+// The root takes further groups while its raw key space stays below
+// kRootLimit; a single leading group may be as large as kLeadLimit.
 constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
+constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
 
 // Fewer moves first, so the most mobile units become the low-order digits.
 int mobility_rank(UnitType t) {
@@ -151,11 +154,13 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
             groups.push_back({make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
         }
     }
+    // Losing chess: larger groups first, so the enumerated root absorbs them
+    // and the units left over symmetric roots are few; then fewer moves first.
     auto order_key = [four_file](const Group& g) {
         const UnitType t = unit_type(g.unit);
         const int king_first = four_file && t == UnitType::King ? 0 : 1;
-        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, mobility_rank(t),
-                               to_index(unit_color(g.unit)));
+        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, four_file ? 0 : -g.count,
+                               mobility_rank(t), to_index(unit_color(g.unit)));
     };
     std::stable_sort(groups.begin(), groups.end(),
                      [&](const Group& a, const Group& b) { return order_key(a) < order_key(b); });
@@ -166,10 +171,10 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         ix.symmetries_ = material.has_pawns() ? static_cast<std::uint8_t>(1U | (1U << kMirrorFiles))
                                               : static_cast<std::uint8_t>(0xFF);
     }
-    auto group_raw = [](const Group& g) { return binomial(popcount(g.domain), g.count); };
-    if (!four_file && group_raw(groups[0]) > kRootLimit) {
-        // A big leading group would make a huge root: lead with the smallest
-        // group of the same kind of squares instead.
+    auto group_raw = [](const Group& g) { return binomial(detail::count_bits(g.domain), g.count); };
+    if (!four_file && group_raw(groups[0]) > kLeadLimit) {
+        // Five or more identical units: lead with the smallest group of the
+        // same kind of squares instead of a huge root.
         auto smallest = groups.begin();
         for (auto it = groups.begin(); it != groups.end(); ++it) {
             if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest)) smallest = it;
@@ -239,7 +244,7 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         int used = 0;
         for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
             const Group& grp = ix.groups_[g];
-            ix.free_radix_[g] = binomial(popcount(grp.domain & ~occ) - used, grp.count);
+            ix.free_radix_[g] = binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
             used += grp.count;
         }
     }
@@ -253,7 +258,7 @@ Index Indexer::tail_size(int level, Bitboard occ) const {
         const Group& grp = groups_[g];
         // Tail groups come in growing domains, so every earlier tail unit
         // stands inside this group's domain.
-        size *= binomial(popcount(grp.domain & ~occ) - used, grp.count);
+        size *= binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
         used += grp.count;
     }
     return size;
@@ -263,30 +268,33 @@ int Indexer::build_node(int level, Bitboard occ, std::uint8_t stab, detail::Node
     const Group& g = groups_[level];
     const Bitboard free = g.domain & ~occ;
     const int k = g.count;
-    const std::uint64_t count = binomial(popcount(free), k);
+    const std::uint64_t count = binomial(detail::count_bits(free), k);
     const auto id = static_cast<int>(tree.nodes.size());
     tree.nodes.emplace_back();
     detail::Node node;
     node.level = level;
     Index running = 0;
-    for (std::uint64_t r = 0; r < count; ++r) {
-        std::uint8_t a[kMaxUnits];
-        detail::colex_unrank(r, k, a);
-        Square squares[kMaxUnits];
+    const int n = detail::count_bits(free);
+    // Free squares by position and positions by square (0xFF: not free).
+    std::array<Square, 64> free_square{};
+    std::array<std::uint8_t, 64> free_rank{};
+    free_rank.fill(0xFF);
+    for (Bitboard b = free; b;) {
+        const Square s = pop_lsb(b);
+        free_rank[s] = static_cast<std::uint8_t>(detail::count_bits(free & detail::below(s)));
+        free_square[free_rank[s]] = s;
+    }
+    std::uint8_t a[kMaxUnits];
+    for (int i = 0; i < k; ++i) a[i] = static_cast<std::uint8_t>(i);
+    for (std::uint64_t r = 0; r < count; ++r, detail::next_combination(a, k, n)) {
         Bitboard bits = 0;
-        for (int i = 0; i < k; ++i) {
-            squares[i] = detail::select_bit(free, a[i]);
-            bits |= bit(squares[i]);
-        }
+        for (int i = 0; i < k; ++i) bits |= bit(free_square[a[i]]);
         bool canonical = true;
         std::uint8_t next_stab = 1;
         for (int s = 1; s < kSymmetryCount && canonical; ++s) {
             if (!(stab & (1U << s))) continue;
             std::uint8_t b[kMaxUnits];
-            for (int i = 0; i < k; ++i) {
-                b[i] = static_cast<std::uint8_t>(
-                    popcount(free & detail::below(kSymmetry.square[s][squares[i]])));
-            }
+            for (int i = 0; i < k; ++i) b[i] = free_rank[kSymmetry.square[s][free_square[a[i]]]];
             detail::sort_small(b, k);
             const std::uint64_t image = detail::colex_rank(b, k);
             if (image < r) canonical = false;
@@ -359,11 +367,11 @@ Index Indexer::encode_tail(const Square* squares, int sym, Bitboard occ, int lev
         for (int i = 0; i < grp.count; ++i) {
             const Square s = map[squares[grp.first + i]];
             if (!(free & bit(s))) return kNoIndex;
-            a[i] = static_cast<std::uint8_t>(popcount(free & detail::below(s)));
+            a[i] = static_cast<std::uint8_t>(detail::count_bits(free & detail::below(s)));
             occ |= bit(s);
         }
         detail::sort_small(a, grp.count);
-        idx = idx * binomial(popcount(free), grp.count) + detail::colex_rank(a, grp.count);
+        idx = idx * binomial(detail::count_bits(free), grp.count) + detail::colex_rank(a, grp.count);
     }
     return idx;
 }
@@ -383,7 +391,7 @@ Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms
         for (int i = 0; i < grp.count; ++i) {
             const Square t = kSymmetry.square[s][squares[grp.first + i]];
             if (!(free & bit(t))) return kNoIndex;
-            a[i] = static_cast<std::uint8_t>(popcount(free & detail::below(t)));
+            a[i] = static_cast<std::uint8_t>(detail::count_bits(free & detail::below(t)));
             bits |= bit(t);
         }
         detail::sort_small(a, grp.count);
@@ -455,7 +463,7 @@ void Indexer::decode_tail(Index rest, Bitboard occ, int level, Square* squares) 
     int used = 0;
     for (int g = level; g < group_count_; ++g) {
         const Group& grp = groups_[g];
-        radix[g] = binomial(popcount(grp.domain & ~occ) - used, grp.count);
+        radix[g] = binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
         used += grp.count;
     }
     for (int g = group_count_ - 1; g >= level; --g) {
@@ -499,11 +507,11 @@ void Indexer::decode_node(int node_id, Index rest, Bitboard occ, Square* squares
 }
 
 bool Indexer::placement_of(const Position& pos, Square* squares) const {
-    if (popcount(pos.occupied()) != units_) return false;
+    if (detail::count_bits(pos.occupied()) != units_) return false;
     for (int g = 0; g < group_count_; ++g) {
         const Group& grp = groups_[g];
         Bitboard b = pos.units(unit_color(grp.unit), unit_type(grp.unit));
-        if (popcount(b) != grp.count) return false;
+        if (detail::count_bits(b) != grp.count) return false;
         for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = pop_lsb(b);
     }
     return true;

@@ -68,7 +68,7 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
     std::uint64_t total = 1;
     for (int g = shape.groups - 1; g >= 0; --g) {
         t->multiplier[g] = total;
-        total *= binomial(popcount(shape.domain[g]), shape.count[g]);
+        total *= binomial(count_bits(shape.domain[g]), shape.count[g]);
         t->units += shape.count[g];
         std::uint8_t n = 0;
         for (int s = 0; s < 64; ++s) {
@@ -140,7 +140,7 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
 std::uint64_t raw_size(const RootShape& shape) {
     std::uint64_t total = 1;
     for (int g = 0; g < shape.groups; ++g) {
-        total *= binomial(popcount(shape.domain[g]), shape.count[g]);
+        total *= binomial(count_bits(shape.domain[g]), shape.count[g]);
     }
     return total;
 }

@@ -170,8 +170,8 @@ TEST_CASE("exhaustive round trip: losing chess up to 3 units") {
 TEST_CASE("exhaustive round trip: hard losing-chess 4-unit tables") {
     // No unique unit, pairs on the diagonals, a pawn pair: the cases where
     // symmetry handling is hardest.
-    std::vector<std::string> names = {"KKvKK", "BBvBB"};
-    if (!tbf::test::kSanitized) names.insert(names.end(), {"KKvNN", "KKKvK", "PPvPP", "KPvKP"});
+    std::vector<std::string> names = {"KKvKK", "PPvPP"};
+    if (tbf::test::kSanitized) names = {"KKvK", "PvPP"};
     for (const auto& name : names) {
         check_exhaustive(VariantId::Antichess, *parse_table(name, VariantId::Antichess));
     }
@@ -246,9 +246,16 @@ TEST_SUITE("slow") {
         }
     }
 
-    TEST_CASE("exhaustive round trip: all losing-chess 4-unit tables without pawns") {
-        for (const Material& m : tables_with(VariantId::Antichess, 4)) {
-            if (!m.has_pawns()) check_exhaustive(VariantId::Antichess, m);
+    TEST_CASE("exhaustive round trip: losing-chess 4-unit tables") {
+        // Every table without a unique unit, and a spread of the others.
+        const auto tables = tables_with(VariantId::Antichess, 4);
+        for (std::size_t i = 0; i < tables.size(); ++i) {
+            const Material& m = tables[i];
+            bool unique = false;
+            for (const Color c : {Color::White, Color::Black}) {
+                for (int t = 0; t < kUnitTypeCount; ++t) unique |= m.count(c, static_cast<UnitType>(t)) == 1;
+            }
+            if (!unique || i % 16 == 0) check_exhaustive(VariantId::Antichess, m);
         }
     }
 }
