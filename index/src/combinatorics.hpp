@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "tbforge/index/indexer.hpp"
 #include "tbforge/index/material.hpp"
 #include "tbforge/rules/symmetry.hpp"
 #include "tbforge/rules/types.hpp"
@@ -135,6 +136,26 @@ inline Square select_bit(Bitboard b, unsigned n) {
     for (; n > 0; --n) b &= b - 1;
     return static_cast<Square>(base + static_cast<unsigned>(std::countr_zero(b)));
 #endif
+}
+
+inline FastDiv make_fast_div(std::uint64_t d) { return {d, 1.0 / static_cast<double>(d)}; }
+
+// Quotient and remainder through the reciprocal, corrected to the exact
+// values: far cheaper than a 64-bit hardware division. Exact for dividends
+// below 2^52 (indexes of tables up to 8 units are far below).
+inline std::uint64_t divide(const FastDiv& f, std::uint64_t x, std::uint64_t& remainder) {
+    auto q = static_cast<std::uint64_t>(static_cast<double>(x) * f.inverse);
+    auto r = static_cast<std::int64_t>(x - q * f.divisor);
+    const auto d = static_cast<std::int64_t>(f.divisor);
+    if (r < 0) {
+        --q;
+        r += d;
+    } else if (r >= d) {
+        ++q;
+        r -= d;
+    }
+    remainder = static_cast<std::uint64_t>(r);
+    return q;
 }
 
 // Sorts a handful of squares in place (groups hold at most kMaxUnits).

@@ -97,29 +97,31 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
     }
     // Choices: trivial stabilizer first, so the common case is one uniform
     // block of slots.
-    std::vector<RootTable::Choice> fixed;
+    std::vector<RootTable::Squares> fixed;
+    std::vector<std::uint8_t> fixed_stab;
     std::vector<std::uint64_t> free_keys;
     std::vector<std::uint64_t> fixed_keys;
     for (const std::uint64_t raw : canonical_keys) {
         const Decoded d = decode_raw(*t, raw);
-        RootTable::Choice c;
-        c.squares = d.squares;
-        c.occupied = d.occupied;
+        std::uint8_t stab = 1;
         for (int s = 1; s < kSymmetryCount; ++s) {
             if ((shape.symmetries & (1U << s)) && image_raw(*t, d.squares.data(), s) == raw) {
-                c.stabilizer = static_cast<std::uint8_t>(c.stabilizer | (1U << s));
+                stab = static_cast<std::uint8_t>(stab | (1U << s));
             }
         }
-        if (c.stabilizer == 1) {
-            t->choices.push_back(c);
+        if (stab == 1) {
+            t->choices.push_back(d.squares);
+            t->stabilizer.push_back(stab);
             free_keys.push_back(raw);
         } else {
-            fixed.push_back(c);
+            fixed.push_back(d.squares);
+            fixed_stab.push_back(stab);
             fixed_keys.push_back(raw);
         }
     }
     t->free_count = static_cast<std::uint32_t>(t->choices.size());
     t->choices.insert(t->choices.end(), fixed.begin(), fixed.end());
+    t->stabilizer.insert(t->stabilizer.end(), fixed_stab.begin(), fixed_stab.end());
     free_keys.insert(free_keys.end(), fixed_keys.begin(), fixed_keys.end());
     // Choice number of each canonical key, stored in place of its `best`.
     std::vector<std::uint32_t> choice_of(total, RootTable::kNoEntry);
