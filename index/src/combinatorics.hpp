@@ -144,7 +144,9 @@ inline FastDiv make_fast_div(std::uint64_t d) { return {d, 1.0 / static_cast<dou
 // values: far cheaper than a 64-bit hardware division. Exact for dividends
 // below 2^52 (indexes of tables up to 8 units are far below).
 inline std::uint64_t divide(const FastDiv& f, std::uint64_t x, std::uint64_t& remainder) {
-    auto q = static_cast<std::uint64_t>(static_cast<double>(x) * f.inverse);
+    // Signed conversions: one instruction each, where unsigned ones branch.
+    const double estimate = static_cast<double>(static_cast<std::int64_t>(x)) * f.inverse;
+    auto q = static_cast<std::uint64_t>(static_cast<std::int64_t>(estimate));
     auto r = static_cast<std::int64_t>(x - q * f.divisor);
     const auto d = static_cast<std::int64_t>(f.divisor);
     if (r < 0) {

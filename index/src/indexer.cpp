@@ -440,10 +440,15 @@ Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms
 
 // Puts the units of group g whose colex rank among the group's free squares
 // is `rank`.
-void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ, Square* squares) const noexcept {
+inline void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ,
+                                  Square* squares) const noexcept {
     const Group& grp = groups_[g];
     std::uint8_t a[kMaxUnits];
-    detail::colex_unrank(rank, grp.count, a);
+    if (grp.count == 1) {
+        a[0] = static_cast<std::uint8_t>(rank);
+    } else {
+        detail::colex_unrank(rank, grp.count, a);
+    }
 #if defined(__BMI2__)
     const Bitboard free = grp.domain & ~occ;
     for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = detail::select_bit(free, a[i]);
