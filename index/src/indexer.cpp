@@ -103,7 +103,7 @@ constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
 // The root takes further groups while its raw key space stays below
 // kRootLimit; a single leading group may be as large as kLeadLimit.
 constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
-constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
+constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 20;
 
 // Fewer moves first, so the most mobile units become the low-order digits.
 int mobility_rank(UnitType t) {
