@@ -103,7 +103,7 @@ constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
 // The root takes further groups while its raw key space stays below
 // kRootLimit; a single leading group may be as large as kLeadLimit.
 constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
-constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 20;
+constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
 
 // Fewer moves first, so the most mobile units become the low-order digits.
 int mobility_rank(UnitType t) {
@@ -173,7 +173,7 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     }
     auto group_raw = [](const Group& g) { return binomial(detail::count_bits(g.domain), g.count); };
     if (!four_file && group_raw(groups[0]) > kLeadLimit) {
-        // Five or more identical units: lead with the smallest group of the
+        // Six or more identical units: lead with the smallest group of the
         // same kind of squares instead of a huge root.
         auto smallest = groups.begin();
         for (auto it = groups.begin(); it != groups.end(); ++it) {

@@ -79,8 +79,32 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
     // reaches it (packed as key << 3 | symmetry).
     std::vector<std::uint64_t> best(total, ~std::uint64_t{0});
     std::vector<std::uint64_t> canonical_keys;
+    // Walk the raw keys in order, advancing the groups' combinations like an
+    // odometer (the colex successor adds one to a group's rank).
+    std::array<std::array<std::uint8_t, kMaxUnits>, kMaxUnits> a{};
+    std::array<std::array<Square, 64>, kMaxUnits> square_at{};
+    std::array<int, kMaxUnits> size{};
+    for (int g = 0; g < shape.groups; ++g) {
+        for (int i = 0; i < shape.count[g]; ++i) a[g][i] = static_cast<std::uint8_t>(i);
+        size[g] = count_bits(shape.domain[g]);
+        for (int s = 0; s < 64; ++s) {
+            if (t->domain_index[g][s] != 0xFF) square_at[g][t->domain_index[g][s]] = static_cast<Square>(s);
+        }
+    }
     for (std::uint64_t raw = 0; raw < total; ++raw) {
-        const Decoded d = decode_raw(*t, raw);
+        Decoded d;
+        for (int g = 0, first = 0; g < shape.groups; first += shape.count[g], ++g) {
+            for (int i = 0; i < shape.count[g]; ++i) {
+                const Square s = square_at[g][a[g][i]];
+                if (d.occupied & bit(s)) d.overlap = true;
+                d.occupied |= bit(s);
+                d.squares[first + i] = s;
+            }
+        }
+        for (int g = shape.groups - 1; g >= 0; --g) {
+            if (next_combination(a[g].data(), shape.count[g], size[g])) break;
+            for (int i = 0; i < shape.count[g]; ++i) a[g][i] = static_cast<std::uint8_t>(i);
+        }
         if (!allowed(*t, d)) continue;
         std::uint64_t min_key = raw;
         int min_sym = 0;
