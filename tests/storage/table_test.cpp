@@ -76,6 +76,14 @@ TableWriteOptions small_blocks() {
     return o;
 }
 
+std::uintmax_t sst_bytes(const std::string& dir) {
+    std::uintmax_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() == ".sst") n += e.file_size();
+    }
+    return n;
+}
+
 std::size_t files_in(const std::string& dir) {
     std::size_t n = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
@@ -361,10 +369,13 @@ TEST_CASE("delete a table") {
     {
         Database db = open_rw(path);
         REQUIRE(write_synthetic(db, "a", 9000, 2, 30, small_blocks()).ok());
-        REQUIRE(write_synthetic(db, "b", 9000, 2, 31, small_blocks()).ok());
         REQUIRE(write_synthetic(db, "c", 9000, 2, 32, small_blocks()).ok());
+        // Noise does not compress: "b" takes about 18 KB of files.
+        REQUIRE(write_synthetic(db, "b", 9000, 2, 31, small_blocks()).ok());
+        const std::uintmax_t before = sst_bytes(path);
         CHECK(db.delete_table("b").ok());
         CHECK(db.delete_table("b").code() == ErrorCode::NotFound);
+        CHECK(sst_bytes(path) < before - 17000);  // its file is gone at once
         CHECK(db.open_table("b").status().code() == ErrorCode::NotFound);
         // The name can be used again.
         REQUIRE(write_synthetic(db, "b", 100, 1, 33).ok());
