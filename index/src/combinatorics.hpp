@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "tbforge/index/indexer.hpp"
 #include "tbforge/index/material.hpp"
 #include "tbforge/rules/symmetry.hpp"
 #include "tbforge/rules/types.hpp"
@@ -79,25 +80,53 @@ inline constexpr SymmetryTables kSymmetry = make_symmetry_tables();
 
 inline Bitboard below(Square s) { return bit(s) - 1; }
 
+// Population count that stays inline without the POPCNT instruction (the
+// default build targets baseline x86-64, where std::popcount is a library
+// call).
+inline int count_bits(Bitboard b) {
+#if defined(__POPCNT__) || !defined(__x86_64__)
+    return std::popcount(b);
+#else
+    b = b - ((b >> 1) & 0x5555555555555555ULL);
+    b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return static_cast<int>((b * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+// Next k-subset in colex order (ascending values); false after the last one
+// below n.
+inline bool next_combination(std::uint8_t* a, int k, int n) {
+    for (int i = 0; i < k; ++i) {
+        const int limit = i + 1 < k ? a[i + 1] : n;
+        if (a[i] + 1 < limit) {
+            ++a[i];
+            for (int j = 0; j < i; ++j) a[j] = static_cast<std::uint8_t>(j);
+            return true;
+        }
+    }
+    return false;
+}
+
 // Square of the n-th (from 0) set bit of b; b must have more than n bits.
 inline Square select_bit(Bitboard b, unsigned n) {
 #if defined(__BMI2__)
     return static_cast<Square>(std::countr_zero(_pdep_u64(Bitboard{1} << n, b)));
 #else
     unsigned base = 0;
-    unsigned c = static_cast<unsigned>(std::popcount(static_cast<std::uint32_t>(b)));
+    unsigned c = static_cast<unsigned>(count_bits(static_cast<std::uint32_t>(b)));
     if (n >= c) {
         n -= c;
         b >>= 32;
         base = 32;
     }
-    c = static_cast<unsigned>(std::popcount(static_cast<std::uint32_t>(b & 0xFFFF)));
+    c = static_cast<unsigned>(count_bits(b & 0xFFFF));
     if (n >= c) {
         n -= c;
         b >>= 16;
         base += 16;
     }
-    c = static_cast<unsigned>(std::popcount(static_cast<std::uint32_t>(b & 0xFF)));
+    c = static_cast<unsigned>(count_bits(b & 0xFF));
     if (n >= c) {
         n -= c;
         b >>= 8;
@@ -107,6 +136,28 @@ inline Square select_bit(Bitboard b, unsigned n) {
     for (; n > 0; --n) b &= b - 1;
     return static_cast<Square>(base + static_cast<unsigned>(std::countr_zero(b)));
 #endif
+}
+
+inline FastDiv make_fast_div(std::uint64_t d) { return {d, 1.0 / static_cast<double>(d)}; }
+
+// Quotient and remainder through the reciprocal, corrected to the exact
+// values: far cheaper than a 64-bit hardware division. Exact for dividends
+// below 2^52 (indexes of tables up to 8 units are far below).
+inline std::uint64_t divide(const FastDiv& f, std::uint64_t x, std::uint64_t& remainder) {
+    // Signed conversions: one instruction each, where unsigned ones branch.
+    const double estimate = static_cast<double>(static_cast<std::int64_t>(x)) * f.inverse;
+    auto q = static_cast<std::uint64_t>(static_cast<std::int64_t>(estimate));
+    auto r = static_cast<std::int64_t>(x - q * f.divisor);
+    const auto d = static_cast<std::int64_t>(f.divisor);
+    if (r < 0) {
+        --q;
+        r += d;
+    } else if (r >= d) {
+        ++q;
+        r -= d;
+    }
+    remainder = static_cast<std::uint64_t>(r);
+    return q;
 }
 
 // Sorts a handful of squares in place (groups hold at most kMaxUnits).

@@ -100,7 +100,10 @@ using detail::binomial;
 using detail::kSymmetry;
 
 constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
+// The root takes further groups while its raw key space stays below
+// kRootLimit; a single leading group may be as large as kLeadLimit.
 constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
+constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
 
 // Fewer moves first, so the most mobile units become the low-order digits.
 int mobility_rank(UnitType t) {
@@ -151,11 +154,13 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
             groups.push_back({make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
         }
     }
+    // Losing chess: larger groups first, so the enumerated root absorbs them
+    // and the units left over symmetric roots are few; then fewer moves first.
     auto order_key = [four_file](const Group& g) {
         const UnitType t = unit_type(g.unit);
         const int king_first = four_file && t == UnitType::King ? 0 : 1;
-        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, mobility_rank(t),
-                               to_index(unit_color(g.unit)));
+        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, four_file ? 0 : -g.count,
+                               mobility_rank(t), to_index(unit_color(g.unit)));
     };
     std::stable_sort(groups.begin(), groups.end(),
                      [&](const Group& a, const Group& b) { return order_key(a) < order_key(b); });
@@ -166,10 +171,10 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         ix.symmetries_ = material.has_pawns() ? static_cast<std::uint8_t>(1U | (1U << kMirrorFiles))
                                               : static_cast<std::uint8_t>(0xFF);
     }
-    auto group_raw = [](const Group& g) { return binomial(popcount(g.domain), g.count); };
-    if (!four_file && group_raw(groups[0]) > kRootLimit) {
-        // A big leading group would make a huge root: lead with the smallest
-        // group of the same kind of squares instead.
+    auto group_raw = [](const Group& g) { return binomial(detail::count_bits(g.domain), g.count); };
+    if (!four_file && group_raw(groups[0]) > kLeadLimit) {
+        // Six or more identical units: lead with the smallest group of the
+        // same kind of squares instead of a huge root.
         auto smallest = groups.begin();
         for (auto it = groups.begin(); it != groups.end(); ++it) {
             if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest)) smallest = it;
@@ -185,6 +190,15 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     }
     ix.group_count_ = static_cast<int>(groups.size());
     ix.units_ = first;
+    for (int g = 0; g < ix.group_count_; ++g) {
+        ix.domain_index_[g].fill(0xFF);
+        std::uint8_t n = 0;
+        for (Bitboard b = ix.groups_[g].domain; b; ++n) {
+            const Square s = pop_lsb(b);
+            ix.domain_index_[g][s] = n;
+            ix.domain_square_[g][n] = s;
+        }
+    }
 
     // Root: Four File kings (their exclusion is enumerated), otherwise as many
     // leading groups as fit a lookup table of kRootLimit entries.
@@ -212,12 +226,12 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     std::vector<Index> sizes(choices);
     std::vector<std::int32_t> children(choices, -1);
     for (std::uint32_t c = 0; c < choices; ++c) {
-        const auto& choice = root.choices[c];
-        if (choice.stabilizer != 1 && ix.root_groups_ < ix.group_count_) {
-            children[c] = ix.build_node(ix.root_groups_, choice.occupied, choice.stabilizer, *tree);
+        const Bitboard occ = root.occupied(c);
+        if (root.stabilizer[c] != 1 && ix.root_groups_ < ix.group_count_) {
+            children[c] = ix.build_node(ix.root_groups_, occ, root.stabilizer[c], *tree);
             sizes[c] = tree->nodes[static_cast<std::size_t>(children[c])].total;
         } else {
-            sizes[c] = ix.tail_size(ix.root_groups_, choice.occupied);
+            sizes[c] = ix.tail_size(ix.root_groups_, occ);
         }
     }
     ix.tree_ = tree;
@@ -235,11 +249,13 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     }
     ix.size_ = next;
     if (uniform) {
-        Bitboard occ = root.choices[0].occupied;
+        ix.free_div_ = detail::make_fast_div(ix.free_size_);
+        const Bitboard occ = root.occupied(0);
         int used = 0;
         for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
             const Group& grp = ix.groups_[g];
-            ix.free_radix_[g] = binomial(popcount(grp.domain & ~occ) - used, grp.count);
+            ix.free_radix_[g] =
+                detail::make_fast_div(binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count));
             used += grp.count;
         }
     }
@@ -253,7 +269,7 @@ Index Indexer::tail_size(int level, Bitboard occ) const {
         const Group& grp = groups_[g];
         // Tail groups come in growing domains, so every earlier tail unit
         // stands inside this group's domain.
-        size *= binomial(popcount(grp.domain & ~occ) - used, grp.count);
+        size *= binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
         used += grp.count;
     }
     return size;
@@ -263,30 +279,33 @@ int Indexer::build_node(int level, Bitboard occ, std::uint8_t stab, detail::Node
     const Group& g = groups_[level];
     const Bitboard free = g.domain & ~occ;
     const int k = g.count;
-    const std::uint64_t count = binomial(popcount(free), k);
+    const std::uint64_t count = binomial(detail::count_bits(free), k);
     const auto id = static_cast<int>(tree.nodes.size());
     tree.nodes.emplace_back();
     detail::Node node;
     node.level = level;
     Index running = 0;
-    for (std::uint64_t r = 0; r < count; ++r) {
-        std::uint8_t a[kMaxUnits];
-        detail::colex_unrank(r, k, a);
-        Square squares[kMaxUnits];
+    const int n = detail::count_bits(free);
+    // Free squares by position and positions by square (0xFF: not free).
+    std::array<Square, 64> free_square{};
+    std::array<std::uint8_t, 64> free_rank{};
+    free_rank.fill(0xFF);
+    for (Bitboard b = free; b;) {
+        const Square s = pop_lsb(b);
+        free_rank[s] = static_cast<std::uint8_t>(detail::count_bits(free & detail::below(s)));
+        free_square[free_rank[s]] = s;
+    }
+    std::uint8_t a[kMaxUnits];
+    for (int i = 0; i < k; ++i) a[i] = static_cast<std::uint8_t>(i);
+    for (std::uint64_t r = 0; r < count; ++r, detail::next_combination(a, k, n)) {
         Bitboard bits = 0;
-        for (int i = 0; i < k; ++i) {
-            squares[i] = detail::select_bit(free, a[i]);
-            bits |= bit(squares[i]);
-        }
+        for (int i = 0; i < k; ++i) bits |= bit(free_square[a[i]]);
         bool canonical = true;
         std::uint8_t next_stab = 1;
         for (int s = 1; s < kSymmetryCount && canonical; ++s) {
             if (!(stab & (1U << s))) continue;
             std::uint8_t b[kMaxUnits];
-            for (int i = 0; i < k; ++i) {
-                b[i] = static_cast<std::uint8_t>(
-                    popcount(free & detail::below(kSymmetry.square[s][squares[i]])));
-            }
+            for (int i = 0; i < k; ++i) b[i] = free_rank[kSymmetry.square[s][free_square[a[i]]]];
             detail::sort_small(b, k);
             const std::uint64_t image = detail::colex_rank(b, k);
             if (image < r) canonical = false;
@@ -319,7 +338,7 @@ Index Indexer::encode(const Square* squares) const noexcept {
         const Group& grp = groups_[g];
         std::uint8_t a[kMaxUnits];
         for (int i = 0; i < grp.count; ++i) {
-            a[i] = root.domain_index[g][squares[grp.first + i]];
+            a[i] = domain_index_[g][squares[grp.first + i]];
             if (a[i] == 0xFF) return kNoIndex;
         }
         detail::sort_small(a, grp.count);
@@ -329,22 +348,27 @@ Index Indexer::encode(const Square* squares) const noexcept {
     if (entry == detail::RootTable::kNoEntry) return kNoIndex;
     const std::uint32_t choice = entry >> 3;
     const int sym = static_cast<int>(entry & 7);
-    const auto& c = root.choices[choice];
+    // The canonical root squares are the images of the given ones.
+    Bitboard occ = 0;
+    for (int i = 0; i < root_units_; ++i) occ |= bit(kSymmetry.square[sym][squares[i]]);
     if (choice < free_choices_ && free_size_ != 0) {
-        const Index tail = encode_tail(squares, sym, c.occupied, root_groups_);
+        const Index tail = encode_tail(squares, sym, occ, root_groups_);
         return tail == kNoIndex ? kNoIndex : choice * free_size_ + tail;
     }
     const std::size_t j = choice - offset_base_;
     const std::int32_t child = root_child_[j];
     Index rest;
     if (child < 0) {
-        rest = encode_tail(squares, sym, c.occupied, root_groups_);
+        rest = encode_tail(squares, sym, occ, root_groups_);
     } else {
+        // Every symmetry that maps the root onto its canonical form.
         std::uint8_t syms = 0;
         for (int s = 0; s < kSymmetryCount; ++s) {
-            if (c.stabilizer & (1U << s)) syms = static_cast<std::uint8_t>(syms | (1U << kSymmetry.compose[s][sym]));
+            if (root.stabilizer[choice] & (1U << s)) {
+                syms = static_cast<std::uint8_t>(syms | (1U << kSymmetry.compose[s][sym]));
+            }
         }
-        rest = encode_node(child, squares, syms, c.occupied);
+        rest = encode_node(child, squares, syms, occ);
     }
     return rest == kNoIndex ? kNoIndex : root_offset_[j] + rest;
 }
@@ -354,16 +378,21 @@ Index Indexer::encode_tail(const Square* squares, int sym, Bitboard occ, int lev
     const auto& map = kSymmetry.square[sym];
     for (int g = level; g < group_count_; ++g) {
         const Group& grp = groups_[g];
-        const Bitboard free = grp.domain & ~occ;
+        const Bitboard taken = occ & grp.domain;
         std::uint8_t a[kMaxUnits];
+        Bitboard bits = 0;
         for (int i = 0; i < grp.count; ++i) {
             const Square s = map[squares[grp.first + i]];
-            if (!(free & bit(s))) return kNoIndex;
-            a[i] = static_cast<std::uint8_t>(popcount(free & detail::below(s)));
-            occ |= bit(s);
+            const std::uint8_t d = domain_index_[g][s];
+            if (d == 0xFF || (occ & bit(s))) return kNoIndex;
+            // Position among the free squares of the domain.
+            a[i] = static_cast<std::uint8_t>(d - detail::count_bits(taken & detail::below(s)));
+            bits |= bit(s);
         }
+        occ |= bits;
         detail::sort_small(a, grp.count);
-        idx = idx * binomial(popcount(free), grp.count) + detail::colex_rank(a, grp.count);
+        const int free = detail::count_bits(grp.domain) - detail::count_bits(taken);
+        idx = idx * binomial(free, grp.count) + detail::colex_rank(a, grp.count);
     }
     return idx;
 }
@@ -371,8 +400,9 @@ Index Indexer::encode_tail(const Square* squares, int sym, Bitboard occ, int lev
 Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms,
                            Bitboard occ) const noexcept {
     const detail::Node& node = tree_->nodes[static_cast<std::size_t>(node_id)];
-    const Group& grp = groups_[node.level];
-    const Bitboard free = grp.domain & ~occ;
+    const int g = node.level;
+    const Group& grp = groups_[g];
+    const Bitboard taken = occ & grp.domain;
     std::uint64_t best = ~std::uint64_t{0};
     std::uint8_t best_syms = 0;
     Bitboard best_bits = 0;
@@ -382,8 +412,9 @@ Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms
         Bitboard bits = 0;
         for (int i = 0; i < grp.count; ++i) {
             const Square t = kSymmetry.square[s][squares[grp.first + i]];
-            if (!(free & bit(t))) return kNoIndex;
-            a[i] = static_cast<std::uint8_t>(popcount(free & detail::below(t)));
+            const std::uint8_t d = domain_index_[g][t];
+            if (d == 0xFF || (occ & bit(t))) return kNoIndex;
+            a[i] = static_cast<std::uint8_t>(d - detail::count_bits(taken & detail::below(t)));
             bits |= bit(t);
         }
         detail::sort_small(a, grp.count);
@@ -407,44 +438,66 @@ Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms
     return rest == kNoIndex ? kNoIndex : node.offset[choice] + rest;
 }
 
+// Puts the units of group g whose colex rank among the group's free squares
+// is `rank`.
+inline void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ,
+                                  Square* squares) const noexcept {
+    const Group& grp = groups_[g];
+    std::uint8_t a[kMaxUnits];
+    if (grp.count == 1) {
+        a[0] = static_cast<std::uint8_t>(rank);
+    } else {
+        detail::colex_unrank(rank, grp.count, a);
+    }
+#if defined(__BMI2__)
+    const Bitboard free = grp.domain & ~occ;
+    for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = detail::select_bit(free, a[i]);
+#else
+    // Skip the taken squares at or before each position (few units, so a
+    // short loop beats counting bits).
+    const Bitboard taken = occ & grp.domain;
+    for (int i = 0; i < grp.count; ++i) {
+        unsigned pos = a[i];
+        for (Bitboard t = taken; t; t &= t - 1) {
+            if (domain_index_[g][lsb(t)] > pos) break;
+            ++pos;
+        }
+        squares[grp.first + i] = domain_square_[g][pos];
+    }
+#endif
+    for (int i = 0; i < grp.count; ++i) occ |= bit(squares[grp.first + i]);
+}
+
 bool Indexer::decode(Index idx, Square* squares) const noexcept {
     if (idx >= size_) return false;
     const detail::RootTable& root = *root_;
     if (idx < free_end_) {
-        const auto choice = static_cast<std::uint32_t>(idx / free_size_);
-        Index rest = idx - choice * free_size_;
+        Index rest = 0;
+        const auto choice = static_cast<std::uint32_t>(detail::divide(free_div_, idx, rest));
         const auto& c = root.choices[choice];
-        std::copy_n(c.squares.begin(), root_units_, squares);
+        Bitboard occ = 0;
+        for (int i = 0; i < root_units_; ++i) {
+            squares[i] = c[static_cast<std::size_t>(i)];
+            occ |= bit(squares[i]);
+        }
         // Digits from the low end, then squares from the high end.
         std::uint64_t digit[kMaxUnits];
         for (int g = group_count_ - 1; g >= root_groups_; --g) {
-            const Index q = rest / free_radix_[g];
-            digit[g] = rest - q * free_radix_[g];
-            rest = q;
+            rest = detail::divide(free_radix_[g], rest, digit[g]);
         }
-        Bitboard occ = c.occupied;
-        for (int g = root_groups_; g < group_count_; ++g) {
-            const Group& grp = groups_[g];
-            const Bitboard free = grp.domain & ~occ;
-            std::uint8_t a[kMaxUnits];
-            detail::colex_unrank(digit[g], grp.count, a);
-            for (int i = 0; i < grp.count; ++i) {
-                const Square s = detail::select_bit(free, a[i]);
-                squares[grp.first + i] = s;
-                occ |= bit(s);
-            }
-        }
+        for (int g = root_groups_; g < group_count_; ++g) place_group(g, digit[g], occ, squares);
         return true;
     }
     const auto it = std::upper_bound(root_offset_.begin(), root_offset_.end(), idx) - 1;
     const auto j = static_cast<std::size_t>(it - root_offset_.begin());
-    const auto& c = root.choices[offset_base_ + j];
-    std::copy_n(c.squares.begin(), root_units_, squares);
+    const auto choice = static_cast<std::uint32_t>(offset_base_ + j);
+    for (int i = 0; i < root_units_; ++i) squares[i] = root.choices[choice][static_cast<std::size_t>(i)];
+    const Bitboard occ = root.occupied(choice);
     const Index rest = idx - *it;
     if (root_child_[j] >= 0) {
-        decode_node(root_child_[j], rest, c.occupied, squares);
+        decode_node(root_child_[j], rest, occ, squares);
     } else {
-        decode_tail(rest, c.occupied, root_groups_, squares);
+        decode_tail(rest, occ, root_groups_, squares);
     }
     return true;
 }
@@ -455,7 +508,7 @@ void Indexer::decode_tail(Index rest, Bitboard occ, int level, Square* squares) 
     int used = 0;
     for (int g = level; g < group_count_; ++g) {
         const Group& grp = groups_[g];
-        radix[g] = binomial(popcount(grp.domain & ~occ) - used, grp.count);
+        radix[g] = binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
         used += grp.count;
     }
     for (int g = group_count_ - 1; g >= level; --g) {
@@ -463,17 +516,7 @@ void Indexer::decode_tail(Index rest, Bitboard occ, int level, Square* squares) 
         digit[g] = rest - q * radix[g];
         rest = q;
     }
-    for (int g = level; g < group_count_; ++g) {
-        const Group& grp = groups_[g];
-        const Bitboard free = grp.domain & ~occ;
-        std::uint8_t a[kMaxUnits];
-        detail::colex_unrank(digit[g], grp.count, a);
-        for (int i = 0; i < grp.count; ++i) {
-            const Square s = detail::select_bit(free, a[i]);
-            squares[grp.first + i] = s;
-            occ |= bit(s);
-        }
-    }
+    for (int g = level; g < group_count_; ++g) place_group(g, digit[g], occ, squares);
 }
 
 void Indexer::decode_node(int node_id, Index rest, Bitboard occ, Square* squares) const noexcept {
@@ -481,15 +524,7 @@ void Indexer::decode_node(int node_id, Index rest, Bitboard occ, Square* squares
     const auto it = std::upper_bound(node.offset.begin(), node.offset.end(), rest) - 1;
     const auto choice = static_cast<std::uint32_t>(it - node.offset.begin());
     rest -= *it;
-    const Group& grp = groups_[node.level];
-    const Bitboard free = grp.domain & ~occ;
-    std::uint8_t a[kMaxUnits];
-    detail::colex_unrank(node.rank[choice], grp.count, a);
-    for (int i = 0; i < grp.count; ++i) {
-        const Square s = detail::select_bit(free, a[i]);
-        squares[grp.first + i] = s;
-        occ |= bit(s);
-    }
+    place_group(node.level, node.rank[choice], occ, squares);
     const std::int32_t child = node.child_of(choice);
     if (child >= 0) {
         decode_node(child, rest, occ, squares);
@@ -499,11 +534,11 @@ void Indexer::decode_node(int node_id, Index rest, Bitboard occ, Square* squares
 }
 
 bool Indexer::placement_of(const Position& pos, Square* squares) const {
-    if (popcount(pos.occupied()) != units_) return false;
+    if (detail::count_bits(pos.occupied()) != units_) return false;
     for (int g = 0; g < group_count_; ++g) {
         const Group& grp = groups_[g];
         Bitboard b = pos.units(unit_color(grp.unit), unit_type(grp.unit));
-        if (popcount(b) != grp.count) return false;
+        if (detail::count_bits(b) != grp.count) return false;
         for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = pop_lsb(b);
     }
     return true;

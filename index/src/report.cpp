@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "tbforge/rules/movegen.hpp"
+
 namespace tbf::index {
 
 double IndexReport::ratio(Color side_to_move) const {
@@ -20,13 +22,28 @@ IndexReport count_valid(const Indexer& indexer) {
     report.material = indexer.material();
     report.slots = indexer.size();
     const auto n = static_cast<std::int64_t>(indexer.size());
+    const bool four_file = !is_losing(indexer.variant());
     std::uint64_t white = 0;
     std::uint64_t black = 0;
+    // A slot counts when it decodes to a placement that encodes back to it
+    // (canonical, no overlap) and, in Four File, the side not to move is not
+    // in check.
 #pragma omp parallel for schedule(static, 1 << 16) reduction(+ : white, black)
     for (std::int64_t i = 0; i < n; ++i) {
         const auto idx = static_cast<Index>(i);
-        white += indexer.is_valid(idx, Color::White) ? 1 : 0;
-        black += indexer.is_valid(idx, Color::Black) ? 1 : 0;
+        Placement squares{};
+        if (!indexer.decode(idx, squares.data()) || indexer.encode(squares.data()) != idx) continue;
+        if (!four_file) {
+            ++white;
+            ++black;
+            continue;
+        }
+        Position pos;
+        for (int u = 0; u < indexer.unit_count(); ++u) {
+            pos.put(squares[static_cast<std::size_t>(u)], indexer.unit(u));
+        }
+        white += king_attacked<FourFile>(pos, Color::Black) ? 0 : 1;
+        black += king_attacked<FourFile>(pos, Color::White) ? 0 : 1;
     }
     report.valid = {white, black};
     return report;

@@ -68,7 +68,7 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
     std::uint64_t total = 1;
     for (int g = shape.groups - 1; g >= 0; --g) {
         t->multiplier[g] = total;
-        total *= binomial(popcount(shape.domain[g]), shape.count[g]);
+        total *= binomial(count_bits(shape.domain[g]), shape.count[g]);
         t->units += shape.count[g];
         std::uint8_t n = 0;
         for (int s = 0; s < 64; ++s) {
@@ -79,8 +79,32 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
     // reaches it (packed as key << 3 | symmetry).
     std::vector<std::uint64_t> best(total, ~std::uint64_t{0});
     std::vector<std::uint64_t> canonical_keys;
+    // Walk the raw keys in order, advancing the groups' combinations like an
+    // odometer (the colex successor adds one to a group's rank).
+    std::array<std::array<std::uint8_t, kMaxUnits>, kMaxUnits> a{};
+    std::array<std::array<Square, 64>, kMaxUnits> square_at{};
+    std::array<int, kMaxUnits> size{};
+    for (int g = 0; g < shape.groups; ++g) {
+        for (int i = 0; i < shape.count[g]; ++i) a[g][i] = static_cast<std::uint8_t>(i);
+        size[g] = count_bits(shape.domain[g]);
+        for (int s = 0; s < 64; ++s) {
+            if (t->domain_index[g][s] != 0xFF) square_at[g][t->domain_index[g][s]] = static_cast<Square>(s);
+        }
+    }
     for (std::uint64_t raw = 0; raw < total; ++raw) {
-        const Decoded d = decode_raw(*t, raw);
+        Decoded d;
+        for (int g = 0, first = 0; g < shape.groups; first += shape.count[g], ++g) {
+            for (int i = 0; i < shape.count[g]; ++i) {
+                const Square s = square_at[g][a[g][i]];
+                if (d.occupied & bit(s)) d.overlap = true;
+                d.occupied |= bit(s);
+                d.squares[first + i] = s;
+            }
+        }
+        for (int g = shape.groups - 1; g >= 0; --g) {
+            if (next_combination(a[g].data(), shape.count[g], size[g])) break;
+            for (int i = 0; i < shape.count[g]; ++i) a[g][i] = static_cast<std::uint8_t>(i);
+        }
         if (!allowed(*t, d)) continue;
         std::uint64_t min_key = raw;
         int min_sym = 0;
@@ -97,29 +121,31 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
     }
     // Choices: trivial stabilizer first, so the common case is one uniform
     // block of slots.
-    std::vector<RootTable::Choice> fixed;
+    std::vector<RootTable::Squares> fixed;
+    std::vector<std::uint8_t> fixed_stab;
     std::vector<std::uint64_t> free_keys;
     std::vector<std::uint64_t> fixed_keys;
     for (const std::uint64_t raw : canonical_keys) {
         const Decoded d = decode_raw(*t, raw);
-        RootTable::Choice c;
-        c.squares = d.squares;
-        c.occupied = d.occupied;
+        std::uint8_t stab = 1;
         for (int s = 1; s < kSymmetryCount; ++s) {
             if ((shape.symmetries & (1U << s)) && image_raw(*t, d.squares.data(), s) == raw) {
-                c.stabilizer = static_cast<std::uint8_t>(c.stabilizer | (1U << s));
+                stab = static_cast<std::uint8_t>(stab | (1U << s));
             }
         }
-        if (c.stabilizer == 1) {
-            t->choices.push_back(c);
+        if (stab == 1) {
+            t->choices.push_back(d.squares);
+            t->stabilizer.push_back(stab);
             free_keys.push_back(raw);
         } else {
-            fixed.push_back(c);
+            fixed.push_back(d.squares);
+            fixed_stab.push_back(stab);
             fixed_keys.push_back(raw);
         }
     }
     t->free_count = static_cast<std::uint32_t>(t->choices.size());
     t->choices.insert(t->choices.end(), fixed.begin(), fixed.end());
+    t->stabilizer.insert(t->stabilizer.end(), fixed_stab.begin(), fixed_stab.end());
     free_keys.insert(free_keys.end(), fixed_keys.begin(), fixed_keys.end());
     // Choice number of each canonical key, stored in place of its `best`.
     std::vector<std::uint32_t> choice_of(total, RootTable::kNoEntry);
@@ -140,7 +166,7 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
 std::uint64_t raw_size(const RootShape& shape) {
     std::uint64_t total = 1;
     for (int g = 0; g < shape.groups; ++g) {
-        total *= binomial(popcount(shape.domain[g]), shape.count[g]);
+        total *= binomial(count_bits(shape.domain[g]), shape.count[g]);
     }
     return total;
 }

@@ -28,11 +28,7 @@ struct RootShape {
 struct RootTable {
     static constexpr std::uint32_t kNoEntry = ~std::uint32_t{0};
 
-    struct Choice {
-        std::array<Square, kMaxUnits> squares{};
-        Bitboard occupied = 0;
-        std::uint8_t stabilizer = 1;  // symmetries that map the choice onto itself
-    };
+    using Squares = std::array<Square, kMaxUnits>;
 
     RootShape shape;
     int units = 0;
@@ -47,8 +43,16 @@ struct RootTable {
     std::vector<std::uint32_t> lookup;
     // Canonical representatives: first those with a trivial stabilizer, then
     // the others, each part in increasing raw key.
-    std::vector<Choice> choices;
+    std::vector<Squares> choices;
+    // Per choice: the symmetries that map it onto itself (bit 0 always set).
+    std::vector<std::uint8_t> stabilizer;
     std::uint32_t free_count = 0;
+
+    Bitboard occupied(std::uint32_t choice) const {
+        Bitboard occ = 0;
+        for (int i = 0; i < units; ++i) occ |= bit(choices[choice][static_cast<std::size_t>(i)]);
+        return occ;
+    }
 };
 
 // Number of raw keys of a shape (product of binomials), for choosing how

@@ -113,6 +113,9 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
             (options.lz4hc_level < 1 || options.lz4hc_level > 12)) {
             return invalid("LZ4HC level must be in [1, 12]");
         }
+        if (options.compression_threads < 1 || options.compression_threads > 256) {
+            return invalid("compression threads must be in [1, 256]");
+        }
         if (Status s = check_absent(*state_, detail::kTableTag, spec.name, options.replace, "table");
             !s.ok()) {
             return s;

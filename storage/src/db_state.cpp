@@ -6,11 +6,16 @@
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <set>
 #include <system_error>
+#include <utility>
 
 #include "records.hpp"
 
@@ -20,6 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kStagingDirName = "tbf-staging";
+constexpr std::string_view kLockFileName = "tbf-open.lock";
 
 rocksdb::DBOptions make_db_options() {
     rocksdb::DBOptions o;
@@ -110,7 +116,56 @@ bool has_marker(const rocksdb::DBOptions& db_options, const std::string& path) {
     return found && decode_marker(value, version).ok();
 }
 
+// All column families of an existing database, which must include ours.
+Status list_families(const rocksdb::DBOptions& db_options, const std::string& path,
+                     std::vector<std::string>& families) {
+    const rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &families);
+    if (!s.ok()) return open_failure(s, path);
+    for (std::string_view needed : {kCatalogFamily, kBlocksFamily, kEntriesFamily}) {
+        if (std::find(families.begin(), families.end(), needed) == families.end()) {
+            const std::string why = "no column family '" + std::string(needed) + "'";
+            if (has_marker(db_options, path)) {
+                return {ErrorCode::Corruption, "'" + path + "' is a damaged tbforge database: " + why};
+            }
+            return not_a_database(path, why);
+        }
+    }
+    return {};
+}
+
+int lock_file(int fd, int operation) {
+    int r;
+    do {
+        r = flock(fd, operation);
+    } while (r != 0 && errno == EINTR);
+    return r;
+}
+
 }  // namespace
+
+ReaderLock::ReaderLock(const std::string& db_path, bool writer) {
+    const std::string file = (fs::path(db_path) / kLockFileName).string();
+    fd_ = writer ? ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)
+                 : ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+        // A database never opened for writing by this library has no lock
+        // file, and then no writer to race with.
+        if (writer) status_ = {ErrorCode::IoError, "cannot create '" + file + "'"};
+        return;
+    }
+    if (lock_file(fd_, writer ? LOCK_EX : LOCK_SH) != 0) {
+        status_ = {ErrorCode::IoError, "cannot lock '" + file + "'"};
+    }
+}
+
+ReaderLock::~ReaderLock() {
+    if (fd_ >= 0) ::close(fd_);  // also releases the lock
+}
+
+int ReaderLock::release() {
+    lock_file(fd_, LOCK_UN);
+    return std::exchange(fd_, -1);
+}
 
 Status from_rocksdb(const rocksdb::Status& s, std::string_view context) {
     if (s.ok()) return {};
@@ -132,12 +187,29 @@ Status from_rocksdb(const rocksdb::Status& s, std::string_view context) {
 }
 
 DbState::~DbState() {
-    if (db == nullptr) return;
-    for (rocksdb::ColumnFamilyHandle* h : handles) db->DestroyColumnFamilyHandle(h);
-    // Close() flushes nothing we rely on (catalog writes are synced); its
-    // status has nowhere to go from a destructor.
-    (void)db->Close();
-    delete db;
+    if (lock_fd_ >= 0) {
+        // Deletions deferred since the last purge happen now (and in Close),
+        // with no reader in the middle of opening.
+        lock_file(lock_fd_, LOCK_EX);
+        (void)db->EnableFileDeletions(true);
+    }
+    if (db != nullptr) {
+        for (rocksdb::ColumnFamilyHandle* h : handles) (void)db->DestroyColumnFamilyHandle(h);
+        // Close() flushes nothing we rely on (catalog writes are synced); its
+        // status has nowhere to go from a destructor.
+        (void)db->Close();
+        delete db;
+    }
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void DbState::purge_files() {
+    // Only when no reader is opening; otherwise the files wait for the next
+    // publish or the close.
+    if (lock_file(lock_fd_, LOCK_EX | LOCK_NB) != 0) return;
+    (void)db->EnableFileDeletions(true);
+    (void)db->DisableFileDeletions();
+    lock_file(lock_fd_, LOCK_UN);
 }
 
 Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
@@ -164,8 +236,24 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
         create = true;
     }
 
+    if (writable && !create) {
+        // Before anything is created in it, the directory must be ours.
+        std::vector<std::string> families;
+        if (Status s = list_families(make_db_options(), path, families); !s.ok()) return s;
+    }
     auto state = std::make_shared<DbState>(path, !writable, options.block_cache_bytes);
-    if (Status s = state->open_rocksdb(options, create); !s.ok()) return s;
+    {
+        // See ReaderLock: no file deletion may run while this open reads the
+        // MANIFEST and opens the files it lists.
+        ReaderLock lock(path, writable);
+        if (!lock.status().ok()) return lock.status();
+        if (Status s = state->open_rocksdb(options, create); !s.ok()) return s;
+        if (writable) {
+            const rocksdb::Status ds = state->db->DisableFileDeletions();
+            if (!ds.ok()) return from_rocksdb(ds, "opening '" + path + "'");
+            state->lock_fd_ = lock.release();
+        }
+    }
 
     rocksdb::PinnableSlice marker;
     const rocksdb::Status ms =
@@ -216,17 +304,7 @@ Status DbState::open_rocksdb(const DatabaseOptions& options, bool create) {
         db_options.create_if_missing = true;
         db_options.create_missing_column_families = true;
     } else {
-        const rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &families);
-        if (!s.ok()) return open_failure(s, path);
-        for (std::string_view needed : {kCatalogFamily, kBlocksFamily, kEntriesFamily}) {
-            if (std::find(families.begin(), families.end(), needed) == families.end()) {
-                const std::string why = "no column family '" + std::string(needed) + "'";
-                if (has_marker(db_options, path)) {
-                    return {ErrorCode::Corruption, "'" + path + "' is a damaged tbforge database: " + why};
-                }
-                return not_a_database(path, why);
-            }
-        }
+        if (Status s = list_families(db_options, path, families); !s.ok()) return s;
         if (read_only) {
             families = {rocksdb::kDefaultColumnFamilyName, std::string(kCatalogFamily),
                         std::string(kBlocksFamily), std::string(kEntriesFamily)};
@@ -361,6 +439,7 @@ Status DbState::publish(const Publication& pub) {
     // The new version is published whatever happens next: if retiring the
     // old data fails, it is an orphan that the next read-write open removes.
     if (retire_old) (void)retire_locked(pub.data_family, old_id);
+    purge_files();
     return {};
 }
 
@@ -405,6 +484,7 @@ Status DbState::remove(char tag, std::string_view name) {
     const rocksdb::Status s = db->Write(synced(), &batch);
     if (!s.ok()) return from_rocksdb(s, "deleting " + what);
     if (known) (void)reclaim(family, id);  // space only; the delete itself is done
+    purge_files();
     return {};
 }
 
@@ -452,6 +532,7 @@ Status DbState::sweep_orphans() {
         const rocksdb::Status s = db->Write(synced(), &batch);
         if (!s.ok()) return from_rocksdb(s, "deleting orphaned data");
         for (const auto& [family, id] : orphans) (void)reclaim(family, id);
+        purge_files();
     }
     // Ids are never reused, even if the counter record lagged behind.
     next_id_ = std::max(next_id_, max_id + 1);

@@ -36,6 +36,30 @@ auto guarded(F&& f) -> decltype(f()) {
     }
 }
 
+// Keeps a live writer from deleting files while another process opens the
+// database read-only. RocksDB's read-only open reads the MANIFEST and then
+// opens every SST file it lists; a file the writer deletes in between (after
+// a compaction, a replace, a MANIFEST rotation) makes the open fail. So the
+// writer runs with file deletions disabled and re-enables them only for a
+// moment while it holds an exclusive flock on tbf-open.lock; a reader holds
+// a shared flock while it opens. Once open, a reader holds every file open
+// (max_open_files = -1) and later deletions cannot hurt it.
+class ReaderLock {
+public:
+    ReaderLock(const std::string& db_path, bool writer);
+    ~ReaderLock();
+    ReaderLock(const ReaderLock&) = delete;
+    ReaderLock& operator=(const ReaderLock&) = delete;
+
+    [[nodiscard]] const Status& status() const { return status_; }
+    // Unlocks and hands over the file descriptor (the writer keeps it).
+    int release();
+
+private:
+    int fd_ = -1;
+    Status status_;
+};
+
 // A catalog entry to publish: data file (may be empty: no entries) plus record.
 struct Publication {
     char tag;                           // kTableTag or kStrategyTag
@@ -95,9 +119,12 @@ private:
                                        std::uint64_t storage_id);
     // Drops the SST files wholly inside the (already deleted) id range.
     [[nodiscard]] Status reclaim(rocksdb::ColumnFamilyHandle* family, std::uint64_t storage_id);
+    // Lets RocksDB delete obsolete files if no reader is opening (ReaderLock).
+    void purge_files();
 
     std::mutex write_mutex_;  // catalog changes and id allocation
     std::uint64_t next_id_ = 1;
+    int lock_fd_ = -1;  // writer: the ReaderLock file
 };
 
 }  // namespace tbf::storage::detail

@@ -18,7 +18,15 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
       storage_id_(storage_id),
       blocks_file_(db_->staging_dir + "/" + std::to_string(storage_id) + ".blocks.sst"),
       catalog_file_(db_->staging_dir + "/" + std::to_string(storage_id) + ".catalog.sst") {
-    pending_.reserve(std::size_t{options_.slots_per_block} * spec_.value_width);
+    const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
+    pending_.reserve(block_bytes);
+    // With several threads, blocks are compressed in batches of a few per
+    // thread; the batch bounds the writer's memory.
+    const std::size_t batch =
+        options_.compression_threads <= 1 ? 1 : std::size_t{4} * options_.compression_threads;
+    if (batch > 1) batch_.resize(batch * block_bytes);
+    records_.resize(batch);
+    scratch_.resize(batch);
 }
 
 TableWriterImpl::~TableWriterImpl() { abort(); }
@@ -55,23 +63,55 @@ void TableWriterImpl::abort() {
     remove_files();
 }
 
-Status TableWriterImpl::write_block(const std::uint8_t* raw, std::uint32_t slots) {
-    const std::size_t size = std::size_t{slots} * spec_.value_width;
-    const std::span<const std::uint8_t> values(raw, size);
+Status TableWriterImpl::put_record(const std::string& key, const std::string& record,
+                                   std::span<const std::uint8_t> values) {
     if (!sst_) {
         sst_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), db_->blocks_options,
                                                         db_->blocks_family);
         const rocksdb::Status s = sst_->Open(blocks_file_);
         if (!s.ok()) return from_rocksdb(s, "staging table '" + spec_.name + "'");
     }
-    const std::string key = block_key(storage_id_, blocks_written_);
-    encode_block(key, values, spec_.value_width, options_.compression, options_.lz4hc_level,
-                 scratch_, record_);
-    const rocksdb::Status s = sst_->Put(key, record_);
+    const rocksdb::Status s = sst_->Put(key, record);
     if (!s.ok()) return from_rocksdb(s, "staging table '" + spec_.name + "'");
     values_hash_.update(values);
-    stored_bytes_ += record_.size();
+    stored_bytes_ += record.size();
     ++blocks_written_;
+    return {};
+}
+
+Status TableWriterImpl::add_block(const std::uint8_t* raw, std::uint32_t slots) {
+    const std::size_t size = std::size_t{slots} * spec_.value_width;
+    if (options_.compression_threads <= 1) {
+        const std::string key = block_key(storage_id_, blocks_written_);
+        encode_block(key, {raw, size}, spec_.value_width, options_.compression,
+                     options_.lz4hc_level, scratch_[0], records_[0]);
+        return put_record(key, records_[0], {raw, size});
+    }
+    const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
+    std::memcpy(batch_.data() + batch_slots_.size() * block_bytes, raw, size);
+    batch_slots_.push_back(slots);
+    return batch_slots_.size() == records_.size() ? flush_batch() : Status{};
+}
+
+Status TableWriterImpl::flush_batch() {
+    const auto n = static_cast<std::ptrdiff_t>(batch_slots_.size());
+    const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
+    std::vector<std::string> keys(batch_slots_.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = block_key(storage_id_, blocks_written_ + i);
+    // Blocks are independent: compress them side by side, store in order.
+#pragma omp parallel for num_threads(options_.compression_threads) schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,
+                                                std::size_t{batch_slots_[i]} * spec_.value_width);
+        encode_block(keys[i], raw, spec_.value_width, options_.compression, options_.lz4hc_level,
+                     scratch_[i], records_[i]);
+    }
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,
+                                                std::size_t{batch_slots_[i]} * spec_.value_width);
+        if (Status s = put_record(keys[i], records_[i], raw); !s.ok()) return s;
+    }
+    batch_slots_.clear();
     return {};
 }
 
@@ -87,7 +127,7 @@ Status TableWriterImpl::append_bytes(const std::uint8_t* bytes, std::uint64_t co
         const std::size_t pending_slots = pending_.size() / width;
         if (pending_slots == 0 && count >= per_block) {
             // Whole block straight from the caller's buffer: no copy.
-            if (Status s = write_block(bytes, per_block); !s.ok()) return fail(s);
+            if (Status s = add_block(bytes, per_block); !s.ok()) return fail(s);
             bytes += std::size_t{per_block} * width;
             count -= per_block;
             slots_written_ += per_block;
@@ -99,7 +139,7 @@ Status TableWriterImpl::append_bytes(const std::uint8_t* bytes, std::uint64_t co
         count -= take;
         slots_written_ += take;
         if (pending_.size() == std::size_t{per_block} * width) {
-            if (Status s = write_block(pending_.data(), per_block); !s.ok()) return fail(s);
+            if (Status s = add_block(pending_.data(), per_block); !s.ok()) return fail(s);
             pending_.clear();
         }
     }
@@ -116,8 +156,11 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     }
     if (!pending_.empty()) {
         const auto slots = static_cast<std::uint32_t>(pending_.size() / spec_.value_width);
-        if (Status s = write_block(pending_.data(), slots); !s.ok()) return fail(s);
+        if (Status s = add_block(pending_.data(), slots); !s.ok()) return fail(s);
         pending_.clear();
+    }
+    if (!batch_slots_.empty()) {
+        if (Status s = flush_batch(); !s.ok()) return fail(s);
     }
     if (sst_) {
         const rocksdb::Status s = sst_->Finish();

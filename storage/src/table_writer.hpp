@@ -3,6 +3,7 @@
 #include <rocksdb/sst_file_writer.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,12 @@ public:
     [[nodiscard]] Status fail(Status status);
 
 private:
-    [[nodiscard]] Status write_block(const std::uint8_t* raw, std::uint32_t slots);
+    // A finished block: encoded and stored now, or queued for a parallel batch.
+    [[nodiscard]] Status add_block(const std::uint8_t* raw, std::uint32_t slots);
+    [[nodiscard]] Status flush_batch();
+    // Stores one encoded block (the next block number) in the staging file.
+    [[nodiscard]] Status put_record(const std::string& key, const std::string& record,
+                                    std::span<const std::uint8_t> values);
     void remove_files();
 
     enum class State : std::uint8_t { Open, Failed, Done };
@@ -46,8 +52,10 @@ private:
     std::uint64_t blocks_written_ = 0;
     std::uint64_t stored_bytes_ = 0;
     Xxh64 values_hash_;
-    std::string scratch_;
-    std::string record_;
+    std::vector<std::uint8_t> batch_;          // raw blocks awaiting parallel compression
+    std::vector<std::uint32_t> batch_slots_;   // slots of each queued block
+    std::vector<std::string> records_;         // one encoded record per batch entry
+    std::vector<std::string> scratch_;         // per batch entry, reused
     State state_ = State::Open;
 };
 

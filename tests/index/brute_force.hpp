@@ -97,9 +97,16 @@ struct Reference {
 
     // Squares of a placement under a symmetry, each run re-sorted, packed.
     std::uint64_t pack(const std::array<Square, kMaxUnits>& sq, int sym) const {
+        static const auto table = [] {
+            std::array<std::array<Square, 64>, kSymmetryCount> t{};
+            for (int s = 0; s < kSymmetryCount; ++s) {
+                for (int x = 0; x < 64; ++x) t[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)] = transform_square(static_cast<Square>(x), s);
+            }
+            return t;
+        }();
         std::array<Square, kMaxUnits> t{};
         for (int i = 0; i < size(); ++i) {
-            t[static_cast<std::size_t>(i)] = transform_square(sq[static_cast<std::size_t>(i)], sym);
+            t[static_cast<std::size_t>(i)] = table[static_cast<std::size_t>(sym)][sq[static_cast<std::size_t>(i)]];
         }
         for (std::size_t r = 0; r < run_start.size(); ++r) {
             const int end = r + 1 < run_start.size() ? run_start[r + 1] : size();

@@ -10,8 +10,9 @@
 //       Commits tables churn-<first>, churn-<first + 2>, ... and replaces
 //       churn-base in between, over and over; writes one byte to <fd> after
 //       the first commit.
-//   storage_child read <db> <name> <seed>
-//       Opens read-only and checks every value of a synthetic table.
+//   storage_child read <db> <name> <seed> <times>
+//       <times> times: opens read-only and checks every value of a synthetic
+//       table.
 // Exit status: 0 success, 1 wrong values, 2 storage error, 3 usage.
 
 #include <unistd.h>
@@ -80,15 +81,18 @@ int churn(const std::string& path, int fd, std::uint64_t first) {
     }
 }
 
-int read_all(const std::string& path, const std::string& name, std::uint64_t seed) {
-    auto db = Database::open(path);
-    if (!db.ok()) return fail(db.status());
-    auto reader = db->open_table(name);
-    if (!reader.ok()) return fail(reader.status());
-    auto bad = tbf::test::count_mismatches(*reader, seed);
-    if (!bad.ok()) return fail(bad.status());
-    if (Status s = reader->verify(); !s.ok()) return fail(s);
-    return *bad == 0 ? 0 : 1;
+int read_all(const std::string& path, const std::string& name, std::uint64_t seed, int times) {
+    for (int i = 0; i < times; ++i) {
+        auto db = Database::open(path);
+        if (!db.ok()) return fail(db.status());
+        auto reader = db->open_table(name);
+        if (!reader.ok()) return fail(reader.status());
+        auto bad = tbf::test::count_mismatches(*reader, seed);
+        if (!bad.ok()) return fail(bad.status());
+        if (Status s = reader->verify(); !s.ok()) return fail(s);
+        if (*bad != 0) return 1;
+    }
+    return 0;
 }
 
 }  // namespace
@@ -102,7 +106,9 @@ int main(int argc, char** argv) {
                              std::stoull(a[4]), std::stoi(a[5]), std::stoull(a[6]), a[7] == "1");
     }
     if (a.size() == 4 && a[0] == "churn") return churn(a[1], std::stoi(a[2]), std::stoull(a[3]));
-    if (a.size() == 4 && a[0] == "read") return read_all(a[1], a[2], std::stoull(a[3]));
+    if (a.size() == 5 && a[0] == "read") {
+        return read_all(a[1], a[2], std::stoull(a[3]), std::stoi(a[4]));
+    }
     std::fprintf(stderr, "storage_child: bad arguments\n");
     return 3;
 }

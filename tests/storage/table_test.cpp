@@ -76,6 +76,14 @@ TableWriteOptions small_blocks() {
     return o;
 }
 
+std::uintmax_t sst_bytes(const std::string& dir) {
+    std::uintmax_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() == ".sst") n += e.file_size();
+    }
+    return n;
+}
+
 std::size_t files_in(const std::string& dir) {
     std::size_t n = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
@@ -217,6 +225,36 @@ TEST_CASE("values checksum depends only on the values") {
     CHECK(raw_bytes == slots * 2 + 18 * 16);
     CHECK(lz4_bytes < raw_bytes / 3);
     CHECK(hc_bytes <= lz4_bytes);
+}
+
+TEST_CASE("parallel compression stores exactly what one thread stores") {
+    TempDir dir;
+    Database db = open_rw(dir.sub("db"));
+    // 37 full blocks and a partial one: batches end mid-table and at commit.
+    const std::uint64_t slots = 37 * 1024 + 100;
+    for (int threads : {1, 2, 3}) {
+        for (Compression c : {Compression::Lz4, Compression::Lz4Hc}) {
+            TableWriteOptions o = small_blocks();
+            o.compression = c;
+            o.lz4hc_level = 4;
+            o.compression_threads = threads;
+            REQUIRE(write_synthetic(db, numbered("t", threads) + numbered("-", int(c)), slots, 2, 12, o)
+                        .ok());
+        }
+    }
+    for (Compression c : {Compression::Lz4, Compression::Lz4Hc}) {
+        const TableInfo one = *db.table_info(numbered("t", 1) + numbered("-", int(c)));
+        for (int threads : {2, 3}) {
+            const TableReader r = open_table(db, numbered("t", threads) + numbered("-", int(c)));
+            CHECK(r.info().stored_bytes == one.stored_bytes);
+            CHECK(r.info().values_checksum == one.values_checksum);
+            check_all(r, 12);
+        }
+    }
+    TableWriteOptions bad;
+    bad.compression_threads = 0;
+    CHECK(db.create_table(tbf::test::synthetic_spec("x", 1, 1), bad).status().code() ==
+          ErrorCode::InvalidArgument);
 }
 
 TEST_CASE("noise that LZ4 cannot shrink is stored raw") {
@@ -361,10 +399,13 @@ TEST_CASE("delete a table") {
     {
         Database db = open_rw(path);
         REQUIRE(write_synthetic(db, "a", 9000, 2, 30, small_blocks()).ok());
-        REQUIRE(write_synthetic(db, "b", 9000, 2, 31, small_blocks()).ok());
         REQUIRE(write_synthetic(db, "c", 9000, 2, 32, small_blocks()).ok());
+        // Noise does not compress: "b" takes about 18 KB of files.
+        REQUIRE(write_synthetic(db, "b", 9000, 2, 31, small_blocks()).ok());
+        const std::uintmax_t before = sst_bytes(path);
         CHECK(db.delete_table("b").ok());
         CHECK(db.delete_table("b").code() == ErrorCode::NotFound);
+        CHECK(sst_bytes(path) < before - 17000);  // its file is gone at once
         CHECK(db.open_table("b").status().code() == ErrorCode::NotFound);
         // The name can be used again.
         REQUIRE(write_synthetic(db, "b", 100, 1, 33).ok());

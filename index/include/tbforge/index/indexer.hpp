@@ -55,6 +55,11 @@ struct Slot {
 namespace detail {
 struct RootTable;
 struct NodeTree;
+// A divisor with its reciprocal, for quotients without a hardware division.
+struct FastDiv {
+    std::uint64_t divisor = 1;
+    double inverse = 1.0;
+};
 }  // namespace detail
 
 class Indexer {
@@ -116,6 +121,7 @@ private:
     Indexer() = default;
     Index encode_tail(const Square* squares, int sym, Bitboard occ, int level) const noexcept;
     void decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept;
+    void place_group(int g, std::uint64_t rank, Bitboard& occ, Square* squares) const noexcept;
     Index encode_node(int node, const Square* squares, std::uint8_t syms, Bitboard occ) const noexcept;
     void decode_node(int node, Index rest, Bitboard occ, Square* squares) const noexcept;
     Index tail_size(int level, Bitboard occ) const;
@@ -125,6 +131,10 @@ private:
     Material material_;
     std::array<Group, kMaxUnits> groups_{};
     std::array<Unit, kMaxUnits> unit_of_{};
+    // Per group: position of a square in the group's domain (0xFF outside)
+    // and the square at each position.
+    std::array<std::array<std::uint8_t, 64>, kMaxUnits> domain_index_{};
+    std::array<std::array<Square, 64>, kMaxUnits> domain_square_{};
     int group_count_ = 0;
     int units_ = 0;
     std::uint8_t symmetries_ = 1;  // bit s set: symmetry s is used
@@ -134,11 +144,13 @@ private:
     Index size_ = 0;
     // Root choices [0, free_choices_) have no symmetry left and, when
     // free_size_ != 0, all span free_size_ slots: slot = choice * free_size_ +
-    // tail. The other choices start at root_offset_[choice - offset_base_].
+    // tail, the tail digits having the radices free_radix_. The other choices
+    // start at root_offset_[choice - offset_base_].
     std::uint32_t free_choices_ = 0;
     Index free_size_ = 0;
     Index free_end_ = 0;
-    std::array<Index, kMaxUnits> free_radix_{};  // tail radices on that path
+    detail::FastDiv free_div_{};
+    std::array<detail::FastDiv, kMaxUnits> free_radix_{};
     std::uint32_t offset_base_ = 0;
     std::vector<Index> root_offset_;
     std::vector<std::int32_t> root_child_;

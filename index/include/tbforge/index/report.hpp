@@ -26,7 +26,9 @@ struct IndexReport {
     double mean_ratio() const;
 };
 
-// Counts the valid slots of an indexer exhaustively.
+// Counts the valid slots of an indexer exhaustively: decodes every slot and
+// checks that it is a position (encodes back to the same slot; Four File: the
+// side not to move is not in check).
 IndexReport count_valid(const Indexer& indexer);
 
 // Parses a table name (either colour orientation; it is reported under its

@@ -78,6 +78,9 @@ struct TableWriteOptions {
     int lz4hc_level = 9;  // 1..12, used with Compression::Lz4Hc
     std::uint32_t slots_per_block = kDefaultSlotsPerBlock;  // power of two in [kMin, kMax]
     bool replace = false;  // allow replacing an existing table of the same name
+    // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
+    // The stored table is the same for any number.
+    int compression_threads = 1;
 };
 
 // The decoded values of one block. Immutable, shared between the cache and

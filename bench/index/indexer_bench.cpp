@@ -1,0 +1,134 @@
+// Encode and decode speed of the indexers, fast path (square arrays) and
+// Position path, on 4-, 5- and 6-unit tables. Inputs are random slots
+// (fixed seed); encode inputs are random symmetric images of their
+// placements, so canonicalisation is part of the measured work.
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/rules/symmetry.hpp"
+
+namespace {
+
+using namespace tbf;
+using namespace tbf::index;
+
+constexpr std::size_t kInputs = 1 << 14;
+
+struct Case {
+    VariantId variant;
+    const char* table;
+};
+
+constexpr Case kCases[] = {
+    {VariantId::Antichess, "KRvKB"},   {VariantId::Antichess, "BBvBB"},
+    {VariantId::Antichess, "KPvKP"},   {VariantId::Antichess, "KQRvKB"},
+    {VariantId::Antichess, "RBNvKN"},  {VariantId::Antichess, "KRPvKP"},
+    {VariantId::Antichess, "KQRvKBN"}, {VariantId::Antichess, "KKvKKN"},
+    {VariantId::FourFile, "KRPvKP"},
+};
+
+struct Inputs {
+    Indexer indexer;
+    std::vector<Index> slots;
+    std::vector<Placement> images;  // a symmetric image of each slot's placement
+    std::vector<Position> positions;
+};
+
+Inputs make_inputs(const Case& c) {
+    auto material = parse_table(c.table, c.variant);
+    Inputs in{*Indexer::create(c.variant, *material), {}, {}, {}};
+    std::mt19937_64 rng(12345);
+    const Indexer& ix = in.indexer;
+    std::uniform_int_distribution<Index> slot(0, ix.size() - 1);
+    const int syms = ix.symmetry_count();
+    while (in.slots.size() < kInputs) {
+        const Index i = slot(rng);
+        auto pos = ix.position(i, Color::White);
+        if (!pos) pos = ix.position(i, Color::Black);
+        if (!pos) continue;
+        // Symmetries used: all 8, the file mirror (1), or none.
+        const int sym = syms == 8 ? static_cast<int>(rng() % 8) : (syms == 2 ? static_cast<int>(rng() % 2) : 0);
+        const Position image = transform(*pos, sym);
+        Placement p{};
+        ix.placement_of(image, p.data());
+        in.slots.push_back(i);
+        in.images.push_back(p);
+        in.positions.push_back(image);
+    }
+    return in;
+}
+
+void encode_fast(benchmark::State& state, const Case& c) {
+    const Inputs in = make_inputs(c);
+    std::size_t k = 0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(in.indexer.encode(in.images[k].data()));
+        k = (k + 1) & (kInputs - 1);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
+void decode_fast(benchmark::State& state, const Case& c) {
+    const Inputs in = make_inputs(c);
+    std::size_t k = 0;
+    Placement p{};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(in.indexer.decode(in.slots[k], p.data()));
+        benchmark::DoNotOptimize(p);
+        k = (k + 1) & (kInputs - 1);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
+void encode_position(benchmark::State& state, const Case& c) {
+    const Inputs in = make_inputs(c);
+    std::size_t k = 0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(in.indexer.index(in.positions[k]));
+        k = (k + 1) & (kInputs - 1);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
+void decode_position(benchmark::State& state, const Case& c) {
+    const Inputs in = make_inputs(c);
+    std::size_t k = 0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(in.indexer.position(in.slots[k], Color::Black));
+        k = (k + 1) & (kInputs - 1);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
+// Sequential decoding, as a retrograde pass walks a table.
+void decode_sequential(benchmark::State& state, const Case& c) {
+    auto material = parse_table(c.table, c.variant);
+    const Indexer ix = *Indexer::create(c.variant, *material);
+    Index i = 0;
+    Placement p{};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(ix.decode(i, p.data()));
+        benchmark::DoNotOptimize(p);
+        if (++i == ix.size()) i = 0;
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
+const bool kRegistered = [] {
+    for (const Case& c : kCases) {
+        const std::string suffix = std::string("/") + std::string(variant_name(c.variant)) + "/" + c.table;
+        benchmark::RegisterBenchmark(("BM_Index_Encode" + suffix + "/fast").c_str(), encode_fast, c);
+        benchmark::RegisterBenchmark(("BM_Index_Encode" + suffix + "/position").c_str(), encode_position, c);
+        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/fast").c_str(), decode_fast, c);
+        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/sequential").c_str(), decode_sequential, c);
+        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/position").c_str(), decode_position, c);
+    }
+    return true;
+}();
+
+}  // namespace
