@@ -45,7 +45,9 @@ std::string entry_key(std::uint64_t i) {
     return k;
 }
 
-std::string entry_value(std::uint64_t i) { return std::string(1 + i % 4, static_cast<char>('a' + i % 26)); }
+std::string entry_value(std::uint64_t i) {
+    return std::string(1 + i % 4, static_cast<char>('a' + i % 26));
+}
 
 // The expected strategy: key -> value, in key order.
 std::map<std::string, std::string> expected_entries(std::uint64_t n) {

@@ -64,7 +64,8 @@ std::uint64_t expected_checksum(std::uint64_t seed, std::uint64_t slots, std::ui
     for (std::uint64_t slot = 0; slot < slots; ++slot) {
         const std::uint32_t v = synthetic_value(seed, slot, width);
         std::uint8_t le[4] = {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8),
-                              static_cast<std::uint8_t>(v >> 16), static_cast<std::uint8_t>(v >> 24)};
+                              static_cast<std::uint8_t>(v >> 16),
+                              static_cast<std::uint8_t>(v >> 24)};
         h.update(std::span<const std::uint8_t>(le, width));
     }
     return h.digest();
@@ -104,8 +105,8 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
         for (std::uint32_t width : {1u, 2u, 4u}) {
             for (std::uint64_t slots : sizes) {
                 for (std::uint64_t parity : {0u, 1u}) {  // compressible and noise
-                    const std::string name = numbered("w", width) + numbered("/n", slots) +
-                                             numbered("/", parity);
+                    const std::string name =
+                        numbered("w", width) + numbered("/n", slots) + numbered("/", parity);
                     const std::uint64_t s = seed++ * 2 + parity;
                     REQUIRE(write_synthetic(db, name, slots, width, s, small_blocks()).ok());
                     tables.emplace_back(name, slots, width, s);
@@ -204,7 +205,9 @@ TEST_CASE("values checksum depends only on the values") {
             variants.emplace_back(numbered("c", spb) + numbered("-", int(c)), o);
         }
     }
-    for (const auto& [name, options] : variants) REQUIRE(write_synthetic(db, name, slots, 2, 8, options).ok());
+    for (const auto& [name, options] : variants) {
+        REQUIRE(write_synthetic(db, name, slots, 2, 8, options).ok());
+    }
     const std::uint64_t expected = expected_checksum(8, slots, 2);
     std::uint64_t raw_bytes = 0;
     std::uint64_t lz4_bytes = 0;
@@ -238,8 +241,8 @@ TEST_CASE("parallel compression stores exactly what one thread stores") {
             o.compression = c;
             o.lz4hc_level = 4;
             o.compression_threads = threads;
-            REQUIRE(write_synthetic(db, numbered("t", threads) + numbered("-", int(c)), slots, 2, 12, o)
-                        .ok());
+            const std::string name = numbered("t", threads) + numbered("-", int(c));
+            REQUIRE(write_synthetic(db, name, slots, 2, 12, o).ok());
         }
     }
     for (Compression c : {Compression::Lz4, Compression::Lz4Hc}) {
@@ -356,7 +359,10 @@ TEST_CASE("writer errors leave the database unchanged") {
 
 TEST_CASE("a read-only open refuses writes") {
     TempDir dir;
-    { Database db = open_rw(dir.sub("db")); REQUIRE(write_synthetic(db, "t", 10, 1, 2).ok()); }
+    {
+        Database db = open_rw(dir.sub("db"));
+        REQUIRE(write_synthetic(db, "t", 10, 1, 2).ok());
+    }
     Database db = open_ro(dir.sub("db"));
     CHECK(db.create_table(tbf::test::synthetic_spec("x", 10, 1)).status().code() ==
           ErrorCode::ReadOnly);
@@ -481,8 +487,8 @@ TEST_CASE("concurrent readers in threads get the right values") {
     {
         Database db = open_rw(path);
         for (int t = 0; t < 3; ++t) {
-            REQUIRE(write_synthetic(db, numbered("t", t), slots + t, 1 + t % 2, 50 + t,
-                                    small_blocks())
+            const auto width = static_cast<std::uint32_t>(1 + t % 2);
+            REQUIRE(write_synthetic(db, numbered("t", t), slots + t, width, 50 + t, small_blocks())
                         .ok());
         }
     }
