@@ -256,6 +256,7 @@ public:
     rocksdb::Slice upper_slice_;
     std::unique_ptr<rocksdb::Iterator> it_;
     std::string seek_key_;
+    Status error_;  // a failure of our own (allocation) during seek()
 };
 
 }  // namespace detail
@@ -292,16 +293,19 @@ StrategyIterator::~StrategyIterator() = default;
 void StrategyIterator::seek_to_first() { impl_->it_->Seek(impl_->prefix_); }
 
 void StrategyIterator::seek(std::string_view key) {
-    impl_->seek_key_.assign(impl_->prefix_);
-    impl_->seek_key_.append(key);
-    impl_->it_->Seek(impl_->seek_key_);
+    impl_->error_ = detail::guarded([&] {
+        impl_->seek_key_.assign(impl_->prefix_);
+        impl_->seek_key_.append(key);
+        impl_->it_->Seek(impl_->seek_key_);
+        return Status{};
+    });
 }
 
 void StrategyIterator::next() { impl_->it_->Next(); }
 
 bool StrategyIterator::valid() const {
     const rocksdb::Iterator& it = *impl_->it_;
-    return it.Valid() && it.key().starts_with(impl_->prefix_);
+    return impl_->error_.ok() && it.Valid() && it.key().starts_with(impl_->prefix_);
 }
 
 std::string_view StrategyIterator::key() const {
@@ -311,6 +315,7 @@ std::string_view StrategyIterator::key() const {
 std::string_view StrategyIterator::value() const { return impl_->it_->value().ToStringView(); }
 
 Status StrategyIterator::status() const {
+    if (!impl_->error_.ok()) return impl_->error_;
     return detail::from_rocksdb(impl_->it_->status(), "iterating a strategy");
 }
 
@@ -333,8 +338,11 @@ Result<std::optional<std::string>> StrategyReader::get(std::string_view key) con
     });
 }
 
-StrategyIterator StrategyReader::iterator() const {
-    return StrategyIterator(std::make_unique<detail::StrategyIteratorImpl>(db_, info_->storage_id));
+Result<StrategyIterator> StrategyReader::iterator() const {
+    return detail::guarded([&]() -> Result<StrategyIterator> {
+        return StrategyIterator(
+            std::make_unique<detail::StrategyIteratorImpl>(db_, info_->storage_id));
+    });
 }
 
 }  // namespace tbf::storage

@@ -93,6 +93,27 @@ std::size_t files_in(const std::string& dir) {
 
 }  // namespace
 
+TEST_CASE("status and result") {
+    const Status ok;
+    CHECK(ok.ok());
+    CHECK(ok.to_string() == "ok");
+    const Status bad(ErrorCode::ChecksumMismatch, "table 't' block 3: checksum mismatch");
+    CHECK(!bad.ok());
+    CHECK(bad.to_string() == "checksum-mismatch: table 't' block 3: checksum mismatch");
+    CHECK(error_code_name(ErrorCode::NotADatabase) == "not-a-database");
+
+    const Result<int> value(7);
+    REQUIRE(value.ok());
+    CHECK(*value == 7);
+    CHECK(value.status().ok());
+    const Result<int> error(Status(ErrorCode::NotFound, "gone"));
+    CHECK(!error.ok());
+    CHECK(error.status().code() == ErrorCode::NotFound);
+    // A Result must not claim failure with an ok status.
+    const Result<int> misuse{Status{}};
+    CHECK(misuse.status().code() == ErrorCode::Internal);
+}
+
 TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
     TempDir dir;
     const std::string path = dir.sub("db");
@@ -297,6 +318,7 @@ TEST_CASE("writer errors leave the database unchanged") {
         auto w = db.create_table(tbf::test::synthetic_spec("x", 5000, 1), small_blocks());
         REQUIRE(w.ok());
         REQUIRE(tbf::test::append_synthetic(*w, 1, 0, 4999).ok());
+        CHECK(w->slots_written() == 4999);
         CHECK(w->commit().code() == ErrorCode::InvalidArgument);
         CHECK(db.table_info("x").status().code() == ErrorCode::NotFound);
     }

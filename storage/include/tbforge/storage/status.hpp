@@ -38,7 +38,6 @@ public:
     Status() = default;  // ok
     Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-    static Status ok_status() { return {}; }
 
     [[nodiscard]] bool ok() const { return code_ == ErrorCode::Ok; }
     [[nodiscard]] ErrorCode code() const { return code_; }

@@ -119,8 +119,8 @@ public:
     // The value stored for `key`, or nullopt if the strategy has no such entry.
     [[nodiscard]] Result<std::optional<std::string>> get(std::string_view key) const;
 
-    // A new iterator, positioned before the first entry (call seek_to_first()).
-    [[nodiscard]] StrategyIterator iterator() const;
+    // A new iterator, not yet positioned (call seek_to_first() or seek()).
+    [[nodiscard]] Result<StrategyIterator> iterator() const;
 
 private:
     friend class Database;
