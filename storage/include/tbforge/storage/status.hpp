@@ -38,7 +38,6 @@ public:
     Status() = default;  // ok
     Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-
     [[nodiscard]] bool ok() const { return code_ == ErrorCode::Ok; }
     [[nodiscard]] ErrorCode code() const { return code_; }
     [[nodiscard]] const std::string& message() const { return message_; }
