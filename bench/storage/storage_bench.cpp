@@ -147,25 +147,37 @@ void run_write(benchmark::State& state, const std::vector<T>& values, TableWrite
     }
     const double count = static_cast<double>(values.size());
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * values.size()));
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * values.size() * sizeof(T)));
+    state.SetBytesProcessed(
+        static_cast<std::int64_t>(state.iterations() * values.size() * sizeof(T)));
     state.counters["stored_bytes_per_value"] = static_cast<double>(info.stored_bytes) / count;
     state.counters["ratio"] = count * sizeof(T) / static_cast<double>(info.stored_bytes);
 }
 
-// Arg 0: compression (0 none, 1 LZ4, 2 LZ4HC level 9).
-void BM_Storage_Write8(benchmark::State& state) {
+// Args: compression (0 none, 1 LZ4, 2 LZ4HC), LZ4HC level, compression threads.
+void write_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"codec", "level", "threads"});
+    b->Args({0, 0, 1})->Args({1, 0, 1})->Args({1, 0, 2});
+    b->Args({2, 4, 1})->Args({2, 4, 2})->Args({2, 9, 1})->Args({2, 9, 2});
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+TableWriteOptions write_options(const benchmark::State& state) {
     TableWriteOptions o;
     o.compression = static_cast<Compression>(state.range(0));
-    run_write(state, values8(), o);
+    o.lz4hc_level = state.range(1) > 0 ? static_cast<int>(state.range(1)) : o.lz4hc_level;
+    o.compression_threads = static_cast<int>(state.range(2));
+    return o;
 }
-BENCHMARK(BM_Storage_Write8)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Storage_Write8(benchmark::State& state) {
+    run_write(state, values8(), write_options(state));
+}
+BENCHMARK(BM_Storage_Write8)->Apply(write_args);
 
 void BM_Storage_Write16(benchmark::State& state) {
-    TableWriteOptions o;
-    o.compression = static_cast<Compression>(state.range(0));
-    run_write(state, values16(), o);
+    run_write(state, values16(), write_options(state));
 }
-BENCHMARK(BM_Storage_Write16)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Storage_Write16)->Apply(write_args);
 
 // A database with one 32M-slot 2-byte table per block size, shared by the
 // read benchmarks; built on first use.
@@ -213,10 +225,12 @@ Database open_reader(std::size_t cache_bytes) {
 // Random get() with every block already cached (the whole table fits).
 void BM_Storage_GetWarm(benchmark::State& state) {
     static Database db = open_reader(std::size_t{1} << 30);
-    static const TableReader reader = *db.open_table(ReadFixture::name(kDefaultSlotsPerBlock));
-    if (state.thread_index() == 0) {
-        for (std::uint64_t b = 0; b < reader.info().block_count; ++b) check(reader.read_block(b).status());
-    }
+    // Static initialisation runs once, before any thread starts timing.
+    static const TableReader reader = [] {
+        TableReader r = *db.open_table(ReadFixture::name(kDefaultSlotsPerBlock));
+        for (std::uint64_t b = 0; b < r.info().block_count; ++b) check(r.read_block(b).status());
+        return r;
+    }();
     std::mt19937_64 rng(42 + state.thread_index());
     const std::uint64_t slots = reader.info().spec.slot_count;
     const auto& expected = values16();
@@ -248,8 +262,9 @@ void BM_Storage_GetCold(benchmark::State& state) {
     }
     if (wrong != 0) state.SkipWithError("wrong values");
     state.SetItemsProcessed(state.iterations());
-    state.counters["stored_bytes_per_value"] =
-        static_cast<double>(ReadFixture::get().info(spb).stored_bytes) / static_cast<double>(slots);
+    state.counters["stored_bytes_per_value"] = benchmark::Counter(
+        static_cast<double>(ReadFixture::get().info(spb).stored_bytes) / static_cast<double>(slots),
+        benchmark::Counter::kAvgThreads);
 }
 BENCHMARK(BM_Storage_GetCold)
     ->ArgName("spb")
@@ -261,7 +276,11 @@ BENCHMARK(BM_Storage_GetCold)
     ->Arg(131072)
     ->Threads(1)
     ->UseRealTime();
-BENCHMARK(BM_Storage_GetCold)->ArgName("spb")->Arg(kDefaultSlotsPerBlock)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Storage_GetCold)
+    ->ArgName("spb")
+    ->Arg(kDefaultSlotsPerBlock)
+    ->Threads(2)
+    ->UseRealTime();
 
 // Every block in order, as a verifier streams a table (cache bypassed).
 void BM_Storage_StreamBlocks(benchmark::State& state) {
@@ -343,15 +362,16 @@ void BM_Storage_PublishWriteBatch(benchmark::State& state) {
         rocksdb::DB* db = nullptr;
         if (!rocksdb::DB::Open(o, dir.sub("db"), &db).ok()) std::abort();
         state.ResumeTiming();
-        std::string compressed(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(spb))), '\0');
+        std::string compressed(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(spb))),
+                               '\0');
         for (int table = 0; table < kTables; ++table) {
             rocksdb::WriteOptions no_wal;
             no_wal.disableWAL = true;
             rocksdb::WriteBatch batch;
             for (std::size_t at = 0, block = 0; at < values.size(); at += spb, ++block) {
-                const int n = LZ4_compress_default(reinterpret_cast<const char*>(values.data() + at),
-                                                   compressed.data(), static_cast<int>(spb),
-                                                   static_cast<int>(compressed.size()));
+                const int n = LZ4_compress_default(
+                    reinterpret_cast<const char*>(values.data() + at), compressed.data(),
+                    static_cast<int>(spb), static_cast<int>(compressed.size()));
                 std::string key = numbered("b", table) + numbered("/", 1000000 + block);
                 batch.Put(key, rocksdb::Slice(compressed.data(), static_cast<std::size_t>(n)));
                 if (batch.GetDataSize() > (std::size_t{4} << 20)) {
@@ -386,6 +406,9 @@ void BM_Storage_PublishWriteBatch(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(values_written));
     state.counters["disk_bytes_per_value"] = static_cast<double>(disk_bytes) / values_written;
 }
-BENCHMARK(BM_Storage_PublishWriteBatch)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+BENCHMARK(BM_Storage_PublishWriteBatch)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 }  // namespace

@@ -29,8 +29,8 @@ std::size_t BlockCache::KeyHash::operator()(const Key& k) const {
 
 BlockCache::BlockCache(std::size_t capacity_bytes)
     : capacity_(capacity_bytes),
-      shard_count_(std::bit_floor(std::clamp<std::size_t>(capacity_bytes / kMinShardBytes, 1,
-                                                          kMaxShards))),
+      shard_count_(
+          std::bit_floor(std::clamp<std::size_t>(capacity_bytes / kMinShardBytes, 1, kMaxShards))),
       shards_(std::make_unique<Shard[]>(shard_count_)) {
     shard_capacity_ = capacity_ / shard_count_;
 }

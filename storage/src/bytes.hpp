@@ -67,7 +67,6 @@ public:
     }
 
     [[nodiscard]] bool failed() const { return failed_; }
-    [[nodiscard]] std::size_t position() const { return pos_; }
     [[nodiscard]] std::size_t remaining() const { return data_.size() - pos_; }
 
 private:

@@ -116,7 +116,8 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
         if (options.compression_threads < 1 || options.compression_threads > 256) {
             return invalid("compression threads must be in [1, 256]");
         }
-        if (Status s = check_absent(*state_, detail::kTableTag, spec.name, options.replace, "table");
+        if (Status s =
+                check_absent(*state_, detail::kTableTag, spec.name, options.replace, "table");
             !s.ok()) {
             return s;
         }
@@ -160,8 +161,8 @@ Result<StrategyWriter> Database::create_strategy(const StrategySpec& spec,
         if (!options.sorted_input && options.sort_buffer_bytes == 0) {
             return invalid("sort buffer of 0 bytes");
         }
-        if (Status s = check_absent(*state_, detail::kStrategyTag, spec.name, options.replace,
-                                    "strategy");
+        if (Status s =
+                check_absent(*state_, detail::kStrategyTag, spec.name, options.replace, "strategy");
             !s.ok()) {
             return s;
         }

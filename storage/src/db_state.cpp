@@ -1,12 +1,12 @@
 #include "db_state.hpp"
 
+#include <fcntl.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -65,8 +65,8 @@ rocksdb::ColumnFamilyOptions make_blocks_options() {
 rocksdb::ColumnFamilyOptions make_entries_options(std::size_t cache_bytes) {
     rocksdb::ColumnFamilyOptions o;
     const auto supported = rocksdb::GetSupportedCompressions();
-    const bool has_lz4 = std::find(supported.begin(), supported.end(), rocksdb::kLZ4Compression) !=
-                         supported.end();
+    const bool has_lz4 =
+        std::find(supported.begin(), supported.end(), rocksdb::kLZ4Compression) != supported.end();
     o.compression = has_lz4 ? rocksdb::kLZ4Compression : rocksdb::kNoCompression;
     rocksdb::BlockBasedTableOptions t;
     t.block_cache = rocksdb::NewLRUCache(cache_bytes);
@@ -78,8 +78,8 @@ rocksdb::ColumnFamilyOptions make_entries_options(std::size_t cache_bytes) {
 
 bool is_lock_failure(const rocksdb::Status& s) {
     const std::string text = s.ToString();
-    return s.IsIOError() && (text.find("lock") != std::string::npos ||
-                             text.find("LOCK") != std::string::npos);
+    return s.IsIOError() &&
+           (text.find("lock") != std::string::npos || text.find("LOCK") != std::string::npos);
 }
 
 rocksdb::WriteOptions synced() {
@@ -125,7 +125,8 @@ Status list_families(const rocksdb::DBOptions& db_options, const std::string& pa
         if (std::find(families.begin(), families.end(), needed) == families.end()) {
             const std::string why = "no column family '" + std::string(needed) + "'";
             if (has_marker(db_options, path)) {
-                return {ErrorCode::Corruption, "'" + path + "' is a damaged tbforge database: " + why};
+                return {ErrorCode::Corruption,
+                        "'" + path + "' is a damaged tbforge database: " + why};
             }
             return not_a_database(path, why);
         }
@@ -295,7 +296,8 @@ Status DbState::open_rocksdb(const DatabaseOptions& options, bool create) {
     rocksdb::DBOptions db_options = make_db_options();
     catalog_options = rocksdb::Options(db_options, make_catalog_options());
     blocks_options = rocksdb::Options(db_options, make_blocks_options());
-    entries_options = rocksdb::Options(db_options, make_entries_options(options.strategy_cache_bytes));
+    entries_options =
+        rocksdb::Options(db_options, make_entries_options(options.strategy_cache_bytes));
 
     std::vector<std::string> families;
     if (create) {
@@ -418,7 +420,7 @@ Status DbState::publish(const Publication& pub) {
     if (!s.ok()) return from_rocksdb(s, "staging the catalog entry of " + what);
 
     rocksdb::IngestExternalFileOptions ingest;
-    ingest.move_files = true;       // hard links: the data is not copied
+    ingest.move_files = true;           // hard links: the data is not copied
     ingest.write_global_seqno = false;  // ingested files stay byte-identical
     std::vector<rocksdb::IngestExternalFileArg> args;
     if (!pub.data_file.empty()) {
@@ -461,8 +463,7 @@ Status DbState::reclaim(rocksdb::ColumnFamilyHandle* family, std::uint64_t stora
     const std::string end = id_prefix(storage_id + 1);
     const rocksdb::Slice b(begin);
     const rocksdb::Slice e(end);
-    return from_rocksdb(rocksdb::DeleteFilesInRange(db, family, &b, &e, false),
-                        "reclaiming space");
+    return from_rocksdb(rocksdb::DeleteFilesInRange(db, family, &b, &e, false), "reclaiming space");
 }
 
 Status DbState::remove(char tag, std::string_view name) {
@@ -494,7 +495,8 @@ Status DbState::sweep_orphans() {
     std::set<std::uint64_t> live;
     std::uint64_t max_id = 0;
     {
-        std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), catalog_family));
+        std::unique_ptr<rocksdb::Iterator> it(
+            db->NewIterator(rocksdb::ReadOptions(), catalog_family));
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             const std::string_view key = it->key().ToStringView();
             if (key.empty() || (key[0] != kTableTag && key[0] != kStrategyTag)) continue;

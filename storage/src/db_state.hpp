@@ -62,12 +62,12 @@ private:
 
 // A catalog entry to publish: data file (may be empty: no entries) plus record.
 struct Publication {
-    char tag;                           // kTableTag or kStrategyTag
+    char tag;  // kTableTag or kStrategyTag
     std::string name;
-    std::string record;                 // encoded metadata
+    std::string record;  // encoded metadata
     rocksdb::ColumnFamilyHandle* data_family;
-    std::string data_file;              // finished SST of the data, "" if none
-    std::string catalog_file;           // where to stage the catalog SST
+    std::string data_file;     // finished SST of the data, "" if none
+    std::string catalog_file;  // where to stage the catalog SST
     bool replace;
 };
 

@@ -63,9 +63,9 @@ Status open_record(std::string_view what, std::string_view magic, std::string_vi
     const std::uint64_t stored = get_le<std::uint64_t>(value.data() + sealed);
     const std::uint64_t computed = xxh64(value.substr(0, sealed));
     if (stored != computed) {
-        return {ErrorCode::ChecksumMismatch, std::string(what) + ": record checksum mismatch (stored " +
-                                                 hex64(stored) + ", computed " + hex64(computed) +
-                                                 ")"};
+        return {ErrorCode::ChecksumMismatch,
+                std::string(what) + ": record checksum mismatch (stored " + hex64(stored) +
+                    ", computed " + hex64(computed) + ")"};
     }
     const auto version = get_le<std::uint32_t>(value.data() + magic.size());
     if (version != kRecordVersion) {
@@ -170,7 +170,8 @@ std::string encode_next_id(std::uint64_t next_id) {
 }
 
 Status decode_next_id(std::string_view value, std::uint64_t& next_id) {
-    if (value.size() != 16 || xxh64(value.substr(0, 8)) != get_le<std::uint64_t>(value.data() + 8)) {
+    if (value.size() != 16 ||
+        xxh64(value.substr(0, 8)) != get_le<std::uint64_t>(value.data() + 8)) {
         return {ErrorCode::Corruption, "storage id counter record is damaged"};
     }
     next_id = get_le<std::uint64_t>(value.data());
@@ -211,7 +212,9 @@ Status validate_strategy_spec(const StrategySpec& spec) {
     Status s = check_text("variant", spec.variant);
     if (s.ok()) s = check_text("entry encoding", spec.entry_encoding);
     if (s.ok()) s = check_text("JSON", spec.json);
-    for (std::size_t i = 0; s.ok() && i < spec.roots.size(); ++i) s = check_text("root", spec.roots[i]);
+    for (std::size_t i = 0; s.ok() && i < spec.roots.size(); ++i) {
+        s = check_text("root", spec.roots[i]);
+    }
     if (!s.ok()) return invalid("strategy '" + spec.name + "': " + s.message());
     return {};
 }
@@ -361,12 +364,11 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
     int compressed = 0;
     if (compression != Compression::None) {
         scratch.resize(static_cast<std::size_t>(LZ4_compressBound(raw_size)));
-        compressed =
-            compression == Compression::Lz4Hc
-                ? LZ4_compress_HC(src, scratch.data(), raw_size, static_cast<int>(scratch.size()),
-                                  lz4hc_level)
-                : LZ4_compress_default(src, scratch.data(), raw_size,
-                                       static_cast<int>(scratch.size()));
+        compressed = compression == Compression::Lz4Hc
+                         ? LZ4_compress_HC(src, scratch.data(), raw_size,
+                                           static_cast<int>(scratch.size()), lz4hc_level)
+                         : LZ4_compress_default(src, scratch.data(), raw_size,
+                                                static_cast<int>(scratch.size()));
     }
     // Keep the raw values when compression fails or does not pay.
     const bool use_lz4 = compressed > 0 && compressed < raw_size;
@@ -376,7 +378,8 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
 
     record.clear();
     record.reserve(kBlockHeaderBytes + payload.size());
-    put_le<std::uint8_t>(record, static_cast<std::uint8_t>(use_lz4 ? BlockCodec::Lz4 : BlockCodec::Raw));
+    put_le<std::uint8_t>(record,
+                         static_cast<std::uint8_t>(use_lz4 ? BlockCodec::Lz4 : BlockCodec::Raw));
     put_le<std::uint8_t>(record, static_cast<std::uint8_t>(width));
     put_le<std::uint16_t>(record, 0);
     put_le<std::uint32_t>(record, static_cast<std::uint32_t>(raw.size() / width));
@@ -407,8 +410,8 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
     const std::uint64_t computed = hash.digest();
     const auto stored = get_le<std::uint64_t>(record.data() + 8);
     if (computed != stored) {
-        return fail(ErrorCode::ChecksumMismatch,
-                    "checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) + ")");
+        return fail(ErrorCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
+                                                     ", computed " + hex64(computed) + ")");
     }
     const auto codec = static_cast<std::uint8_t>(record[0]);
     const auto record_width = static_cast<std::uint8_t>(record[1]);
@@ -426,9 +429,9 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
         return {};
     }
     if (codec == static_cast<std::uint8_t>(BlockCodec::Lz4)) {
-        const int n = LZ4_decompress_safe(payload.data(), reinterpret_cast<char*>(out),
-                                          static_cast<int>(payload.size()),
-                                          static_cast<int>(raw_size));
+        const int n =
+            LZ4_decompress_safe(payload.data(), reinterpret_cast<char*>(out),
+                                static_cast<int>(payload.size()), static_cast<int>(raw_size));
         if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
             return fail(ErrorCode::Corruption, "LZ4 payload does not decode to the block size");
         }

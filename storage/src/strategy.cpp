@@ -81,15 +81,14 @@ void StrategyWriterImpl::remove_files() {
 }
 
 Status StrategyWriterImpl::duplicate(std::string_view key) const {
-    return {ErrorCode::InvalidArgument,
-            "strategy '" + spec_.name + "': key added twice (" + std::to_string(key.size()) +
-                " bytes)"};
+    return {ErrorCode::InvalidArgument, "strategy '" + spec_.name + "': key added twice (" +
+                                            std::to_string(key.size()) + " bytes)"};
 }
 
 Status StrategyWriterImpl::emit(std::string_view key, std::string_view value) {
     if (!out_) {
-        out_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(),
-                                                        db_->entries_options, db_->entries_family);
+        out_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), db_->entries_options,
+                                                        db_->entries_family);
         const rocksdb::Status s = out_->Open(entries_file());
         if (!s.ok()) return from_rocksdb(s, "staging strategy '" + spec_.name + "'");
     }
@@ -110,12 +109,11 @@ Status StrategyWriterImpl::add(std::string_view key, std::string_view value) {
     ++added_;
     if (options_.sorted_input) {
         if (added_ > 1 && key <= std::string_view(last_key_)) {
-            return fail(key == last_key_
-                            ? duplicate(key)
-                            : Status(ErrorCode::InvalidArgument,
-                                     "strategy '" + spec_.name +
-                                         "': keys must be added in strictly increasing order "
-                                         "(entry " + std::to_string(added_) + ")"));
+            if (key == last_key_) return fail(duplicate(key));
+            return fail({ErrorCode::InvalidArgument,
+                         "strategy '" + spec_.name +
+                             "': keys must be added in strictly increasing order (entry " +
+                             std::to_string(added_) + ")"});
         }
         last_key_.assign(key);
         if (Status s = emit(key, value); !s.ok()) return fail(s);
@@ -132,9 +130,8 @@ Status StrategyWriterImpl::add(std::string_view key, std::string_view value) {
 Status StrategyWriterImpl::sort_run() {
     std::sort(run_.begin(), run_.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    const auto dup = std::adjacent_find(run_.begin(), run_.end(), [](const auto& a, const auto& b) {
-        return a.first == b.first;
-    });
+    const auto dup = std::adjacent_find(
+        run_.begin(), run_.end(), [](const auto& a, const auto& b) { return a.first == b.first; });
     if (dup != run_.end()) return duplicate(dup->first);
     return {};
 }
@@ -145,7 +142,9 @@ Status StrategyWriterImpl::spill_run() {
     runs_.push_back(path);
     rocksdb::SstFileWriter run(rocksdb::EnvOptions(), db_->entries_options);
     rocksdb::Status s = run.Open(path);
-    for (std::size_t i = 0; s.ok() && i < run_.size(); ++i) s = run.Put(run_[i].first, run_[i].second);
+    for (std::size_t i = 0; s.ok() && i < run_.size(); ++i) {
+        s = run.Put(run_[i].first, run_[i].second);
+    }
     if (s.ok()) s = run.Finish();
     if (!s.ok()) return from_rocksdb(s, "spilling entries of strategy '" + spec_.name + "'");
     run_.clear();
@@ -161,7 +160,9 @@ Status StrategyWriterImpl::merge_runs() {
     for (const std::string& path : runs_) {
         auto reader = std::make_unique<rocksdb::SstFileReader>(db_->entries_options);
         const rocksdb::Status s = reader->Open(path);
-        if (!s.ok()) return from_rocksdb(s, "reading a sorted run of strategy '" + spec_.name + "'");
+        if (!s.ok()) {
+            return from_rocksdb(s, "reading a sorted run of strategy '" + spec_.name + "'");
+        }
         its.emplace_back(reader->NewIterator(rocksdb::ReadOptions()));
         its.back()->SeekToFirst();
         readers.push_back(std::move(reader));
@@ -188,7 +189,8 @@ Status StrategyWriterImpl::merge_runs() {
     }
     for (const auto& it : its) {
         if (!it->status().ok()) {
-            return from_rocksdb(it->status(), "reading a sorted run of strategy '" + spec_.name + "'");
+            return from_rocksdb(it->status(),
+                                "reading a sorted run of strategy '" + spec_.name + "'");
         }
     }
     return {};
@@ -254,6 +256,7 @@ public:
     rocksdb::Slice upper_slice_;
     std::unique_ptr<rocksdb::Iterator> it_;
     std::string seek_key_;
+    Status error_;  // a failure of our own (allocation) during seek()
 };
 
 }  // namespace detail
@@ -290,16 +293,19 @@ StrategyIterator::~StrategyIterator() = default;
 void StrategyIterator::seek_to_first() { impl_->it_->Seek(impl_->prefix_); }
 
 void StrategyIterator::seek(std::string_view key) {
-    impl_->seek_key_.assign(impl_->prefix_);
-    impl_->seek_key_.append(key);
-    impl_->it_->Seek(impl_->seek_key_);
+    impl_->error_ = detail::guarded([&] {
+        impl_->seek_key_.assign(impl_->prefix_);
+        impl_->seek_key_.append(key);
+        impl_->it_->Seek(impl_->seek_key_);
+        return Status{};
+    });
 }
 
 void StrategyIterator::next() { impl_->it_->Next(); }
 
 bool StrategyIterator::valid() const {
     const rocksdb::Iterator& it = *impl_->it_;
-    return it.Valid() && it.key().starts_with(impl_->prefix_);
+    return impl_->error_.ok() && it.Valid() && it.key().starts_with(impl_->prefix_);
 }
 
 std::string_view StrategyIterator::key() const {
@@ -309,6 +315,7 @@ std::string_view StrategyIterator::key() const {
 std::string_view StrategyIterator::value() const { return impl_->it_->value().ToStringView(); }
 
 Status StrategyIterator::status() const {
+    if (!impl_->error_.ok()) return impl_->error_;
     return detail::from_rocksdb(impl_->it_->status(), "iterating a strategy");
 }
 
@@ -331,8 +338,11 @@ Result<std::optional<std::string>> StrategyReader::get(std::string_view key) con
     });
 }
 
-StrategyIterator StrategyReader::iterator() const {
-    return StrategyIterator(std::make_unique<detail::StrategyIteratorImpl>(db_, info_->storage_id));
+Result<StrategyIterator> StrategyReader::iterator() const {
+    return detail::guarded([&]() -> Result<StrategyIterator> {
+        return StrategyIterator(
+            std::make_unique<detail::StrategyIteratorImpl>(db_, info_->storage_id));
+    });
 }
 
 }  // namespace tbf::storage

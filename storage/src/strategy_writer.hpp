@@ -14,8 +14,8 @@ namespace tbf::storage::detail {
 
 class StrategyWriterImpl {
 public:
-    StrategyWriterImpl(std::shared_ptr<DbState> db, StrategySpec spec,
-                       StrategyWriteOptions options, std::uint64_t storage_id);
+    StrategyWriterImpl(std::shared_ptr<DbState> db, StrategySpec spec, StrategyWriteOptions options,
+                       std::uint64_t storage_id);
     ~StrategyWriterImpl();
 
     [[nodiscard]] const StrategySpec& spec() const { return spec_; }
@@ -48,7 +48,7 @@ private:
     std::string stem_;  // staging path without suffix
     std::unique_ptr<rocksdb::SstFileWriter> out_;
     std::string full_key_;
-    std::string last_key_;                                   // sorted input
+    std::string last_key_;                                  // sorted input
     std::vector<std::pair<std::string, std::string>> run_;  // unsorted input, in memory
     std::size_t run_bytes_ = 0;
     std::vector<std::string> runs_;  // spilled sorted runs

@@ -38,8 +38,8 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info, std::uin
                           " is missing (the table was deleted or replaced after it was opened)");
     }
     if (!s.ok()) {
-        return detail::from_rocksdb(s, "reading " + table_what(info) + " block " +
-                                           std::to_string(block_no));
+        return detail::from_rocksdb(
+            s, "reading " + table_what(info) + " block " + std::to_string(block_no));
     }
     const std::uint64_t first = block_no * info.slots_per_block;
     const auto slots = static_cast<std::uint32_t>(

@@ -97,7 +97,9 @@ Status TableWriterImpl::flush_batch() {
     const auto n = static_cast<std::ptrdiff_t>(batch_slots_.size());
     const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
     std::vector<std::string> keys(batch_slots_.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = block_key(storage_id_, blocks_written_ + i);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        keys[i] = block_key(storage_id_, blocks_written_ + i);
+    }
     // Blocks are independent: compress them side by side, store in order.
 #pragma omp parallel for num_threads(options_.compression_threads) schedule(dynamic, 1)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
@@ -117,9 +119,9 @@ Status TableWriterImpl::flush_batch() {
 
 Status TableWriterImpl::append_bytes(const std::uint8_t* bytes, std::uint64_t count) {
     if (count > spec_.slot_count - slots_written_) {
-        return fail({ErrorCode::InvalidArgument,
-                     "table '" + spec_.name + "': more values than its " +
-                         std::to_string(spec_.slot_count) + " slots"});
+        return fail({ErrorCode::InvalidArgument, "table '" + spec_.name +
+                                                     "': more values than its " +
+                                                     std::to_string(spec_.slot_count) + " slots"});
     }
     const std::size_t width = spec_.value_width;
     const std::uint32_t per_block = options_.slots_per_block;
@@ -207,7 +209,9 @@ Status append_values(detail::TableWriterImpl* impl, std::span<const T> values) {
             // Big-endian hosts: blocks store little-endian values.
             for (T v : values) {
                 std::uint8_t le[sizeof(T)];
-                for (std::size_t i = 0; i < sizeof(T); ++i) le[i] = static_cast<std::uint8_t>(v >> (8 * i));
+                for (std::size_t i = 0; i < sizeof(T); ++i) {
+                    le[i] = static_cast<std::uint8_t>(v >> (8 * i));
+                }
                 if (Status s = impl->append_bytes(le, 1); !s.ok()) return s;
             }
             return Status{};

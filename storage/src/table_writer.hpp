@@ -47,15 +47,15 @@ private:
     std::string blocks_file_;
     std::string catalog_file_;
     std::unique_ptr<rocksdb::SstFileWriter> sst_;  // opened at the first block
-    std::vector<std::uint8_t> pending_;             // values of the unfinished block
+    std::vector<std::uint8_t> pending_;            // values of the unfinished block
     std::uint64_t slots_written_ = 0;
     std::uint64_t blocks_written_ = 0;
     std::uint64_t stored_bytes_ = 0;
     Xxh64 values_hash_;
-    std::vector<std::uint8_t> batch_;          // raw blocks awaiting parallel compression
-    std::vector<std::uint32_t> batch_slots_;   // slots of each queued block
-    std::vector<std::string> records_;         // one encoded record per batch entry
-    std::vector<std::string> scratch_;         // per batch entry, reused
+    std::vector<std::uint8_t> batch_;         // raw blocks awaiting parallel compression
+    std::vector<std::uint32_t> batch_slots_;  // slots of each queued block
+    std::vector<std::string> records_;        // one encoded record per batch entry
+    std::vector<std::string> scratch_;        // per batch entry, reused
     State state_ = State::Open;
 };
 

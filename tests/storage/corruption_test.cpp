@@ -189,6 +189,50 @@ TEST_CASE("a flipped byte in a stored block is a checksum error naming table and
     CHECK(db->open_table("antichess/KRvK")->verify().ok());
 }
 
+TEST_CASE("a flipped byte inside an SST file is an error, never a wrong value") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    {
+        DatabaseOptions o;
+        o.mode = OpenMode::ReadWrite;
+        o.create_if_missing = true;
+        auto db = Database::open(path, o);
+        REQUIRE(db.ok());
+        TableWriteOptions w;
+        w.slots_per_block = 1024;
+        w.compression = Compression::None;  // 20 blocks of 2 KiB: the middle of the file is data
+        REQUIRE(write_synthetic(*db, "t", 20 * 1024, 2, 3, w).ok());
+    }
+    const std::string sst = largest_file_with_suffix(path, ".sst");
+    {
+        std::fstream f(sst, std::ios::in | std::ios::out | std::ios::binary);
+        const auto at = static_cast<std::streamoff>(fs::file_size(sst) / 2);
+        f.seekg(at);
+        const char c = static_cast<char>(f.get() ^ 0x01);
+        f.seekp(at);
+        f.put(c);
+    }
+    auto db = Database::open(path);
+    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+    auto reader = db->open_table("t");
+    REQUIRE(reader.ok());
+    std::uint64_t failed = 0;
+    std::uint64_t wrong = 0;
+    for (std::uint64_t slot = 0; slot < 20 * 1024; ++slot) {
+        auto v = reader->get(slot);
+        if (!v.ok()) {
+            ++failed;
+            CHECK(v.status().code() == ErrorCode::Corruption);
+            CHECK(v.status().message().find("table 't' block") != std::string::npos);
+        } else if (*v != tbf::test::synthetic_value(3, slot, 2)) {
+            ++wrong;
+        }
+    }
+    CHECK(failed > 0);
+    CHECK(wrong == 0);
+    CHECK(reader->verify().code() == ErrorCode::Corruption);
+}
+
 TEST_CASE("a block stored under another block's key is detected") {
     TempDir dir;
     const std::string path = dir.sub("db");

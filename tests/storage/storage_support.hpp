@@ -104,8 +104,7 @@ inline storage::TableSpec synthetic_spec(const std::string& name, std::uint64_t 
 // Writes a whole synthetic table in uneven chunks (so that appends straddle
 // block boundaries) and commits it.
 inline storage::Status write_synthetic(storage::Database& db, const std::string& name,
-                                       std::uint64_t slots, std::uint32_t width,
-                                       std::uint64_t seed,
+                                       std::uint64_t slots, std::uint32_t width, std::uint64_t seed,
                                        const storage::TableWriteOptions& options = {},
                                        const storage::TableStatistics& stats = {}) {
     auto writer = db.create_table(synthetic_spec(name, slots, width), options);
@@ -129,7 +128,8 @@ inline storage::Result<std::uint64_t> count_mismatches(const storage::TableReade
         if (!block.ok()) return block.status();
         const storage::Block& blk = **block;
         for (std::uint32_t i = 0; i < blk.size(); ++i) {
-            if (blk.value(i) != synthetic_value(seed, blk.first_slot() + i, info.spec.value_width)) {
+            if (blk.value(i) !=
+                synthetic_value(seed, blk.first_slot() + i, info.spec.value_width)) {
                 ++bad;
             }
         }

@@ -45,7 +45,9 @@ std::string entry_key(std::uint64_t i) {
     return k;
 }
 
-std::string entry_value(std::uint64_t i) { return std::string(1 + i % 4, static_cast<char>('a' + i % 26)); }
+std::string entry_value(std::uint64_t i) {
+    return std::string(1 + i % 4, static_cast<char>('a' + i % 26));
+}
 
 // The expected strategy: key -> value, in key order.
 std::map<std::string, std::string> expected_entries(std::uint64_t n) {
@@ -66,7 +68,9 @@ void check_strategy(const Database& db, const std::string& name,
     CHECK(reader->info().entry_bytes == bytes);
 
     // Full iteration in key order.
-    StrategyIterator it = reader->iterator();
+    auto iterator = reader->iterator();
+    REQUIRE(iterator.ok());
+    StrategyIterator& it = *iterator;
     auto want = expected.begin();
     std::uint64_t seen = 0;
     bool same = true;
@@ -134,7 +138,9 @@ TEST_CASE("strategy round trip with sorted input, metadata, ordered iteration, l
     // seek() lands on the first key at or after its argument.
     auto reader = db->open_strategy("ff-white");
     REQUIRE(reader.ok());
-    StrategyIterator it = reader->iterator();
+    auto iterator = reader->iterator();
+    REQUIRE(iterator.ok());
+    StrategyIterator& it = *iterator;
     auto middle = std::next(expected.begin(), static_cast<long>(n / 2));
     it.seek(middle->first);
     REQUIRE(it.valid());

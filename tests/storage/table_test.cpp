@@ -64,7 +64,8 @@ std::uint64_t expected_checksum(std::uint64_t seed, std::uint64_t slots, std::ui
     for (std::uint64_t slot = 0; slot < slots; ++slot) {
         const std::uint32_t v = synthetic_value(seed, slot, width);
         std::uint8_t le[4] = {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8),
-                              static_cast<std::uint8_t>(v >> 16), static_cast<std::uint8_t>(v >> 24)};
+                              static_cast<std::uint8_t>(v >> 16),
+                              static_cast<std::uint8_t>(v >> 24)};
         h.update(std::span<const std::uint8_t>(le, width));
     }
     return h.digest();
@@ -92,6 +93,27 @@ std::size_t files_in(const std::string& dir) {
 
 }  // namespace
 
+TEST_CASE("status and result") {
+    const Status ok;
+    CHECK(ok.ok());
+    CHECK(ok.to_string() == "ok");
+    const Status bad(ErrorCode::ChecksumMismatch, "table 't' block 3: checksum mismatch");
+    CHECK(!bad.ok());
+    CHECK(bad.to_string() == "checksum-mismatch: table 't' block 3: checksum mismatch");
+    CHECK(error_code_name(ErrorCode::NotADatabase) == "not-a-database");
+
+    const Result<int> value(7);
+    REQUIRE(value.ok());
+    CHECK(*value == 7);
+    CHECK(value.status().ok());
+    const Result<int> error(Status(ErrorCode::NotFound, "gone"));
+    CHECK(!error.ok());
+    CHECK(error.status().code() == ErrorCode::NotFound);
+    // A Result must not claim failure with an ok status.
+    const Result<int> misuse{Status{}};
+    CHECK(misuse.status().code() == ErrorCode::Internal);
+}
+
 TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
     TempDir dir;
     const std::string path = dir.sub("db");
@@ -104,8 +126,8 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
         for (std::uint32_t width : {1u, 2u, 4u}) {
             for (std::uint64_t slots : sizes) {
                 for (std::uint64_t parity : {0u, 1u}) {  // compressible and noise
-                    const std::string name = numbered("w", width) + numbered("/n", slots) +
-                                             numbered("/", parity);
+                    const std::string name =
+                        numbered("w", width) + numbered("/n", slots) + numbered("/", parity);
                     const std::uint64_t s = seed++ * 2 + parity;
                     REQUIRE(write_synthetic(db, name, slots, width, s, small_blocks()).ok());
                     tables.emplace_back(name, slots, width, s);
@@ -204,7 +226,9 @@ TEST_CASE("values checksum depends only on the values") {
             variants.emplace_back(numbered("c", spb) + numbered("-", int(c)), o);
         }
     }
-    for (const auto& [name, options] : variants) REQUIRE(write_synthetic(db, name, slots, 2, 8, options).ok());
+    for (const auto& [name, options] : variants) {
+        REQUIRE(write_synthetic(db, name, slots, 2, 8, options).ok());
+    }
     const std::uint64_t expected = expected_checksum(8, slots, 2);
     std::uint64_t raw_bytes = 0;
     std::uint64_t lz4_bytes = 0;
@@ -238,8 +262,8 @@ TEST_CASE("parallel compression stores exactly what one thread stores") {
             o.compression = c;
             o.lz4hc_level = 4;
             o.compression_threads = threads;
-            REQUIRE(write_synthetic(db, numbered("t", threads) + numbered("-", int(c)), slots, 2, 12, o)
-                        .ok());
+            const std::string name = numbered("t", threads) + numbered("-", int(c));
+            REQUIRE(write_synthetic(db, name, slots, 2, 12, o).ok());
         }
     }
     for (Compression c : {Compression::Lz4, Compression::Lz4Hc}) {
@@ -294,6 +318,7 @@ TEST_CASE("writer errors leave the database unchanged") {
         auto w = db.create_table(tbf::test::synthetic_spec("x", 5000, 1), small_blocks());
         REQUIRE(w.ok());
         REQUIRE(tbf::test::append_synthetic(*w, 1, 0, 4999).ok());
+        CHECK(w->slots_written() == 4999);
         CHECK(w->commit().code() == ErrorCode::InvalidArgument);
         CHECK(db.table_info("x").status().code() == ErrorCode::NotFound);
     }
@@ -356,7 +381,10 @@ TEST_CASE("writer errors leave the database unchanged") {
 
 TEST_CASE("a read-only open refuses writes") {
     TempDir dir;
-    { Database db = open_rw(dir.sub("db")); REQUIRE(write_synthetic(db, "t", 10, 1, 2).ok()); }
+    {
+        Database db = open_rw(dir.sub("db"));
+        REQUIRE(write_synthetic(db, "t", 10, 1, 2).ok());
+    }
     Database db = open_ro(dir.sub("db"));
     CHECK(db.create_table(tbf::test::synthetic_spec("x", 10, 1)).status().code() ==
           ErrorCode::ReadOnly);
@@ -481,8 +509,8 @@ TEST_CASE("concurrent readers in threads get the right values") {
     {
         Database db = open_rw(path);
         for (int t = 0; t < 3; ++t) {
-            REQUIRE(write_synthetic(db, numbered("t", t), slots + t, 1 + t % 2, 50 + t,
-                                    small_blocks())
+            const auto width = static_cast<std::uint32_t>(1 + t % 2);
+            REQUIRE(write_synthetic(db, numbered("t", t), slots + t, width, 50 + t, small_blocks())
                         .ok());
         }
     }

@@ -38,8 +38,6 @@ public:
     Status() = default;  // ok
     Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-    static Status ok_status() { return {}; }
-
     [[nodiscard]] bool ok() const { return code_ == ErrorCode::Ok; }
     [[nodiscard]] ErrorCode code() const { return code_; }
     [[nodiscard]] const std::string& message() const { return message_; }
@@ -56,7 +54,8 @@ class [[nodiscard]] Result {
     static_assert(!std::is_same_v<std::remove_cv_t<T>, Status>, "use Status directly");
 
 public:
-    Result(T value) : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+    Result(T value)
+        : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
     Result(Status status) : data_(std::in_place_index<1>, std::move(status)) {  // NOLINT
         if (std::get<1>(data_).ok()) {
             // A Result built from a Status must carry an error; an ok Status

@@ -25,7 +25,7 @@ class StrategyIteratorImpl;
 enum class Side : std::uint8_t { White, Black };
 enum class StrategyKind : std::uint8_t { NonLoss, Winning };
 
-[[nodiscard]] std::string_view side_name(Side side);                 // "white", "black"
+[[nodiscard]] std::string_view side_name(Side side);                   // "white", "black"
 [[nodiscard]] std::string_view strategy_kind_name(StrategyKind kind);  // "non-loss", "winning"
 [[nodiscard]] std::optional<Side> parse_side(std::string_view text);
 [[nodiscard]] std::optional<StrategyKind> parse_strategy_kind(std::string_view text);
@@ -119,8 +119,8 @@ public:
     // The value stored for `key`, or nullopt if the strategy has no such entry.
     [[nodiscard]] Result<std::optional<std::string>> get(std::string_view key) const;
 
-    // A new iterator, positioned before the first entry (call seek_to_first()).
-    [[nodiscard]] StrategyIterator iterator() const;
+    // A new iterator, not yet positioned (call seek_to_first() or seek()).
+    [[nodiscard]] Result<StrategyIterator> iterator() const;
 
 private:
     friend class Database;

@@ -75,7 +75,7 @@ enum class Compression : std::uint8_t { None, Lz4, Lz4Hc };
 
 struct TableWriteOptions {
     Compression compression = Compression::Lz4;
-    int lz4hc_level = 9;  // 1..12, used with Compression::Lz4Hc
+    int lz4hc_level = 9;                                    // 1..12, used with Compression::Lz4Hc
     std::uint32_t slots_per_block = kDefaultSlotsPerBlock;  // power of two in [kMin, kMax]
     bool replace = false;  // allow replacing an existing table of the same name
     // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
