@@ -21,7 +21,7 @@ inline constexpr std::string_view kGeneratorVersion = "tbforge-gen/1";
 struct GenerateOptions {
     int threads = 0;         // 0: OpenMP's default
     bool progress = false;   // progress lines on stderr (a terminal)
-    storage::Compression compression = storage::Compression::Lz4Hc;
+    storage::Compression compression = storage::Compression::Lz4;
 };
 
 struct TableSummary {

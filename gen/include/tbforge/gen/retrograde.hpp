@@ -7,14 +7,18 @@
 //     (distance 0), conversions (captures, promotions) valued from sub-tables,
 //     and double pushes that hand the opponent an en-passant capture (valued
 //     from that child's own captures). What remains are quiet moves inside
-//     the table; their distinct children are counted per position.
+//     the table; they are counted per position (no child is indexed here).
 //  2. Level passes, distance L = 0, 1, 2, ...: from each position decided at
 //     distance L, un-moves reach its predecessors. A loss at L makes every
 //     undecided predecessor a win at L + 1 (the first level that reaches it is
-//     the shortest win); a win at L removes one open child from each
-//     predecessor, and a predecessor whose last open child falls is a loss at
-//     L + 1 (the last child to fall is its longest loss), unless some move of
-//     it is known to draw or win.
+//     the shortest win); a win at L closes the predecessor's moves into it,
+//     and a predecessor whose last open move closes is a loss at L + 1 (the
+//     last move to close is its longest loss), unless some move of it is
+//     known to draw or win.
+//     Symmetry: Q has f moves into the class of W and W has r un-moves into
+//     the class of Q, with f |orbit Q| = r |orbit W|, so each visit from W
+//     closes r |Stab Q| / |Stab W| of Q's moves. Stabilisers are trivial for
+//     all but a few positions, which the initial pass records.
 //  3. Everything undecided is a draw.
 // Threads only compare-and-swap undecided values and count down atomically, and
 // every value written depends only on earlier levels, so the result is the
@@ -32,6 +36,7 @@
 
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/movegen.hpp"
+#include "tbforge/rules/symmetry.hpp"
 
 namespace tbf::gen {
 
@@ -48,6 +53,7 @@ concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
     { ix.size() } -> std::convertible_to<std::uint64_t>;
     { ix.unit_count() } -> std::convertible_to<int>;
     { ix.unit(0) } -> std::convertible_to<Unit>;
+    { ix.symmetry_count() } -> std::convertible_to<int>;
     { ix.decode(i, squares) } -> std::same_as<bool>;
     { ix.encode(placement) } -> std::convertible_to<std::uint64_t>;
 };
@@ -116,10 +122,13 @@ private:
     void initial_pass();
     void init_position(Color side, std::uint64_t index, Frontier& frontier,
                        std::vector<std::uint64_t>& late_win, std::vector<std::uint64_t>& late_loss,
-                       std::vector<std::uint64_t>& children);
+                       std::vector<std::uint64_t>& symmetric);
     void level_pass(int level);
     // Distinct predecessor indices of pos (side to move `side`) by quiet moves.
     void predecessors(const Position& pos, Square* squares, std::vector<std::uint64_t>& out) const;
+    // Number of table symmetries that map the position onto itself.
+    int stabilizer(const Position& pos) const;
+    int stabilizer_of(Color side, std::uint64_t index) const;
     // The position of a slot, its squares in `squares`; false if not a position.
     bool decode(std::uint64_t index, Color side, Square* squares, Position& pos) const;
     probe::Value en_passant_child_value(const Position& child) const;
@@ -139,13 +148,19 @@ private:
     Progress progress_;
     std::uint64_t size_ = 0;
     std::array<std::vector<std::uint16_t>, 2> values_;
-    std::array<std::vector<std::uint8_t>, 2> open_children_;
+    std::array<std::vector<std::uint8_t>, 2> open_moves_;
     Frontier frontier_;
     // Positions decided by a move worth 2 plies (a double push into an
     // en-passant capture): wins waiting for level 2, and losses whose longest
     // move is that one. Sorted packed ids.
     std::vector<std::uint64_t> late_wins_;
     std::vector<std::uint64_t> late_losses_;
+    // Symmetries of the table other than the identity (rules numbering).
+    std::vector<int> symmetries_;
+    // Positions with a non-trivial stabiliser: packed id * 8 + stabiliser size,
+    // sorted, with a bitmap per side for a quick "not symmetric" answer.
+    std::vector<std::uint64_t> symmetric_;
+    std::array<std::vector<std::uint64_t>, 2> symmetric_bits_;
     std::uint64_t valid_positions_ = 0;
 };
 

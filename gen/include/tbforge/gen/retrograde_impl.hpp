@@ -14,7 +14,13 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     size_ = ix_.size();
     for (int c = 0; c < 2; ++c) {
         values_[c].assign(size_, detail::kUndecided);
-        open_children_[c].assign(size_, 0);
+        open_moves_[c].assign(size_, 0);
+    }
+    symmetries_.clear();
+    if (ix_.symmetry_count() == kSymmetryCount) {
+        for (int sym = 1; sym < kSymmetryCount; ++sym) symmetries_.push_back(sym);
+    } else if (ix_.symmetry_count() == 2) {
+        symmetries_.push_back(kMirrorFiles);
     }
     initial_pass();
     // Wins worth two plies wait for level 2 even when no level reaches it.
@@ -30,7 +36,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
             if (v == detail::kInvalid || v == detail::kDrawFinal) v = 0;
         }
         out.values[c] = std::move(values_[c]);
-        open_children_[c] = {};
+        open_moves_[c] = {};
     }
     out.stats.positions = valid_positions_;
     out.stats.passes = passes;
@@ -48,6 +54,29 @@ bool RetrogradeBuilder<R, Ix>::decode(std::uint64_t index, Color side, Square* s
     for (int i = 0; i < n; ++i) pos.put(squares[i], ix_.unit(i));
     pos.set_side_to_move(side);
     return is_valid(pos);
+}
+
+template <Ruleset R, TableIndexer Ix>
+int RetrogradeBuilder<R, Ix>::stabilizer(const Position& pos) const {
+    int count = 1;
+    for (const int sym : symmetries_) {
+        Bitboard occ = pos.occupied();
+        bool fixed = true;
+        while (occ && fixed) {
+            const Square s = pop_lsb(occ);
+            fixed = pos.unit_on(transform_square(s, sym)) == pos.unit_on(s);
+        }
+        count += fixed;
+    }
+    return count;
+}
+
+template <Ruleset R, TableIndexer Ix>
+int RetrogradeBuilder<R, Ix>::stabilizer_of(Color side, std::uint64_t index) const {
+    if (!(symmetric_bits_[to_index(side)][index >> 6] & (std::uint64_t{1} << (index & 63)))) return 1;
+    const std::uint64_t key = detail::pack(side, index) << 3;
+    const auto it = std::lower_bound(symmetric_.begin(), symmetric_.end(), key);
+    return static_cast<int>(*it & 7);
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -91,7 +120,7 @@ template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Frontier& frontier,
                                              std::vector<std::uint64_t>& late_win,
                                              std::vector<std::uint64_t>& late_loss,
-                                             std::vector<std::uint64_t>& children) {
+                                             std::vector<std::uint64_t>& symmetric) {
     using probe::Value;
     auto& value = values_[to_index(side)][index];
     Position pos;
@@ -112,24 +141,23 @@ void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Fr
         }
         return;
     }
+    if (!symmetries_.empty()) {
+        if (const int stab = stabilizer(pos); stab > 1) {
+            symmetric.push_back(detail::pack(side, index) << 3 | static_cast<std::uint64_t>(stab));
+        }
+    }
     int best_win = 0;    // shortest winning move outside the table, 0 if none
     int worst_loss = 0;  // longest losing move outside the table
     bool draw = false;
-    children.clear();
+    int quiet = 0;       // moves to positions of this table
     for (Move m : list) {
         Value v;
         if (pos.is_conversion(m)) {
             v = probe::move_value(child_value_(pos.after(m)), true);
+        } else if (!gives_en_passant<R>(pos, m)) {
+            ++quiet;
+            continue;
         } else {
-            if (!gives_en_passant<R>(pos, m)) {
-                // The moved unit's square changes; nothing else does.
-                int i = 0;
-                while (squares[i] != m.from()) ++i;
-                squares[i] = m.to();
-                children.push_back(ix_.encode(squares));
-                squares[i] = m.from();
-                continue;
-            }
             v = probe::move_value(en_passant_child_value(pos.after(m)), false);
         }
         if (v.wdl == Wdl::Win) {
@@ -147,9 +175,7 @@ void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Fr
         frontier.add(1, packed);
         return;
     }
-    std::sort(children.begin(), children.end());
-    const auto distinct = std::unique(children.begin(), children.end()) - children.begin();
-    if (distinct == 0) {
+    if (quiet == 0) {
         if (best_win) {
             value = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(best_win)});
             frontier.add(best_win, packed);
@@ -161,9 +187,9 @@ void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Fr
         }
         return;
     }
-    assert(distinct < detail::kCannotLose);
-    open_children_[to_index(side)][index] =
-        (draw || best_win) ? detail::kCannotLose : static_cast<std::uint8_t>(distinct);
+    assert(quiet < detail::kCannotLose);
+    open_moves_[to_index(side)][index] =
+        (draw || best_win) ? detail::kCannotLose : static_cast<std::uint8_t>(quiet);
     if (best_win) {
         late_win.push_back(packed);
     } else if (worst_loss > 1) {
@@ -180,7 +206,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 #pragma omp parallel reduction(+ : valid)
     {
         Frontier local;
-        std::vector<std::uint64_t> late_win, late_loss, children;
+        std::vector<std::uint64_t> late_win, late_loss, symmetric;
         constexpr std::int64_t kChunk = 1 << 14;
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t chunk = 0; chunk < (total + kChunk - 1) / kChunk; ++chunk) {
@@ -189,7 +215,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 // Sides interleave per chunk so both sides' arrays fill together.
                 const Color side = static_cast<Color>(slot & 1);
                 const auto index = static_cast<std::uint64_t>(slot >> 1);
-                init_position(side, index, local, late_win, late_loss, children);
+                init_position(side, index, local, late_win, late_loss, symmetric);
                 valid += values_[to_index(side)][index] != detail::kInvalid;
             }
             const auto d = done.fetch_add(static_cast<std::uint64_t>(end - chunk * kChunk)) +
@@ -200,8 +226,16 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
         frontier_.merge(local);
         late_wins_.insert(late_wins_.end(), late_win.begin(), late_win.end());
         late_losses_.insert(late_losses_.end(), late_loss.begin(), late_loss.end());
+        symmetric_.insert(symmetric_.end(), symmetric.begin(), symmetric.end());
     }
     valid_positions_ = valid;
+    std::sort(symmetric_.begin(), symmetric_.end());
+    for (int c = 0; c < 2; ++c) symmetric_bits_[c].assign((size_ + 63) / 64, 0);
+    for (const std::uint64_t entry : symmetric_) {
+        const std::uint64_t packed = entry >> 3;
+        const std::uint64_t i = detail::packed_index(packed);
+        symmetric_bits_[to_index(detail::packed_side(packed))][i >> 6] |= std::uint64_t{1} << (i & 63);
+    }
     std::sort(late_wins_.begin(), late_wins_.end());
     std::sort(late_losses_.begin(), late_losses_.end());
 }
@@ -248,8 +282,8 @@ void RetrogradeBuilder<R, Ix>::predecessors(const Position& pos, Square* squares
         }
         add(start, to);
     }
+    // Sorted so that repeated predecessors (several un-moves) stand together.
     std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -277,15 +311,22 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
             assert(ok);
             predecessors(pos, squares, preds);
             const Color p = ~s;
-            for (const std::uint64_t q : preds) {
+            const int stab_w = symmetries_.empty() ? 1 : stabilizer(pos);
+            for (std::size_t at = 0; at < preds.size();) {
+                const std::uint64_t q = preds[at];
+                std::size_t repeats = 1;
+                while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
+                at += repeats;
                 if (v.wdl == Wdl::Loss) {
                     if (claim(p, q, win_next)) local.add(next, detail::pack(p, q));
                     continue;
                 }
                 if (load(p, q) != detail::kUndecided) continue;
-                std::atomic_ref<std::uint8_t> open(open_children_[to_index(p)][q]);
+                std::atomic_ref<std::uint8_t> open(open_moves_[to_index(p)][q]);
                 if (open.load(std::memory_order_relaxed) == detail::kCannotLose) continue;
-                if (open.fetch_sub(1, std::memory_order_relaxed) != 1) continue;
+                const auto closed = static_cast<std::uint8_t>(
+                    repeats * static_cast<std::size_t>(stabilizer_of(p, q)) / static_cast<std::size_t>(stab_w));
+                if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) continue;
                 int distance = next;
                 if (distance < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(),
                                                        detail::pack(p, q))) {
