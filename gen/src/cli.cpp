@@ -129,7 +129,7 @@ std::vector<index::Material> table_arguments(const cli::Args& args, VariantId va
     }
     for (const auto& name : args.positional()) {
         auto m = index::parse_table(name, variant);
-        if (!m.ok()) throw cli::UsageError("bad table '" + name + "': " + m.error());
+        if (!m.ok()) throw cli::UsageError(m.error());
         tables.push_back(index::canonical(*m));
     }
     if (tables.empty()) throw cli::UsageError("no tables given (use --upto K or TABLE...)");
@@ -212,7 +212,7 @@ int run_index(const std::vector<std::string>& argv) {
     if (args.positional().empty()) throw cli::UsageError("no tables given");
     for (const auto& name : args.positional()) {
         auto report = index::index_report(variant, name);
-        if (!report.ok()) throw cli::UsageError("bad table '" + name + "': " + report.error());
+        if (!report.ok()) throw cli::UsageError(report.error());
         std::cout << (args.flag("json") ? index::to_json(*report) : index::to_text(*report)) << std::endl;
     }
     return kExitOk;
