@@ -75,6 +75,18 @@ void check_all_tables(VariantId variant, int max_units) {
                                   << " positions equal the minimax of their children");
 }
 
+// Builds the listed tables (and their sub-tables) and compares all their
+// sample rows with Syzygy.
+void check_tables_with_syzygy(const std::vector<std::string>& tables) {
+    auto& built = Built::get(VariantId::Antichess);
+    for (const auto& t : tables) built.build(t);
+    const auto result = test::compare_with_syzygy(
+        "syzygy/giveaway_samples_34.tsv",
+        [&](const std::string& t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); },
+        [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
+    CHECK(result.wdl_compared == 150 * static_cast<int>(tables.size()));
+}
+
 std::string table_digest(const probe::Tablebase& tb, const std::string& name) {
     auto info = tb.database().table_info(name);
     REQUIRE(info.ok());
@@ -97,14 +109,7 @@ TEST_CASE("antichess tables up to 3 units agree with Syzygy") {
 TEST_CASE("some 4-unit antichess tables agree with Syzygy") {
     if (test::kSanitized) return;
     // Pawnless: their sub-tables have at most 3 units, so they build quickly.
-    const std::vector<std::string> tables = {"KRvKN", "KBvRN"};
-    auto& built = Built::get(VariantId::Antichess);
-    for (const auto& t : tables) built.build(t);
-    const auto result = test::compare_with_syzygy(
-        "syzygy/giveaway_samples_34.tsv",
-        [&](const std::string& t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); },
-        [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
-    CHECK(result.wdl_compared == 150 * static_cast<int>(tables.size()));
+    check_tables_with_syzygy({"KRvKN", "KBvRN"});
 }
 
 TEST_CASE("values equal the minimax of their children, up to 3 units") {
@@ -227,14 +232,7 @@ TEST_SUITE("slow") {
     }
 
     TEST_CASE("4-unit tables with pawns agree with Syzygy") {
-        const std::vector<std::string> tables = {"KPvKP", "BNvPP", "KRvKP"};
-        auto& built = Built::get(VariantId::Antichess);
-        for (const auto& t : tables) built.build(t);
-        const auto result = test::compare_with_syzygy(
-            "syzygy/giveaway_samples_34.tsv",
-            [&](const std::string& t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); },
-            [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
-        CHECK(result.wdl_compared == 150 * static_cast<int>(tables.size()));
+        check_tables_with_syzygy({"KPvKP", "BNvPP", "KRvKP"});
     }
 
     TEST_CASE("RBNvKN and RBPvKN agree with Syzygy") {
