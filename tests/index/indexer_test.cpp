@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <thread>
 
 #include "brute_force.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -311,6 +312,33 @@ TEST_CASE("locate flips colours to the canonical table") {
     CHECK(back->side_to_move() == Color::Black);
     const auto other = parse_fen("8/8/8/3R4/8/8/1k6/6b1 w - - 0 1", VariantId::Antichess);
     CHECK_FALSE(ix.locate(*other).has_value());
+}
+
+TEST_CASE("indexers are built and used from several threads at once") {
+    // The shared root tables are built on first use under a lock; indexers
+    // are read-only afterwards.
+    const std::vector<std::string> names = {"KRvKB", "QRvQN", "RBvKN", "BBvNN", "KPvKP"};
+    std::vector<std::vector<Index>> sizes(4);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < sizes.size(); ++t) {
+        threads.emplace_back([&, t] {
+            for (const auto& name : names) {
+                const auto m = canonical(*parse_material(name));
+                const Indexer ix = *Indexer::create(VariantId::Antichess, m);
+                Placement p{};
+                Index mismatches = 0;
+                for (Index i = t; i < ix.size(); i += 997) {
+                    mismatches += ix.decode(i, p.data()) && ix.encode(p.data()) == i ? 0 : 1;
+                }
+                sizes[t].push_back(mismatches == 0 ? ix.size() : 0);
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (const auto& s : sizes) {
+        CHECK(s == sizes[0]);
+        CHECK(std::find(s.begin(), s.end(), Index{0}) == s.end());
+    }
 }
 
 TEST_CASE("create rejects bad tables") {
