@@ -453,15 +453,12 @@ inline void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ,
     const Bitboard free = grp.domain & ~occ;
     for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = detail::select_bit(free, a[i]);
 #else
-    // Skip the taken squares at or before each position (few units, so a
-    // short loop beats counting bits).
+    // Step over the taken squares at or before each position, in ascending
+    // order (few units: a short branch-free loop beats selecting bits).
     const Bitboard taken = occ & grp.domain;
     for (int i = 0; i < grp.count; ++i) {
         unsigned pos = a[i];
-        for (Bitboard t = taken; t; t &= t - 1) {
-            if (domain_index_[g][lsb(t)] > pos) break;
-            ++pos;
-        }
+        for (Bitboard t = taken; t; t &= t - 1) pos += domain_index_[g][lsb(t)] <= pos ? 1U : 0U;
         squares[grp.first + i] = domain_square_[g][pos];
     }
 #endif
