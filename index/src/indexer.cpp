@@ -181,6 +181,14 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         }
         std::rotate(groups.begin(), smallest, smallest + 1);
     }
+    for (const Group& g : groups) {
+        // Enumerated roots and listed ranks are bounded; such tables (seven
+        // identical pawns...) are far beyond what can be generated anyway.
+        if (group_raw(g) >= (std::uint64_t{1} << 32) ||
+            (!four_file && group_raw(groups[0]) > kLeadLimit)) {
+            return Error{"table " + material.name() + " has too many identical units to index"};
+        }
+    }
     int first = 0;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         groups[g].first = first;

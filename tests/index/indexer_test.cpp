@@ -1,4 +1,5 @@
 #include "tbforge/index/indexer.hpp"
+#include "tbforge/index/report.hpp"
 
 #include <doctest/doctest.h>
 
@@ -239,7 +240,35 @@ TEST_CASE("six distinct units: slots within 1.10 of 64*63*62*61*60*59/8") {
                           << static_cast<double>(ix.size()) / bound);
 }
 
+TEST_CASE("slot counts equal the number of positions up to symmetry: 6-unit tables") {
+    // Identical units, diagonals and pawn pairs in 6-unit tables.
+    std::vector<std::string> names = {"KKNvKK", "BBBvNNN", "KPPvKPP", "QRBvQRB", "KKKvQQQ"};
+    if (!tbf::test::kSanitized) names.insert(names.end(), {"KKKKvKK", "PPPvPPP"});
+    for (const auto& name : names) {
+        CAPTURE(name);
+        const Material m = canonical(*parse_material(name));
+        const Indexer ix = *Indexer::create(VariantId::Antichess, m);
+        CHECK(ix.size() == Reference(VariantId::Antichess, m).orbit_count());
+    }
+}
+
 TEST_SUITE("slow") {
+    TEST_CASE("every slot of some 5-unit tables decodes and encodes back") {
+        for (const char* name : {"KQRvKB", "BBBvBB", "KKvKKN", "KRPvKP", "PPPvPP"}) {
+            const Material m = canonical(*parse_material(name));
+            const IndexReport r = count_valid(*Indexer::create(VariantId::Antichess, m));
+            CHECK_MESSAGE(r.valid[0] == r.slots, name);
+            CHECK(r.valid[1] == r.slots);
+        }
+        const Material ff = *parse_table("KBPvKNP", VariantId::FourFile);
+        const IndexReport r = count_valid(*Indexer::create(VariantId::FourFile, ff));
+        std::uint64_t placements = 0;
+        Reference(VariantId::FourFile, ff).for_each_placement([&](const Squares&) { ++placements; });
+        CHECK(r.slots == placements);
+        CHECK(r.valid[0] > 0);
+        CHECK(r.valid[0] <= r.slots);
+    }
+
     TEST_CASE("slot counts equal the number of positions up to symmetry: losing chess 5 units") {
         const auto tables = tables_with(VariantId::Antichess, 5);
         REQUIRE(tables.size() == 6 * 126 + 21 * 56);
@@ -345,6 +374,9 @@ TEST_CASE("create rejects bad tables") {
     CHECK_FALSE(Indexer::create(VariantId::Antichess, *parse_material("RvQ")).ok());
     CHECK_FALSE(Indexer::create(VariantId::Antichess, *parse_material("KQv")).ok());
     CHECK_FALSE(Indexer::create(VariantId::FourFile, *parse_material("QvK")).ok());
+    const auto huge = Indexer::create(VariantId::Antichess, *parse_material("PPPPPPPvK"));
+    REQUIRE_FALSE(huge.ok());
+    CHECK(huge.error().find("too many identical units") != std::string::npos);
 }
 
 }  // namespace tbf::index
