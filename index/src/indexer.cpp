@@ -201,6 +201,7 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     for (int g = 0; g < ix.group_count_; ++g) {
         ix.domain_index_[g].fill(0xFF);
         std::uint8_t n = 0;
+        ix.domain_size_[g] = detail::count_bits(ix.groups_[g].domain);
         for (Bitboard b = ix.groups_[g].domain; b; ++n) {
             const Square s = pop_lsb(b);
             ix.domain_index_[g][s] = n;
@@ -265,6 +266,11 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
             ix.free_radix_[g] =
                 detail::make_fast_div(binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count));
             used += grp.count;
+        }
+        Index below = 1;
+        for (int g = ix.group_count_ - 1; g >= ix.root_groups_; --g) {
+            ix.free_below_[g] = detail::make_fast_div(below);
+            below *= ix.free_radix_[g].divisor;
         }
     }
     return ix;
@@ -349,6 +355,10 @@ Index Indexer::encode(const Square* squares) const noexcept {
             a[i] = domain_index_[g][squares[grp.first + i]];
             if (a[i] == 0xFF) return kNoIndex;
         }
+        if (grp.count == 1) {
+            raw += a[0] * root.multiplier[g];
+            continue;
+        }
         detail::sort_small(a, grp.count);
         raw += detail::colex_rank(a, grp.count) * root.multiplier[g];
     }
@@ -398,8 +408,12 @@ Index Indexer::encode_tail(const Square* squares, int sym, Bitboard occ, int lev
             bits |= bit(s);
         }
         occ |= bits;
+        const int free = domain_size_[g] - detail::count_bits(taken);
+        if (grp.count == 1) {
+            idx = idx * static_cast<Index>(free) + a[0];
+            continue;
+        }
         detail::sort_small(a, grp.count);
-        const int free = detail::count_bits(grp.domain) - detail::count_bits(taken);
         idx = idx * binomial(free, grp.count) + detail::colex_rank(a, grp.count);
     }
     return idx;
@@ -477,20 +491,21 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
     if (idx >= size_) return false;
     const detail::RootTable& root = *root_;
     if (idx < free_end_) {
-        Index rest = 0;
-        const auto choice = static_cast<std::uint32_t>(detail::divide(free_div_, idx, rest));
+        const auto choice = static_cast<std::uint32_t>(detail::quotient(free_div_, idx));
         const auto& c = root.choices[choice];
         Bitboard occ = 0;
         for (int i = 0; i < root_units_; ++i) {
             squares[i] = c[static_cast<std::size_t>(i)];
             occ |= bit(squares[i]);
         }
-        // Digits from the low end, then squares from the high end.
-        std::uint64_t digit[kMaxUnits];
-        for (int g = group_count_ - 1; g >= root_groups_; --g) {
-            rest = detail::divide(free_radix_[g], rest, digit[g]);
+        // Each digit from its own quotient idx / (radices below it), so the
+        // divisions do not wait for each other.
+        std::uint64_t higher = choice;
+        for (int g = root_groups_; g < group_count_; ++g) {
+            const std::uint64_t q = detail::quotient(free_below_[g], idx);
+            place_group(g, q - higher * free_radix_[g].divisor, occ, squares);
+            higher = q;
         }
-        for (int g = root_groups_; g < group_count_; ++g) place_group(g, digit[g], occ, squares);
         return true;
     }
     const auto it = std::upper_bound(root_offset_.begin(), root_offset_.end(), idx) - 1;

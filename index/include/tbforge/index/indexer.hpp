@@ -135,6 +135,7 @@ private:
     // and the square at each position.
     std::array<std::array<std::uint8_t, 64>, kMaxUnits> domain_index_{};
     std::array<std::array<Square, 64>, kMaxUnits> domain_square_{};
+    std::array<int, kMaxUnits> domain_size_{};
     int group_count_ = 0;
     int units_ = 0;
     std::uint8_t symmetries_ = 1;  // bit s set: symmetry s is used
@@ -151,6 +152,7 @@ private:
     Index free_end_ = 0;
     detail::FastDiv free_div_{};
     std::array<detail::FastDiv, kMaxUnits> free_radix_{};
+    std::array<detail::FastDiv, kMaxUnits> free_below_{};  // product of the radices after g
     std::uint32_t offset_base_ = 0;
     std::vector<Index> root_offset_;
     std::vector<std::int32_t> root_child_;
