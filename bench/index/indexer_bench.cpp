@@ -52,7 +52,8 @@ Inputs make_inputs(const Case& c) {
         if (!pos) pos = ix.position(i, Color::Black);
         if (!pos) continue;
         // Symmetries used: all 8, the file mirror (1), or none.
-        const int sym = syms == 8 ? static_cast<int>(rng() % 8) : (syms == 2 ? static_cast<int>(rng() % 2) : 0);
+        const int sym =
+            syms == 8 ? static_cast<int>(rng() % 8) : (syms == 2 ? static_cast<int>(rng() % 2) : 0);
         const Position image = transform(*pos, sym);
         Placement p{};
         ix.placement_of(image, p.data());
@@ -121,12 +122,18 @@ void decode_sequential(benchmark::State& state, const Case& c) {
 
 const bool kRegistered = [] {
     for (const Case& c : kCases) {
-        const std::string suffix = std::string("/") + std::string(variant_name(c.variant)) + "/" + c.table;
-        benchmark::RegisterBenchmark(("BM_Index_Encode" + suffix + "/fast").c_str(), encode_fast, c);
-        benchmark::RegisterBenchmark(("BM_Index_Encode" + suffix + "/position").c_str(), encode_position, c);
-        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/fast").c_str(), decode_fast, c);
-        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/sequential").c_str(), decode_sequential, c);
-        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/position").c_str(), decode_position, c);
+        const std::string suffix =
+            std::string("/") + std::string(variant_name(c.variant)) + "/" + c.table;
+        benchmark::RegisterBenchmark(("BM_Index_Encode" + suffix + "/fast").c_str(), encode_fast,
+                                     c);
+        benchmark::RegisterBenchmark(("BM_Index_Encode" + suffix + "/position").c_str(),
+                                     encode_position, c);
+        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/fast").c_str(), decode_fast,
+                                     c);
+        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/sequential").c_str(),
+                                     decode_sequential, c);
+        benchmark::RegisterBenchmark(("BM_Index_Decode" + suffix + "/position").c_str(),
+                                     decode_position, c);
     }
     return true;
 }();

@@ -77,8 +77,8 @@ void colex_unrank(std::uint64_t r, int k, std::uint8_t* out) {
 struct Node {
     int level = 0;  // the group this node places
     Index total = 0;
-    std::vector<std::uint32_t> rank;  // canonical colex ranks, ascending
-    std::vector<Index> offset;        // rank.size() + 1 prefix sums
+    std::vector<std::uint32_t> rank;                            // canonical colex ranks, ascending
+    std::vector<Index> offset;                                  // rank.size() + 1 prefix sums
     std::vector<std::pair<std::uint32_t, std::int32_t>> child;  // (choice, node)
 
     std::int32_t child_of(std::uint32_t choice) const {
@@ -151,7 +151,8 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         for (int t = 0; t < kUnitTypeCount; ++t) {
             const auto type = static_cast<UnitType>(t);
             if (material.count(c, type) == 0) continue;
-            groups.push_back({make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
+            groups.push_back(
+                {make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
         }
     }
     // Losing chess: larger groups first, so the enumerated root absorbs them
@@ -177,7 +178,8 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         // same kind of squares instead of a huge root.
         auto smallest = groups.begin();
         for (auto it = groups.begin(); it != groups.end(); ++it) {
-            if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest)) smallest = it;
+            if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest))
+                smallest = it;
         }
         std::rotate(groups.begin(), smallest, smallest + 1);
     }
@@ -192,7 +194,8 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     int first = 0;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         groups[g].first = first;
-        for (int i = 0; i < groups[g].count; ++i) ix.unit_of_[static_cast<std::size_t>(first + i)] = groups[g].unit;
+        for (int i = 0; i < groups[g].count; ++i)
+            ix.unit_of_[static_cast<std::size_t>(first + i)] = groups[g].unit;
         first += groups[g].count;
         ix.groups_[g] = groups[g];
     }
@@ -263,8 +266,8 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         int used = 0;
         for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
             const Group& grp = ix.groups_[g];
-            ix.free_radix_[g] =
-                detail::make_fast_div(binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count));
+            ix.free_radix_[g] = detail::make_fast_div(
+                binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count));
             used += grp.count;
         }
         Index below = 1;
@@ -454,16 +457,16 @@ Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms
     const auto choice = static_cast<std::uint32_t>(it - node.rank.begin());
     occ |= best_bits;
     const std::int32_t child = node.child_of(choice);
-    const Index rest = child >= 0 ? encode_node(child, squares, best_syms, occ)
-                                  : encode_tail(squares, std::countr_zero(best_syms), occ,
-                                                node.level + 1);
+    const Index rest = child >= 0
+                           ? encode_node(child, squares, best_syms, occ)
+                           : encode_tail(squares, std::countr_zero(best_syms), occ, node.level + 1);
     return rest == kNoIndex ? kNoIndex : node.offset[choice] + rest;
 }
 
 // Puts the units of group g whose colex rank among the group's free squares
 // is `rank`.
 inline void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ,
-                                  Square* squares) const noexcept {
+                                 Square* squares) const noexcept {
     const Group& grp = groups_[g];
     std::uint8_t a[kMaxUnits];
     if (grp.count == 1) {
@@ -511,7 +514,8 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
     const auto it = std::upper_bound(root_offset_.begin(), root_offset_.end(), idx) - 1;
     const auto j = static_cast<std::size_t>(it - root_offset_.begin());
     const auto choice = static_cast<std::uint32_t>(offset_base_ + j);
-    for (int i = 0; i < root_units_; ++i) squares[i] = root.choices[choice][static_cast<std::size_t>(i)];
+    for (int i = 0; i < root_units_; ++i)
+        squares[i] = root.choices[choice][static_cast<std::size_t>(i)];
     const Bitboard occ = root.occupied(choice);
     const Index rest = idx - *it;
     if (root_child_[j] >= 0) {

@@ -1,5 +1,4 @@
 #include "tbforge/index/indexer.hpp"
-#include "tbforge/index/report.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,6 +6,7 @@
 #include <thread>
 
 #include "brute_force.hpp"
+#include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "test_support.hpp"
 
@@ -79,13 +79,15 @@ void check_exhaustive(VariantId v, const Material& m) {
             FAIL_CHECK("fast path: slot " << i << " does not encode back");
         }
         Position placed;
-        for (int u = 0; u < ix.unit_count(); ++u) placed.put(fast[static_cast<std::size_t>(u)], ix.unit(u));
+        for (int u = 0; u < ix.unit_count(); ++u)
+            placed.put(fast[static_cast<std::size_t>(u)], ix.unit(u));
         for (const Color stm : {Color::White, Color::Black}) {
             placed.set_side_to_move(stm);
             const auto pos = ix.position(i, stm);
             if (ix.is_valid(i, stm) != pos.has_value() || pos.has_value() != ref.legal(placed)) {
                 ++failures;
-                FAIL_CHECK("slot " << i << " validity differs from the rules for " << to_fen(placed));
+                FAIL_CHECK("slot " << i << " validity differs from the rules for "
+                                   << to_fen(placed));
             }
             if (!pos) continue;
             ++valid[static_cast<std::size_t>(to_index(stm))];
@@ -166,7 +168,8 @@ TEST_CASE("exhaustive round trip: losing chess up to 3 units") {
     REQUIRE(tables.size() == 21 + 126);
     // Sanitized builds check every 8th table: the same code paths, less time.
     const std::size_t step = tbf::test::kSanitized ? 8 : 1;
-    for (std::size_t i = 0; i < tables.size(); i += step) check_exhaustive(VariantId::Antichess, tables[i]);
+    for (std::size_t i = 0; i < tables.size(); i += step)
+        check_exhaustive(VariantId::Antichess, tables[i]);
 }
 
 TEST_CASE("exhaustive round trip: hard losing-chess 4-unit tables") {
@@ -184,7 +187,8 @@ TEST_CASE("exhaustive round trip: Four File up to 4 units") {
     // KvK; KXvK for X in QRBNP; KXvKY and KXYvK up to colour flip.
     REQUIRE(tables.size() == 1 + 5 + 15 + 15);
     const std::size_t step = tbf::test::kSanitized ? 5 : 1;
-    for (std::size_t i = 0; i < tables.size(); i += step) check_exhaustive(VariantId::FourFile, tables[i]);
+    for (std::size_t i = 0; i < tables.size(); i += step)
+        check_exhaustive(VariantId::FourFile, tables[i]);
 }
 
 TEST_CASE("sampled round trips: 4, 5 and 6 units") {
@@ -203,13 +207,16 @@ TEST_CASE("sampled round trips: 4, 5 and 6 units") {
     tables.resize(std::min<std::size_t>(tables.size(), tbf::test::kSanitized ? 40 : 400));
     for (const char* name : {"KQRvKBN", "QRBvQRB", "KKvKKN", "BBBvNNN", "KPPvKR", "KRPvKP",
                              "PPPvPP", "KKKKvN", "RBPvKPP"}) {
-        tables.emplace_back(VariantId::Antichess, canonical(*parse_table(name, VariantId::Antichess)));
+        tables.emplace_back(VariantId::Antichess,
+                            canonical(*parse_table(name, VariantId::Antichess)));
     }
     // Five identical units: the largest root (7.6M raw placements, seconds to
     // build), so not in sanitized builds.
-    if (!tbf::test::kSanitized) tables.emplace_back(VariantId::Antichess, *parse_material("KKKKKvQ"));
+    if (!tbf::test::kSanitized)
+        tables.emplace_back(VariantId::Antichess, *parse_material("KKKKKvQ"));
     for (const char* name : {"KQRvKBN", "KPPvKPP", "KRPvKNP"}) {
-        tables.emplace_back(VariantId::FourFile, canonical(*parse_table(name, VariantId::FourFile)));
+        tables.emplace_back(VariantId::FourFile,
+                            canonical(*parse_table(name, VariantId::FourFile)));
     }
     const int per_table = total / static_cast<int>(tables.size()) + 1;
     std::uint64_t failures = 0;
@@ -263,7 +270,9 @@ TEST_SUITE("slow") {
         const Material ff = *parse_table("KBPvKNP", VariantId::FourFile);
         const IndexReport r = count_valid(*Indexer::create(VariantId::FourFile, ff));
         std::uint64_t placements = 0;
-        Reference(VariantId::FourFile, ff).for_each_placement([&](const Squares&) { ++placements; });
+        Reference(VariantId::FourFile, ff).for_each_placement([&](const Squares&) {
+            ++placements;
+        });
         CHECK(r.slots == placements);
         CHECK(r.valid[0] > 0);
         CHECK(r.valid[0] <= r.slots);
@@ -286,7 +295,8 @@ TEST_SUITE("slow") {
             const Material& m = tables[i];
             bool unique = false;
             for (const Color c : {Color::White, Color::Black}) {
-                for (int t = 0; t < kUnitTypeCount; ++t) unique |= m.count(c, static_cast<UnitType>(t)) == 1;
+                for (int t = 0; t < kUnitTypeCount; ++t)
+                    unique |= m.count(c, static_cast<UnitType>(t)) == 1;
             }
             if (!unique || i % 16 == 0) check_exhaustive(VariantId::Antichess, m);
         }
@@ -316,9 +326,9 @@ TEST_CASE("encode rejects placements outside the table") {
     CHECK(pawns.encode(on_rank_8) == kNoIndex);
     const Indexer ff = make(VariantId::FourFile, "KNvK");
     // Unit order: wK, bK, wN.
-    const Square touching[3] = {4, 12, 0};     // e1, e2
-    const Square off_file[3] = {4, 36, 1};     // knight on b1
-    const Square king_off_e[3] = {2, 36, 0};   // king on c1
+    const Square touching[3] = {4, 12, 0};    // e1, e2
+    const Square off_file[3] = {4, 36, 1};    // knight on b1
+    const Square king_off_e[3] = {2, 36, 0};  // king on c1
     const Square fine[3] = {4, 36, 0};
     CHECK(ff.encode(touching) == kNoIndex);
     CHECK(ff.encode(off_file) == kNoIndex);

@@ -122,7 +122,8 @@ private:
     Index encode_tail(const Square* squares, int sym, Bitboard occ, int level) const noexcept;
     void decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept;
     void place_group(int g, std::uint64_t rank, Bitboard& occ, Square* squares) const noexcept;
-    Index encode_node(int node, const Square* squares, std::uint8_t syms, Bitboard occ) const noexcept;
+    Index encode_node(int node, const Square* squares, std::uint8_t syms,
+                      Bitboard occ) const noexcept;
     void decode_node(int node, Index rest, Bitboard occ, Square* squares) const noexcept;
     Index tail_size(int level, Bitboard occ) const;
     int build_node(int level, Bitboard occ, std::uint8_t stab, detail::NodeTree& tree) const;
