@@ -104,6 +104,8 @@ constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
 // kRootLimit; a single leading group may be as large as kLeadLimit.
 constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
 constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
+// Root choices outside the uniform block whose tail divisors are kept.
+constexpr std::size_t kListedTailLimit = 4096;
 
 // Fewer moves first, so the most mobile units become the low-order digits.
 int mobility_rank(UnitType t) {
@@ -260,6 +262,45 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         next += sizes[c];
     }
     ix.size_ = next;
+    // Buckets of equal width over the listed slots, each naming the first
+    // listed choice that reaches into it, so decoding skips a binary search.
+    if (!ix.root_offset_.empty()) {
+        const std::size_t buckets = 4 * ix.root_offset_.size();
+        const Index span = ix.size_ - ix.free_end_;
+        const Index width = span / buckets + 1;
+        ix.bucket_width_ = detail::make_fast_div(width);
+        ix.bucket_first_.resize(static_cast<std::size_t>(span / width) + 1);
+        std::size_t j = 0;
+        for (std::size_t b = 0; b < ix.bucket_first_.size(); ++b) {
+            const Index start = ix.free_end_ + b * width;
+            while (j + 1 < ix.root_offset_.size() && ix.root_offset_[j + 1] <= start) ++j;
+            ix.bucket_first_[b] = static_cast<std::uint32_t>(j);
+        }
+    }
+    // Few root choices off the uniform block (Four File's 42 king pairs):
+    // keep the divisors of their tails.
+    const std::size_t listed = ix.root_child_.size();
+    if (listed > 0 && listed <= kListedTailLimit) {
+        ix.choice_below_.resize(listed * kMaxUnits);
+        ix.choice_radix_.resize(listed * kMaxUnits);
+        for (std::size_t j = 0; j < listed; ++j) {
+            if (ix.root_child_[j] >= 0) continue;
+            const Bitboard occ = root.occupied(static_cast<std::uint32_t>(ix.offset_base_ + j));
+            std::array<Index, kMaxUnits> radix{};
+            int used = 0;
+            for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
+                const Group& grp = ix.groups_[g];
+                radix[g] = binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
+                used += grp.count;
+            }
+            Index below = 1;
+            for (int g = ix.group_count_ - 1; g >= ix.root_groups_; --g) {
+                ix.choice_below_[j * kMaxUnits + g] = detail::make_fast_div(below);
+                ix.choice_radix_[j * kMaxUnits + g] = radix[g];
+                below *= radix[g];
+            }
+        }
+    }
     if (uniform) {
         ix.free_div_ = detail::make_fast_div(ix.free_size_);
         const Bitboard occ = root.occupied(0);
@@ -511,8 +552,10 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
         }
         return true;
     }
-    const auto it = std::upper_bound(root_offset_.begin(), root_offset_.end(), idx) - 1;
-    const auto j = static_cast<std::size_t>(it - root_offset_.begin());
+    // The bucket of idx names the first listed choice that may hold it.
+    std::size_t j = bucket_first_[detail::quotient(bucket_width_, idx - free_end_)];
+    while (j + 1 < root_offset_.size() && root_offset_[j + 1] <= idx) ++j;
+    const auto it = root_offset_.begin() + static_cast<std::ptrdiff_t>(j);
     const auto choice = static_cast<std::uint32_t>(offset_base_ + j);
     for (int i = 0; i < root_units_; ++i)
         squares[i] = root.choices[choice][static_cast<std::size_t>(i)];
@@ -520,6 +563,17 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
     const Index rest = idx - *it;
     if (root_child_[j] >= 0) {
         decode_node(root_child_[j], rest, occ, squares);
+    } else if (!choice_below_.empty()) {
+        // Precomputed divisors of this root choice (Four File: the radices
+        // depend on whether the kings stand on pawn squares).
+        const std::size_t base = j * kMaxUnits;
+        Bitboard taken = occ;
+        std::uint64_t higher = 0;
+        for (int g = root_groups_; g < group_count_; ++g) {
+            const std::uint64_t q = detail::quotient(choice_below_[base + g], rest);
+            place_group(g, q - higher * choice_radix_[base + g], taken, squares);
+            higher = q;
+        }
     } else {
         decode_tail(rest, occ, root_groups_, squares);
     }

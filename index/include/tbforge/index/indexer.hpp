@@ -157,6 +157,12 @@ private:
     std::uint32_t offset_base_ = 0;
     std::vector<Index> root_offset_;
     std::vector<std::int32_t> root_child_;
+    detail::FastDiv bucket_width_{};
+    std::vector<std::uint32_t> bucket_first_;
+    // For few listed root choices: per choice and group, the product of the
+    // later radices and the group's radix (see decode).
+    std::vector<detail::FastDiv> choice_below_;
+    std::vector<std::uint64_t> choice_radix_;
     std::shared_ptr<const detail::NodeTree> tree_;
 };
 
