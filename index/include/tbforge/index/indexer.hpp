@@ -13,8 +13,9 @@
 // says so); everything else is.
 //
 // Unit order: units are grouped by (colour, type); the groups are ordered
-// pawns first, then by how few moves the type has (N, K, B, R, Q), White
-// before Black; Four File puts the two kings first. The first group(s) are
+// pawns first, then (losing chess) larger groups first, then by how few moves
+// the type has (N, K, B, R, Q), White before Black; Four File puts the two
+// kings first and ignores group sizes. The first group(s) are
 // the high-order digits of the index and the last group the low-order ones,
 // so moves of the most mobile units change the index least. docs/index.md
 // describes the scheme.
@@ -106,8 +107,9 @@ public:
     // the answer does not depend on it.
     bool is_valid(Index index, Color side_to_move) const;
 
-    // One line naming the unit order and the symmetry, for reports and docs,
-    // e.g. "antichess KQvR: 8 symmetries; order wK bK wQ bR (first = high)".
+    // One line naming the size, symmetry and unit order, for reports and
+    // docs, e.g. "antichess KQRvKB: 114369360 slots, 8 symmetries, order wK
+    // bK bB | wR wQ (high digit first; root before '|')".
     std::string describe() const;
 
 private:
