@@ -160,6 +160,11 @@ inline std::uint64_t divide(const FastDiv& f, std::uint64_t x, std::uint64_t& re
     return q;
 }
 
+inline std::uint64_t quotient(const FastDiv& f, std::uint64_t x) {
+    std::uint64_t unused = 0;
+    return divide(f, x, unused);
+}
+
 // Sorts a handful of squares in place (groups hold at most kMaxUnits).
 inline void sort_small(std::uint8_t* a, int k) {
     for (int i = 1; i < k; ++i) {

@@ -77,8 +77,8 @@ void colex_unrank(std::uint64_t r, int k, std::uint8_t* out) {
 struct Node {
     int level = 0;  // the group this node places
     Index total = 0;
-    std::vector<std::uint32_t> rank;  // canonical colex ranks, ascending
-    std::vector<Index> offset;        // rank.size() + 1 prefix sums
+    std::vector<std::uint32_t> rank;                            // canonical colex ranks, ascending
+    std::vector<Index> offset;                                  // rank.size() + 1 prefix sums
     std::vector<std::pair<std::uint32_t, std::int32_t>> child;  // (choice, node)
 
     std::int32_t child_of(std::uint32_t choice) const {
@@ -104,6 +104,8 @@ constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
 // kRootLimit; a single leading group may be as large as kLeadLimit.
 constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
 constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
+// Root choices outside the uniform block whose tail divisors are kept.
+constexpr std::size_t kListedTailLimit = 4096;
 
 // Fewer moves first, so the most mobile units become the low-order digits.
 int mobility_rank(UnitType t) {
@@ -151,7 +153,8 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         for (int t = 0; t < kUnitTypeCount; ++t) {
             const auto type = static_cast<UnitType>(t);
             if (material.count(c, type) == 0) continue;
-            groups.push_back({make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
+            groups.push_back(
+                {make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
         }
     }
     // Losing chess: larger groups first, so the enumerated root absorbs them
@@ -177,14 +180,24 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         // same kind of squares instead of a huge root.
         auto smallest = groups.begin();
         for (auto it = groups.begin(); it != groups.end(); ++it) {
-            if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest)) smallest = it;
+            if (it->domain == groups[0].domain && group_raw(*it) < group_raw(*smallest))
+                smallest = it;
         }
         std::rotate(groups.begin(), smallest, smallest + 1);
+    }
+    for (const Group& g : groups) {
+        // Enumerated roots and listed ranks are bounded; such tables (seven
+        // identical pawns...) are far beyond what can be generated anyway.
+        if (group_raw(g) >= (std::uint64_t{1} << 32) ||
+            (!four_file && group_raw(groups[0]) > kLeadLimit)) {
+            return Error{"table " + material.name() + " has too many identical units to index"};
+        }
     }
     int first = 0;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         groups[g].first = first;
-        for (int i = 0; i < groups[g].count; ++i) ix.unit_of_[static_cast<std::size_t>(first + i)] = groups[g].unit;
+        for (int i = 0; i < groups[g].count; ++i)
+            ix.unit_of_[static_cast<std::size_t>(first + i)] = groups[g].unit;
         first += groups[g].count;
         ix.groups_[g] = groups[g];
     }
@@ -193,6 +206,7 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     for (int g = 0; g < ix.group_count_; ++g) {
         ix.domain_index_[g].fill(0xFF);
         std::uint8_t n = 0;
+        ix.domain_size_[g] = detail::count_bits(ix.groups_[g].domain);
         for (Bitboard b = ix.groups_[g].domain; b; ++n) {
             const Square s = pop_lsb(b);
             ix.domain_index_[g][s] = n;
@@ -248,15 +262,59 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         next += sizes[c];
     }
     ix.size_ = next;
+    // Buckets of equal width over the listed slots, each naming the first
+    // listed choice that reaches into it, so decoding skips a binary search.
+    if (!ix.root_offset_.empty()) {
+        const std::size_t buckets = 4 * ix.root_offset_.size();
+        const Index span = ix.size_ - ix.free_end_;
+        const Index width = span / buckets + 1;
+        ix.bucket_width_ = detail::make_fast_div(width);
+        ix.bucket_first_.resize(static_cast<std::size_t>(span / width) + 1);
+        std::size_t j = 0;
+        for (std::size_t b = 0; b < ix.bucket_first_.size(); ++b) {
+            const Index start = ix.free_end_ + b * width;
+            while (j + 1 < ix.root_offset_.size() && ix.root_offset_[j + 1] <= start) ++j;
+            ix.bucket_first_[b] = static_cast<std::uint32_t>(j);
+        }
+    }
+    // Few root choices off the uniform block (Four File's 42 king pairs):
+    // keep the divisors of their tails.
+    const std::size_t listed = ix.root_child_.size();
+    if (listed > 0 && listed <= kListedTailLimit) {
+        ix.choice_below_.resize(listed * kMaxUnits);
+        ix.choice_radix_.resize(listed * kMaxUnits);
+        for (std::size_t j = 0; j < listed; ++j) {
+            if (ix.root_child_[j] >= 0) continue;
+            const Bitboard occ = root.occupied(static_cast<std::uint32_t>(ix.offset_base_ + j));
+            std::array<Index, kMaxUnits> radix{};
+            int used = 0;
+            for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
+                const Group& grp = ix.groups_[g];
+                radix[g] = binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count);
+                used += grp.count;
+            }
+            Index below = 1;
+            for (int g = ix.group_count_ - 1; g >= ix.root_groups_; --g) {
+                ix.choice_below_[j * kMaxUnits + g] = detail::make_fast_div(below);
+                ix.choice_radix_[j * kMaxUnits + g] = radix[g];
+                below *= radix[g];
+            }
+        }
+    }
     if (uniform) {
         ix.free_div_ = detail::make_fast_div(ix.free_size_);
         const Bitboard occ = root.occupied(0);
         int used = 0;
         for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
             const Group& grp = ix.groups_[g];
-            ix.free_radix_[g] =
-                detail::make_fast_div(binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count));
+            ix.free_radix_[g] = detail::make_fast_div(
+                binomial(detail::count_bits(grp.domain & ~occ) - used, grp.count));
             used += grp.count;
+        }
+        Index below = 1;
+        for (int g = ix.group_count_ - 1; g >= ix.root_groups_; --g) {
+            ix.free_below_[g] = detail::make_fast_div(below);
+            below *= ix.free_radix_[g].divisor;
         }
     }
     return ix;
@@ -341,6 +399,10 @@ Index Indexer::encode(const Square* squares) const noexcept {
             a[i] = domain_index_[g][squares[grp.first + i]];
             if (a[i] == 0xFF) return kNoIndex;
         }
+        if (grp.count == 1) {
+            raw += a[0] * root.multiplier[g];
+            continue;
+        }
         detail::sort_small(a, grp.count);
         raw += detail::colex_rank(a, grp.count) * root.multiplier[g];
     }
@@ -390,8 +452,12 @@ Index Indexer::encode_tail(const Square* squares, int sym, Bitboard occ, int lev
             bits |= bit(s);
         }
         occ |= bits;
+        const int free = domain_size_[g] - detail::count_bits(taken);
+        if (grp.count == 1) {
+            idx = idx * static_cast<Index>(free) + a[0];
+            continue;
+        }
         detail::sort_small(a, grp.count);
-        const int free = detail::count_bits(grp.domain) - detail::count_bits(taken);
         idx = idx * binomial(free, grp.count) + detail::colex_rank(a, grp.count);
     }
     return idx;
@@ -432,16 +498,16 @@ Index Indexer::encode_node(int node_id, const Square* squares, std::uint8_t syms
     const auto choice = static_cast<std::uint32_t>(it - node.rank.begin());
     occ |= best_bits;
     const std::int32_t child = node.child_of(choice);
-    const Index rest = child >= 0 ? encode_node(child, squares, best_syms, occ)
-                                  : encode_tail(squares, std::countr_zero(best_syms), occ,
-                                                node.level + 1);
+    const Index rest = child >= 0
+                           ? encode_node(child, squares, best_syms, occ)
+                           : encode_tail(squares, std::countr_zero(best_syms), occ, node.level + 1);
     return rest == kNoIndex ? kNoIndex : node.offset[choice] + rest;
 }
 
 // Puts the units of group g whose colex rank among the group's free squares
 // is `rank`.
 inline void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ,
-                                  Square* squares) const noexcept {
+                                 Square* squares) const noexcept {
     const Group& grp = groups_[g];
     std::uint8_t a[kMaxUnits];
     if (grp.count == 1) {
@@ -453,15 +519,12 @@ inline void Indexer::place_group(int g, std::uint64_t rank, Bitboard& occ,
     const Bitboard free = grp.domain & ~occ;
     for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = detail::select_bit(free, a[i]);
 #else
-    // Skip the taken squares at or before each position (few units, so a
-    // short loop beats counting bits).
+    // Step over the taken squares at or before each position, in ascending
+    // order (few units: a short branch-free loop beats selecting bits).
     const Bitboard taken = occ & grp.domain;
     for (int i = 0; i < grp.count; ++i) {
         unsigned pos = a[i];
-        for (Bitboard t = taken; t; t &= t - 1) {
-            if (domain_index_[g][lsb(t)] > pos) break;
-            ++pos;
-        }
+        for (Bitboard t = taken; t; t &= t - 1) pos += domain_index_[g][lsb(t)] <= pos ? 1U : 0U;
         squares[grp.first + i] = domain_square_[g][pos];
     }
 #endif
@@ -472,30 +535,45 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
     if (idx >= size_) return false;
     const detail::RootTable& root = *root_;
     if (idx < free_end_) {
-        Index rest = 0;
-        const auto choice = static_cast<std::uint32_t>(detail::divide(free_div_, idx, rest));
+        const auto choice = static_cast<std::uint32_t>(detail::quotient(free_div_, idx));
         const auto& c = root.choices[choice];
         Bitboard occ = 0;
         for (int i = 0; i < root_units_; ++i) {
             squares[i] = c[static_cast<std::size_t>(i)];
             occ |= bit(squares[i]);
         }
-        // Digits from the low end, then squares from the high end.
-        std::uint64_t digit[kMaxUnits];
-        for (int g = group_count_ - 1; g >= root_groups_; --g) {
-            rest = detail::divide(free_radix_[g], rest, digit[g]);
+        // Each digit from its own quotient idx / (radices below it), so the
+        // divisions do not wait for each other.
+        std::uint64_t higher = choice;
+        for (int g = root_groups_; g < group_count_; ++g) {
+            const std::uint64_t q = detail::quotient(free_below_[g], idx);
+            place_group(g, q - higher * free_radix_[g].divisor, occ, squares);
+            higher = q;
         }
-        for (int g = root_groups_; g < group_count_; ++g) place_group(g, digit[g], occ, squares);
         return true;
     }
-    const auto it = std::upper_bound(root_offset_.begin(), root_offset_.end(), idx) - 1;
-    const auto j = static_cast<std::size_t>(it - root_offset_.begin());
+    // The bucket of idx names the first listed choice that may hold it.
+    std::size_t j = bucket_first_[detail::quotient(bucket_width_, idx - free_end_)];
+    while (j + 1 < root_offset_.size() && root_offset_[j + 1] <= idx) ++j;
+    const auto it = root_offset_.begin() + static_cast<std::ptrdiff_t>(j);
     const auto choice = static_cast<std::uint32_t>(offset_base_ + j);
-    for (int i = 0; i < root_units_; ++i) squares[i] = root.choices[choice][static_cast<std::size_t>(i)];
+    for (int i = 0; i < root_units_; ++i)
+        squares[i] = root.choices[choice][static_cast<std::size_t>(i)];
     const Bitboard occ = root.occupied(choice);
     const Index rest = idx - *it;
     if (root_child_[j] >= 0) {
         decode_node(root_child_[j], rest, occ, squares);
+    } else if (!choice_below_.empty()) {
+        // Precomputed divisors of this root choice (Four File: the radices
+        // depend on whether the kings stand on pawn squares).
+        const std::size_t base = j * kMaxUnits;
+        Bitboard taken = occ;
+        std::uint64_t higher = 0;
+        for (int g = root_groups_; g < group_count_; ++g) {
+            const std::uint64_t q = detail::quotient(choice_below_[base + g], rest);
+            place_group(g, q - higher * choice_radix_[base + g], taken, squares);
+            higher = q;
+        }
     } else {
         decode_tail(rest, occ, root_groups_, squares);
     }

@@ -8,9 +8,9 @@ namespace tbf::index {
 
 namespace {
 
-constexpr std::array<UnitType, kUnitTypeCount> kAllTypes = {
-    UnitType::King, UnitType::Queen, UnitType::Rook,
-    UnitType::Bishop, UnitType::Knight, UnitType::Pawn};
+constexpr std::array<UnitType, kUnitTypeCount> kAllTypes = {UnitType::King,   UnitType::Queen,
+                                                            UnitType::Rook,   UnitType::Bishop,
+                                                            UnitType::Knight, UnitType::Pawn};
 
 // Syzygy's strength key of one side: unit count first, then counts K..P.
 std::array<int, kUnitTypeCount + 1> strength(const Material& m, Color c) {
@@ -67,7 +67,8 @@ std::string Material::name() const {
     std::string s;
     for (const Color c : {Color::White, Color::Black}) {
         if (c == Color::Black) s += 'v';
-        for (const UnitType t : kAllTypes) s.append(static_cast<std::size_t>(count(c, t)), unit_type_char(t));
+        for (const UnitType t : kAllTypes)
+            s.append(static_cast<std::size_t>(count(c, t)), unit_type_char(t));
     }
     return s;
 }

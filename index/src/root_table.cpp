@@ -88,7 +88,8 @@ std::shared_ptr<const RootTable> build(const RootShape& shape) {
         for (int i = 0; i < shape.count[g]; ++i) a[g][i] = static_cast<std::uint8_t>(i);
         size[g] = count_bits(shape.domain[g]);
         for (int s = 0; s < 64; ++s) {
-            if (t->domain_index[g][s] != 0xFF) square_at[g][t->domain_index[g][s]] = static_cast<Square>(s);
+            if (t->domain_index[g][s] != 0xFF)
+                square_at[g][t->domain_index[g][s]] = static_cast<Square>(s);
         }
     }
     for (std::uint64_t raw = 0; raw < total; ++raw) {

@@ -22,9 +22,9 @@ inline constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
 
 struct Reference {
     VariantId variant = VariantId::Antichess;
-    std::vector<Unit> units;           // White K..P, then Black K..P
-    std::vector<int> run_start;        // first unit of each run of identical units
-    std::vector<int> symmetries;       // the symmetry group of the table
+    std::vector<Unit> units;      // White K..P, then Black K..P
+    std::vector<int> run_start;   // first unit of each run of identical units
+    std::vector<int> symmetries;  // the symmetry group of the table
 
     Reference(VariantId v, const Material& m) : variant(v) {
         for (const Color c : {Color::White, Color::Black}) {
@@ -55,7 +55,8 @@ struct Reference {
     }
 
     bool same_run(int i) const {
-        return i > 0 && units[static_cast<std::size_t>(i)] == units[static_cast<std::size_t>(i - 1)];
+        return i > 0 &&
+               units[static_cast<std::size_t>(i)] == units[static_cast<std::size_t>(i - 1)];
     }
 
     // Every placement: identical units in ascending squares, distinct squares,
@@ -80,7 +81,8 @@ struct Reference {
         const int from = same_run(i) ? sq[static_cast<std::size_t>(i - 1)] + 1 : 0;
         for (int s = from; s < 64; ++s) {
             const auto square = static_cast<Square>(s);
-            if ((occ & bit(square)) || !allowed(units[static_cast<std::size_t>(i)], square)) continue;
+            if ((occ & bit(square)) || !allowed(units[static_cast<std::size_t>(i)], square))
+                continue;
             sq[static_cast<std::size_t>(i)] = square;
             place(i + 1, occ | bit(square), sq, f);
         }
@@ -100,18 +102,23 @@ struct Reference {
         static const auto table = [] {
             std::array<std::array<Square, 64>, kSymmetryCount> t{};
             for (int s = 0; s < kSymmetryCount; ++s) {
-                for (int x = 0; x < 64; ++x) t[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)] = transform_square(static_cast<Square>(x), s);
+                for (int x = 0; x < 64; ++x)
+                    t[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)] =
+                        transform_square(static_cast<Square>(x), s);
             }
             return t;
         }();
         std::array<Square, kMaxUnits> t{};
         for (int i = 0; i < size(); ++i) {
-            t[static_cast<std::size_t>(i)] = table[static_cast<std::size_t>(sym)][sq[static_cast<std::size_t>(i)]];
+            t[static_cast<std::size_t>(i)] =
+                table[static_cast<std::size_t>(sym)][sq[static_cast<std::size_t>(i)]];
         }
         for (std::size_t r = 0; r < run_start.size(); ++r) {
             const int end = r + 1 < run_start.size() ? run_start[r + 1] : size();
             for (int i = run_start[r] + 1; i < end; ++i) {
-                for (int j = i; j > run_start[r] && t[static_cast<std::size_t>(j - 1)] > t[static_cast<std::size_t>(j)]; --j) {
+                for (int j = i; j > run_start[r] &&
+                                t[static_cast<std::size_t>(j - 1)] > t[static_cast<std::size_t>(j)];
+                     --j) {
                     std::swap(t[static_cast<std::size_t>(j - 1)], t[static_cast<std::size_t>(j)]);
                 }
             }
@@ -129,7 +136,8 @@ struct Reference {
 
     Position position(const std::array<Square, kMaxUnits>& sq, Color stm) const {
         Position pos;
-        for (int i = 0; i < size(); ++i) pos.put(sq[static_cast<std::size_t>(i)], units[static_cast<std::size_t>(i)]);
+        for (int i = 0; i < size(); ++i)
+            pos.put(sq[static_cast<std::size_t>(i)], units[static_cast<std::size_t>(i)]);
         pos.set_side_to_move(stm);
         return pos;
     }
@@ -211,7 +219,8 @@ struct Reference {
         if (run == run_start.size()) return 1;
         const int end = run + 1 < run_start.size() ? run_start[run + 1] : size();
         const int k = end - run_start[run];
-        const bool pawn = unit_type(units[static_cast<std::size_t>(run_start[run])]) == UnitType::Pawn;
+        const bool pawn =
+            unit_type(units[static_cast<std::size_t>(run_start[run])]) == UnitType::Pawn;
         return choose_cycles(run, 0, k, pawn, avail);
     }
 

@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <thread>
 
 #include "brute_force.hpp"
+#include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "test_support.hpp"
 
@@ -77,13 +79,15 @@ void check_exhaustive(VariantId v, const Material& m) {
             FAIL_CHECK("fast path: slot " << i << " does not encode back");
         }
         Position placed;
-        for (int u = 0; u < ix.unit_count(); ++u) placed.put(fast[static_cast<std::size_t>(u)], ix.unit(u));
+        for (int u = 0; u < ix.unit_count(); ++u)
+            placed.put(fast[static_cast<std::size_t>(u)], ix.unit(u));
         for (const Color stm : {Color::White, Color::Black}) {
             placed.set_side_to_move(stm);
             const auto pos = ix.position(i, stm);
             if (ix.is_valid(i, stm) != pos.has_value() || pos.has_value() != ref.legal(placed)) {
                 ++failures;
-                FAIL_CHECK("slot " << i << " validity differs from the rules for " << to_fen(placed));
+                FAIL_CHECK("slot " << i << " validity differs from the rules for "
+                                   << to_fen(placed));
             }
             if (!pos) continue;
             ++valid[static_cast<std::size_t>(to_index(stm))];
@@ -164,7 +168,8 @@ TEST_CASE("exhaustive round trip: losing chess up to 3 units") {
     REQUIRE(tables.size() == 21 + 126);
     // Sanitized builds check every 8th table: the same code paths, less time.
     const std::size_t step = tbf::test::kSanitized ? 8 : 1;
-    for (std::size_t i = 0; i < tables.size(); i += step) check_exhaustive(VariantId::Antichess, tables[i]);
+    for (std::size_t i = 0; i < tables.size(); i += step)
+        check_exhaustive(VariantId::Antichess, tables[i]);
 }
 
 TEST_CASE("exhaustive round trip: hard losing-chess 4-unit tables") {
@@ -182,7 +187,8 @@ TEST_CASE("exhaustive round trip: Four File up to 4 units") {
     // KvK; KXvK for X in QRBNP; KXvKY and KXYvK up to colour flip.
     REQUIRE(tables.size() == 1 + 5 + 15 + 15);
     const std::size_t step = tbf::test::kSanitized ? 5 : 1;
-    for (std::size_t i = 0; i < tables.size(); i += step) check_exhaustive(VariantId::FourFile, tables[i]);
+    for (std::size_t i = 0; i < tables.size(); i += step)
+        check_exhaustive(VariantId::FourFile, tables[i]);
 }
 
 TEST_CASE("sampled round trips: 4, 5 and 6 units") {
@@ -201,13 +207,16 @@ TEST_CASE("sampled round trips: 4, 5 and 6 units") {
     tables.resize(std::min<std::size_t>(tables.size(), tbf::test::kSanitized ? 40 : 400));
     for (const char* name : {"KQRvKBN", "QRBvQRB", "KKvKKN", "BBBvNNN", "KPPvKR", "KRPvKP",
                              "PPPvPP", "KKKKvN", "RBPvKPP"}) {
-        tables.emplace_back(VariantId::Antichess, canonical(*parse_table(name, VariantId::Antichess)));
+        tables.emplace_back(VariantId::Antichess,
+                            canonical(*parse_table(name, VariantId::Antichess)));
     }
     // Five identical units: the largest root (7.6M raw placements, seconds to
     // build), so not in sanitized builds.
-    if (!tbf::test::kSanitized) tables.emplace_back(VariantId::Antichess, *parse_material("KKKKKvQ"));
+    if (!tbf::test::kSanitized)
+        tables.emplace_back(VariantId::Antichess, *parse_material("KKKKKvQ"));
     for (const char* name : {"KQRvKBN", "KPPvKPP", "KRPvKNP"}) {
-        tables.emplace_back(VariantId::FourFile, canonical(*parse_table(name, VariantId::FourFile)));
+        tables.emplace_back(VariantId::FourFile,
+                            canonical(*parse_table(name, VariantId::FourFile)));
     }
     const int per_table = total / static_cast<int>(tables.size()) + 1;
     std::uint64_t failures = 0;
@@ -238,7 +247,37 @@ TEST_CASE("six distinct units: slots within 1.10 of 64*63*62*61*60*59/8") {
                           << static_cast<double>(ix.size()) / bound);
 }
 
+TEST_CASE("slot counts equal the number of positions up to symmetry: 6-unit tables") {
+    // Identical units, diagonals and pawn pairs in 6-unit tables.
+    std::vector<std::string> names = {"KKNvKK", "BBBvNNN", "KPPvKPP", "QRBvQRB", "KKKvQQQ"};
+    if (!tbf::test::kSanitized) names.insert(names.end(), {"KKKKvKK", "PPPvPPP"});
+    for (const auto& name : names) {
+        CAPTURE(name);
+        const Material m = canonical(*parse_material(name));
+        const Indexer ix = *Indexer::create(VariantId::Antichess, m);
+        CHECK(ix.size() == Reference(VariantId::Antichess, m).orbit_count());
+    }
+}
+
 TEST_SUITE("slow") {
+    TEST_CASE("every slot of some 5-unit tables decodes and encodes back") {
+        for (const char* name : {"KQRvKB", "BBBvBB", "KKvKKN", "KRPvKP", "PPPvPP"}) {
+            const Material m = canonical(*parse_material(name));
+            const IndexReport r = count_valid(*Indexer::create(VariantId::Antichess, m));
+            CHECK_MESSAGE(r.valid[0] == r.slots, name);
+            CHECK(r.valid[1] == r.slots);
+        }
+        const Material ff = *parse_table("KBPvKNP", VariantId::FourFile);
+        const IndexReport r = count_valid(*Indexer::create(VariantId::FourFile, ff));
+        std::uint64_t placements = 0;
+        Reference(VariantId::FourFile, ff).for_each_placement([&](const Squares&) {
+            ++placements;
+        });
+        CHECK(r.slots == placements);
+        CHECK(r.valid[0] > 0);
+        CHECK(r.valid[0] <= r.slots);
+    }
+
     TEST_CASE("slot counts equal the number of positions up to symmetry: losing chess 5 units") {
         const auto tables = tables_with(VariantId::Antichess, 5);
         REQUIRE(tables.size() == 6 * 126 + 21 * 56);
@@ -256,7 +295,8 @@ TEST_SUITE("slow") {
             const Material& m = tables[i];
             bool unique = false;
             for (const Color c : {Color::White, Color::Black}) {
-                for (int t = 0; t < kUnitTypeCount; ++t) unique |= m.count(c, static_cast<UnitType>(t)) == 1;
+                for (int t = 0; t < kUnitTypeCount; ++t)
+                    unique |= m.count(c, static_cast<UnitType>(t)) == 1;
             }
             if (!unique || i % 16 == 0) check_exhaustive(VariantId::Antichess, m);
         }
@@ -286,9 +326,9 @@ TEST_CASE("encode rejects placements outside the table") {
     CHECK(pawns.encode(on_rank_8) == kNoIndex);
     const Indexer ff = make(VariantId::FourFile, "KNvK");
     // Unit order: wK, bK, wN.
-    const Square touching[3] = {4, 12, 0};     // e1, e2
-    const Square off_file[3] = {4, 36, 1};     // knight on b1
-    const Square king_off_e[3] = {2, 36, 0};   // king on c1
+    const Square touching[3] = {4, 12, 0};    // e1, e2
+    const Square off_file[3] = {4, 36, 1};    // knight on b1
+    const Square king_off_e[3] = {2, 36, 0};  // king on c1
     const Square fine[3] = {4, 36, 0};
     CHECK(ff.encode(touching) == kNoIndex);
     CHECK(ff.encode(off_file) == kNoIndex);
@@ -313,10 +353,40 @@ TEST_CASE("locate flips colours to the canonical table") {
     CHECK_FALSE(ix.locate(*other).has_value());
 }
 
+TEST_CASE("indexers are built and used from several threads at once") {
+    // The shared root tables are built on first use under a lock; indexers
+    // are read-only afterwards.
+    const std::vector<std::string> names = {"KRvKB", "QRvQN", "RBvKN", "BBvNN", "KPvKP"};
+    std::vector<std::vector<Index>> sizes(4);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < sizes.size(); ++t) {
+        threads.emplace_back([&, t] {
+            for (const auto& name : names) {
+                const auto m = canonical(*parse_material(name));
+                const Indexer ix = *Indexer::create(VariantId::Antichess, m);
+                Placement p{};
+                Index mismatches = 0;
+                for (Index i = t; i < ix.size(); i += 997) {
+                    mismatches += ix.decode(i, p.data()) && ix.encode(p.data()) == i ? 0 : 1;
+                }
+                sizes[t].push_back(mismatches == 0 ? ix.size() : 0);
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (const auto& s : sizes) {
+        CHECK(s == sizes[0]);
+        CHECK(std::find(s.begin(), s.end(), Index{0}) == s.end());
+    }
+}
+
 TEST_CASE("create rejects bad tables") {
     CHECK_FALSE(Indexer::create(VariantId::Antichess, *parse_material("RvQ")).ok());
     CHECK_FALSE(Indexer::create(VariantId::Antichess, *parse_material("KQv")).ok());
     CHECK_FALSE(Indexer::create(VariantId::FourFile, *parse_material("QvK")).ok());
+    const auto huge = Indexer::create(VariantId::Antichess, *parse_material("PPPPPPPvK"));
+    REQUIRE_FALSE(huge.ok());
+    CHECK(huge.error().find("too many identical units") != std::string::npos);
 }
 
 }  // namespace tbf::index

@@ -156,8 +156,8 @@ TEST_CASE("sub-tables, checked by hand") {
     // Black has the king).
     CHECK(sub_names("RPvKN", VariantId::Antichess) ==
           std::vector<std::string>{"KNvP", "KNvQR", "KNvR", "KNvRB", "KNvRN", "KNvRR", "KRvK",
-                                   "KRvKN", "KRvN", "QRvK", "QRvN", "RBvK", "RBvN", "RNvK",
-                                   "RNvN", "RPvK", "RPvN", "RRvK", "RRvN"});
+                                   "KRvKN", "KRvN", "QRvK", "QRvN", "RBvK", "RBvN", "RNvK", "RNvN",
+                                   "RPvK", "RPvN", "RRvK", "RRvN"});
     // KQvKP: White takes the pawn; Black's king takes the queen (KvKP,
     // flipped); Black promotes.
     CHECK(sub_names("KQvKP", VariantId::FourFile) ==

@@ -13,8 +13,9 @@ TEST_CASE("report: JSON and text lines") {
     const auto kk = index_report(VariantId::Antichess, "KvK");
     REQUIRE(kk.ok());
     CHECK(to_json(*kk) == R"({"variant":"antichess","table":"KvK","slots":518,"valid":[518,518]})");
-    CHECK(to_text(*kk) ==
-          "antichess KvK: 518 slots, valid 518 (w) 518 (b), slots/valid 1.0000 1.0000 (mean 1.0000)");
+    CHECK(
+        to_text(*kk) ==
+        "antichess KvK: 518 slots, valid 518 (w) 518 (b), slots/valid 1.0000 1.0000 (mean 1.0000)");
     // Four File KvK: 8*8 king placements less 8 shared and 14 adjacent.
     const auto ff = index_report(VariantId::FourFile, "KvK");
     REQUIRE(ff.ok());
@@ -23,7 +24,8 @@ TEST_CASE("report: JSON and text lines") {
     const auto flipped = index_report(VariantId::AntichessFics, "RvKQ");
     REQUIRE(flipped.ok());
     CHECK(flipped->material.name() == "KQvR");
-    CHECK(to_json(*flipped).find(R"("variant":"antichess-fics","table":"KQvR")") != std::string::npos);
+    CHECK(to_json(*flipped).find(R"("variant":"antichess-fics","table":"KQvR")") !=
+          std::string::npos);
     const auto bad = index_report(VariantId::Antichess, "KQx");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().find("'KQx'") != std::string::npos);
@@ -40,7 +42,8 @@ TEST_CASE("report: Four File valid counts per side to move match brute force") {
         ref.for_each_placement([&](const std::array<Square, kMaxUnits>& sq) {
             ++placements;
             for (const Color stm : {Color::White, Color::Black}) {
-                if (ref.legal(ref.position(sq, stm))) ++legal[static_cast<std::size_t>(to_index(stm))];
+                if (ref.legal(ref.position(sq, stm)))
+                    ++legal[static_cast<std::size_t>(to_index(stm))];
             }
         });
         const auto report = index_report(VariantId::FourFile, name);

@@ -13,8 +13,9 @@
 // says so); everything else is.
 //
 // Unit order: units are grouped by (colour, type); the groups are ordered
-// pawns first, then by how few moves the type has (N, K, B, R, Q), White
-// before Black; Four File puts the two kings first. The first group(s) are
+// pawns first, then (losing chess) larger groups first, then by how few moves
+// the type has (N, K, B, R, Q), White before Black; Four File puts the two
+// kings first and ignores group sizes. The first group(s) are
 // the high-order digits of the index and the last group the low-order ones,
 // so moves of the most mobile units change the index least. docs/index.md
 // describes the scheme.
@@ -106,8 +107,9 @@ public:
     // the answer does not depend on it.
     bool is_valid(Index index, Color side_to_move) const;
 
-    // One line naming the unit order and the symmetry, for reports and docs,
-    // e.g. "antichess KQvR: 8 symmetries; order wK bK wQ bR (first = high)".
+    // One line naming the size, symmetry and unit order, for reports and
+    // docs, e.g. "antichess KQRvKB: 114369360 slots, 8 symmetries, order wK
+    // bK bB | wR wQ (high digit first; root before '|')".
     std::string describe() const;
 
 private:
@@ -122,7 +124,8 @@ private:
     Index encode_tail(const Square* squares, int sym, Bitboard occ, int level) const noexcept;
     void decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept;
     void place_group(int g, std::uint64_t rank, Bitboard& occ, Square* squares) const noexcept;
-    Index encode_node(int node, const Square* squares, std::uint8_t syms, Bitboard occ) const noexcept;
+    Index encode_node(int node, const Square* squares, std::uint8_t syms,
+                      Bitboard occ) const noexcept;
     void decode_node(int node, Index rest, Bitboard occ, Square* squares) const noexcept;
     Index tail_size(int level, Bitboard occ) const;
     int build_node(int level, Bitboard occ, std::uint8_t stab, detail::NodeTree& tree) const;
@@ -135,6 +138,7 @@ private:
     // and the square at each position.
     std::array<std::array<std::uint8_t, 64>, kMaxUnits> domain_index_{};
     std::array<std::array<Square, 64>, kMaxUnits> domain_square_{};
+    std::array<int, kMaxUnits> domain_size_{};
     int group_count_ = 0;
     int units_ = 0;
     std::uint8_t symmetries_ = 1;  // bit s set: symmetry s is used
@@ -151,9 +155,16 @@ private:
     Index free_end_ = 0;
     detail::FastDiv free_div_{};
     std::array<detail::FastDiv, kMaxUnits> free_radix_{};
+    std::array<detail::FastDiv, kMaxUnits> free_below_{};  // product of the radices after g
     std::uint32_t offset_base_ = 0;
     std::vector<Index> root_offset_;
     std::vector<std::int32_t> root_child_;
+    detail::FastDiv bucket_width_{};
+    std::vector<std::uint32_t> bucket_first_;
+    // For few listed root choices: per choice and group, the product of the
+    // later radices and the group's radix (see decode).
+    std::vector<detail::FastDiv> choice_below_;
+    std::vector<std::uint64_t> choice_radix_;
     std::shared_ptr<const detail::NodeTree> tree_;
 };
 
