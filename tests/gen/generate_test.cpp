@@ -22,11 +22,13 @@ namespace {
 class Built {
 public:
     static Built& get(VariantId variant) {
-        static std::map<VariantId, std::unique_ptr<Built>> all;
-        auto& b = all[variant];
+        auto& b = all()[variant];
         if (!b) b.reset(new Built(variant));
         return *b;
     }
+    // Closes every database; called when the test run ends, while RocksDB's
+    // own static objects are still alive.
+    static void close_all() { all().clear(); }
 
     probe::Tablebase& tablebase() { return *tablebase_; }
 
@@ -40,6 +42,11 @@ public:
     void build(const std::string& name) { build({index::canonical(*index::parse_table(name, variant_))}); }
 
 private:
+    static std::map<VariantId, std::unique_ptr<Built>>& all() {
+        static std::map<VariantId, std::unique_ptr<Built>> databases;
+        return databases;
+    }
+
     explicit Built(VariantId variant) : variant_(variant) {
         storage::DatabaseOptions options;
         options.mode = storage::OpenMode::ReadWrite;
@@ -53,6 +60,24 @@ private:
     test::ScratchDir dir_;
     std::unique_ptr<probe::Tablebase> tablebase_;
 };
+
+// Closes the shared databases at the end of the run, before static destruction.
+struct CloseDatabases : doctest::IReporter {
+    explicit CloseDatabases(const doctest::ContextOptions&) {}
+    void report_query(const doctest::QueryData&) override {}
+    void test_run_start() override {}
+    void test_run_end(const doctest::TestRunStats&) override { Built::close_all(); }
+    void test_case_start(const doctest::TestCaseData&) override {}
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+    void test_case_exception(const doctest::TestCaseException&) override {}
+    void subcase_start(const doctest::SubcaseSignature&) override {}
+    void subcase_end() override {}
+    void log_assert(const doctest::AssertData&) override {}
+    void log_message(const doctest::MessageData&) override {}
+    void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+REGISTER_LISTENER("close-databases", 1, CloseDatabases);
 
 probe::Value probe_or_fail(const probe::Tablebase& tb, VariantId v, const Position& pos) {
     auto value = tb.probe(v, pos);
@@ -96,11 +121,14 @@ std::string table_digest(const probe::Tablebase& tb, const std::string& name) {
 }  // namespace
 
 TEST_CASE("antichess tables up to 3 units agree with Syzygy") {
+    // Sanitizer builds run about ten times slower: 2-unit tables only there.
+    const std::size_t units = test::kSanitized ? 2 : 3;
     auto& built = Built::get(VariantId::Antichess);
-    built.build_upto(3);
+    built.build_upto(static_cast<int>(units));
     for (const char* file : {"syzygy/giveaway_samples_2.tsv", "syzygy/giveaway_samples_34.tsv"}) {
+        if (units == 2 && std::string(file).find("34") != std::string::npos) continue;
         const auto result = test::compare_with_syzygy(
-            file, [](const std::string& t) { return t.size() <= 4; },
+            file, [&](const std::string& t) { return t.size() <= units + 1; },
             [&](const Position& pos) { return probe_or_fail(built.tablebase(), VariantId::Antichess, pos); });
         CHECK(result.wdl_compared > 1000);
     }
