@@ -21,8 +21,8 @@ namespace {
 
 using detail::fail;
 using detail::json_string;
-using detail::OptionSpec;
 using detail::Options;
+using detail::OptionSpec;
 using detail::parse_options;
 
 constexpr int kMaxDepth = 64;

@@ -61,17 +61,15 @@ std::string json_value(const std::optional<DtcValue>& v) {
 void print_json(std::ostream& out, const TableReport& r) {
     out << "{\"table\":" << json_string(r.name) << ",\"variant\":" << json_string(r.variant)
         << ",\"slots\":" << r.slots << ",\"sampled\":" << (r.sampled ? "true" : "false")
-        << ",\"positions\":" << r.positions << ",\"errors\":" << r.errors
-        << ",\"first_errors\":[";
+        << ",\"positions\":" << r.positions << ",\"errors\":" << r.errors << ",\"first_errors\":[";
     for (std::size_t i = 0; i < r.first_errors.size(); ++i) {
         const PositionError& e = r.first_errors[i];
-        out << (i > 0 ? "," : "") << "{\"slot\":" << e.slot << ",\"fen\":"
-            << (e.fen.empty() ? "null" : json_string(e.fen)) << ",\"stored\":" << json_value(e.stored)
-            << ",\"derived\":" << json_value(e.derived) << ",\"message\":" << json_string(e.message)
-            << '}';
+        out << (i > 0 ? "," : "") << "{\"slot\":" << e.slot
+            << ",\"fen\":" << (e.fen.empty() ? "null" : json_string(e.fen))
+            << ",\"stored\":" << json_value(e.stored) << ",\"derived\":" << json_value(e.derived)
+            << ",\"message\":" << json_string(e.message) << '}';
     }
-    out << "],\"checksum_ok\":"
-        << (r.checksum_ok ? (*r.checksum_ok ? "true" : "false") : "null")
+    out << "],\"checksum_ok\":" << (r.checksum_ok ? (*r.checksum_ok ? "true" : "false") : "null")
         << ",\"metadata_errors\":[";
     for (std::size_t i = 0; i < r.metadata_errors.size(); ++i) {
         out << (i > 0 ? "," : "") << json_string(r.metadata_errors[i]);
@@ -110,8 +108,8 @@ void print_text(std::ostream& out, const TableReport& r) {
 
 int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     const std::vector<OptionSpec> specs = {
-        {"db", true},   {"variant", true}, {"threads", true},    {"json", false},
-        {"sample", true}, {"seed", true},  {"max-errors", true},
+        {"db", true},     {"variant", true}, {"threads", true},    {"json", false},
+        {"sample", true}, {"seed", true},    {"max-errors", true},
     };
     Options options;
     if (const std::string error = parse_options(args, 1, specs, options, true); !error.empty()) {
@@ -168,8 +166,7 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
         std::string name = arg;
         if (slash == std::string::npos) {
             if (!variant) {
-                return fail(err, "table \"" + arg +
-                                     "\" needs a variant: write antichess/" + arg +
+                return fail(err, "table \"" + arg + "\" needs a variant: write antichess/" + arg +
                                      " or give --variant");
             }
             name = std::string(variant_name(*variant)) + "/" + arg;
@@ -201,7 +198,8 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
             if (!variant || t.variant == variant_name(*variant)) names.push_back(t.name);
         }
         if (names.empty()) {
-            err << "tbverify: error: no " << (variant ? std::string(variant_name(*variant)) + " " : "")
+            err << "tbverify: error: no "
+                << (variant ? std::string(variant_name(*variant)) + " " : "")
                 << "tables in database " << options.get("db") << '\n';
             return kExitIo;
         }
@@ -218,8 +216,8 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
             if (t.name == name || t.name == swapped) found = t.name;
         }
         if (found.empty()) {
-            err << "tbverify: error: table " << name << " is not in database "
-                << options.get("db") << '\n';
+            err << "tbverify: error: table " << name << " is not in database " << options.get("db")
+                << '\n';
             return kExitIo;
         }
         names.push_back(found);
@@ -232,9 +230,9 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
             char line[160];
             std::snprintf(line, sizeof line, "\r%.*s  %5.1f%%  %llu positions\033[K",
                           static_cast<int>(p.table.size()), p.table.data(),
-                          p.total ? 100.0 * static_cast<double>(p.done) /
-                                        static_cast<double>(p.total)
-                                  : 100.0,
+                          p.total
+                              ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total)
+                              : 100.0,
                           static_cast<unsigned long long>(p.positions));
             err << line << std::flush;
         };

@@ -96,12 +96,12 @@ struct TableReport {
     std::uint64_t slots = 0;
     std::uint64_t index_size = 0;
     bool sampled = false;
-    std::uint64_t positions = 0;           // positions checked
-    std::array<std::uint64_t, 2> valid{};  // positions per side to move (full check)
-    std::uint64_t errors = 0;              // positions and slots with a wrong value
-    std::vector<PositionError> first_errors;     // the lowest slots, at most max_listed_errors
-    std::vector<std::string> metadata_errors;    // checksum, slot count, statistics
-    std::optional<bool> checksum_ok;             // nothing when sampled
+    std::uint64_t positions = 0;               // positions checked
+    std::array<std::uint64_t, 2> valid{};      // positions per side to move (full check)
+    std::uint64_t errors = 0;                  // positions and slots with a wrong value
+    std::vector<PositionError> first_errors;   // the lowest slots, at most max_listed_errors
+    std::vector<std::string> metadata_errors;  // checksum, slot count, statistics
+    std::optional<bool> checksum_ok;           // nothing when sampled
     std::string database_error;  // not empty: the check could not finish (missing or corrupt data)
     double seconds = 0;
 
@@ -134,7 +134,8 @@ public:
 
     // Checks one table of tables(). A failure to read the database is
     // reported in TableReport::database_error, not thrown.
-    [[nodiscard]] TableReport check(const std::string& name, const TableCheckOptions& options) const;
+    [[nodiscard]] TableReport check(const std::string& name,
+                                    const TableCheckOptions& options) const;
 
 private:
     struct State;
