@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -16,12 +17,15 @@ ProbeError missing_table(const std::string& name) {
     return {ProbeCode::MissingTable, "missing table " + name};
 }
 
+
 }  // namespace
 
 ProbeError probe_error(const storage::Status& status) {
     using storage::ErrorCode;
     switch (status.code()) {
-        case ErrorCode::NotFound: return {ProbeCode::MissingTable, status.message()};
+        // A missing table is recognised where tables are looked up; anything
+        // else not found (a block of a published table) is damage.
+        case ErrorCode::NotFound:
         case ErrorCode::ChecksumMismatch:
         case ErrorCode::Corruption:
         case ErrorCode::NotADatabase:
@@ -86,7 +90,9 @@ struct Tablebase::State {
 
     storage::Database database;
     mutable std::shared_mutex mutex;
-    mutable std::map<std::string, std::shared_ptr<const Table>, std::less<>> tables;
+    // Keyed by (variant, canonical material) rather than by name: every probe
+    // looks its table up, and building the name would allocate each time.
+    mutable std::map<std::pair<VariantId, index::Material>, std::shared_ptr<const Table>> tables;
 };
 
 Tablebase::Tablebase(storage::Database database)
@@ -102,7 +108,12 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
     auto db = storage::Database::open(path, db_options);
     if (!db.ok()) {
         ProbeError error = probe_error(db.status());
-        if (error.code == ProbeCode::MissingTable) error.code = ProbeCode::IoError;
+        // No directory, or a directory that is no database, is a path the
+        // caller got wrong; a damaged database stays Corrupt.
+        const auto code = db.status().code();
+        if (code == storage::ErrorCode::NotFound || code == storage::ErrorCode::NotADatabase) {
+            error.code = ProbeCode::IoError;
+        }
         error.message = "cannot open database " + path + ": " + db.status().to_string();
         return error;
     }
@@ -114,12 +125,13 @@ storage::Database& Tablebase::database() { return state_->database; }
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
                                                            const index::Material& material) const {
-    const std::string name = table_name(variant, material);
+    const auto key = std::make_pair(variant, material);
     {
         std::shared_lock lock(state_->mutex);
-        auto it = state_->tables.find(name);
+        auto it = state_->tables.find(key);
         if (it != state_->tables.end()) return it->second;
     }
+    const std::string name = table_name(variant, material);
     auto reader = state_->database.open_table(name);
     if (!reader.ok()) {
         if (reader.status().code() == storage::ErrorCode::NotFound) return missing_table(name);
@@ -127,14 +139,15 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
     }
     auto indexer = index::Indexer::create(variant, material);
     if (!indexer.ok()) return ProbeError{ProbeCode::BadInput, indexer.error()};
-    if (reader->info().spec.value_encoding != kValueEncoding ||
-        reader->info().spec.slot_count != 2 * indexer->size()) {
+    const auto& spec = reader->info().spec;
+    if (spec.value_encoding != kValueEncoding || spec.slot_count != 2 * indexer->size() ||
+        spec.value_width > 2 || spec.variant != variant_name(variant)) {
         return ProbeError{ProbeCode::Corrupt,
                           "table " + name + " does not match this version's index or value encoding"};
     }
     std::shared_ptr<const Table> table(new Table(std::move(*reader), std::move(*indexer)));
     std::unique_lock lock(state_->mutex);
-    return state_->tables.emplace(name, std::move(table)).first->second;
+    return state_->tables.emplace(key, std::move(table)).first->second;
 }
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
@@ -154,7 +167,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
         }
     }
     std::unique_lock lock(state_->mutex);
-    auto& slot = state_->tables[table_name(variant, material)];
+    auto& slot = state_->tables[std::make_pair(variant, material)];
     slot = std::move(copy);
     return slot;
 }
@@ -183,8 +196,19 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
         return moves->front().for_mover;
     }
     const index::Material material = index::material_of(pos);
+    if (material.total() > index::kMaxUnits) {
+        // A legal position, just beyond any table this library builds.
+        return ProbeError{ProbeCode::MissingTable,
+                          "missing table " + table_name(variant, index::canonical(material)) +
+                              " (more than " + std::to_string(index::kMaxUnits) + " units)"};
+    }
     if (auto why = index::material_error(material, variant)) {
         return ProbeError{ProbeCode::BadInput, *why};
+    }
+    // The Four File index holds such placements, but they are not positions:
+    // their slots store no value.
+    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+        return ProbeError{ProbeCode::BadInput, "the side not to move is in check"};
     }
     auto opened = table(variant, index::canonical(material));
     if (!opened.ok()) return opened.error();
