@@ -155,8 +155,12 @@ int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bo
         if (!moves->empty()) out << "best move " << moves->front().uci << '\n';
         for (const MoveValue& mv : *moves) {
             char line[64];
-            std::snprintf(line, sizeof line, "  %-6s %-12s%s\n", mv.uci.c_str(), describe(mv.for_mover).c_str(),
-                          mv.conversion ? "  conversion" : "");
+            if (mv.conversion) {
+                std::snprintf(line, sizeof line, "  %-6s %-12s  conversion\n", mv.uci.c_str(),
+                              describe(mv.for_mover).c_str());
+            } else {
+                std::snprintf(line, sizeof line, "  %-6s %s\n", mv.uci.c_str(), describe(mv.for_mover).c_str());
+            }
             out << line;
         }
         std::cout << out.str() << std::flush;

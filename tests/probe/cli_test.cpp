@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "json_lite.hpp"
@@ -113,8 +112,9 @@ TEST_CASE("tbprobe: text output") {
     CHECK(lines[0] == "8/8/8/8/8/8/8/KQ3k2 b - - 0 1");
     CHECK(lines[1] == "win in 2");
     CHECK(lines[2] == "best move f1e1");
-    CHECK(std::regex_match(lines[3], std::regex(R"(  f1e1 +win in 2 *)")));
-    CHECK(std::regex_match(lines[5], std::regex(R"(  f1e2 +draw *)")));
+    CHECK(lines[3] == "  f1e1   win in 2");
+    CHECK(lines[4] == "  f1g1   win in 2");
+    CHECK(lines[5] == "  f1e2   draw");
     // A capture is marked as a conversion.
     const Run c = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1"});
     CHECK(c.rc == 0);
