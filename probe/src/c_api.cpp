@@ -108,11 +108,11 @@ tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position&
     if (in->ep_square != TBF_NO_SQUARE && in->ep_square > 63) {
         return fail(TBF_ERR_BAD_INPUT, "en-passant square out of range");
     }
-    std::string fen = tbf::to_fen(pos);
-    if (in->ep_square != TBF_NO_SQUARE) {
-        // to_fen prints "- 0 1" for no en passant; put the square in its place.
-        fen.replace(fen.size() - 5, 1, tbf::square_name(in->ep_square));
-    }
+    // Through a FEN, so that a struct is validated exactly like a FEN (unit
+    // counts, pawn ranks, Four File files and checks, en-passant square).
+    const std::string board = tbf::to_fen(pos);
+    const std::string fen = board.substr(0, board.find(' ')) + (in->side_to_move ? " b - " : " w - ") +
+                            tbf::square_name(in->ep_square) + " 0 1";
     auto parsed = tbf::parse_fen(fen, variant);
     if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
     out = *parsed;

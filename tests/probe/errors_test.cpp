@@ -18,11 +18,20 @@ namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// A database holding KQvK and everything it converts into.
+// A private copy of a database holding KQvK and everything it converts
+// into (built once, copied for each test that damages it).
 struct SmallDb {
     ScratchDir dir;
     std::string path = dir.sub("db");
-    SmallDb() { build_tables(path, VariantId::Antichess, std::vector<std::string>{"KQvK"}); }
+    SmallDb() {
+        static ScratchDir pristine;
+        static const bool built = [] {
+            build_tables(pristine.sub("db"), VariantId::Antichess, std::vector<std::string>{"KQvK"});
+            return true;
+        }();
+        REQUIRE(built);
+        fs::copy(pristine.sub("db"), path, fs::copy_options::recursive);
+    }
 };
 
 // Every stored value of a table, read through a fresh read-only open.
