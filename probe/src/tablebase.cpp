@@ -341,6 +341,9 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
 
 ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
                                                            const Position& pos) const {
+    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+        return ProbeError{ProbeCode::BadInput, "the side not to move is in check"};
+    }
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
         MoveList list;
         generate_legal<R>(pos, list);

@@ -149,4 +149,5 @@ TEST_CASE("Four File: a placement whose side not to move is in check is not a po
     REQUIRE_FALSE(v.ok());
     CHECK(v.error().code == probe::ProbeCode::BadInput);
     CHECK(v.error().message.find("check") != std::string::npos);
+    CHECK(db.tablebase().probe_moves(VariantId::FourFile, pos).error().code == probe::ProbeCode::BadInput);
 }
