@@ -1,6 +1,7 @@
 #include "tbforge/probe/args.hpp"
 
 #include <charconv>
+#include <limits>
 
 namespace tbf::cli {
 
@@ -86,6 +87,9 @@ std::optional<std::uint64_t> Args::bytes(const std::string& name) const {
     auto [ptr, ec] = std::from_chars(digits.data(), end, n);
     if (ec != std::errc{} || ptr != end || digits.empty()) {
         throw UsageError("option --" + name + " needs a byte count such as 4G, got '" + *v + "'");
+    }
+    if (n > std::numeric_limits<std::uint64_t>::max() / scale) {
+        throw UsageError("option --" + name + " is too large: '" + *v + "'");
     }
     return n * scale;
 }

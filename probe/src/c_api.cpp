@@ -1,14 +1,25 @@
 // The C API over Tablebase: plain structs in, status codes out, messages
-// kept per thread.
+// kept per thread. No C++ exception may cross into C, so every entry point
+// runs inside guarded().
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/probe/tbforge.h"
 #include "tbforge/rules/fen.hpp"
 
 struct tbf_db {
+    explicit tbf_db(tbf::probe::Tablebase tb) : tablebase(std::move(tb)) {}
+
     tbf::probe::Tablebase tablebase;
+    // The catalogue, read once: a read-only open sees a fixed database, and
+    // callers walk it with tbf_table_info_at(i) for every i.
+    std::once_flag tables_once;
+    tbf::storage::Status tables_status;
+    std::vector<tbf::storage::TableInfo> tables;
 };
 
 namespace {
@@ -33,6 +44,32 @@ tbf_status fail(const tbf::probe::ProbeError& error) {
 
 tbf_status ok() {
     g_last_error.clear();
+    return TBF_OK;
+}
+
+template <class F>
+tbf_status guarded(F&& body) noexcept {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        return fail(TBF_ERR_INTERNAL, "out of memory");
+    } catch (const std::exception& e) {
+        return fail(TBF_ERR_INTERNAL, e.what());
+    } catch (...) {
+        return fail(TBF_ERR_INTERNAL, "unknown failure");
+    }
+}
+
+tbf_status load_tables(tbf_db* db) {
+    std::call_once(db->tables_once, [db] {
+        auto tables = db->tablebase.database().list_tables();
+        if (tables.ok()) {
+            db->tables = std::move(*tables);
+        } else {
+            db->tables_status = tables.status();
+        }
+    });
+    if (!db->tables_status.ok()) return fail(tbf::probe::probe_error(db->tables_status));
     return TBF_OK;
 }
 
@@ -71,11 +108,11 @@ tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position&
     if (in->ep_square != TBF_NO_SQUARE && in->ep_square > 63) {
         return fail(TBF_ERR_BAD_INPUT, "en-passant square out of range");
     }
-    std::string fen = tbf::to_fen(pos);
-    if (in->ep_square != TBF_NO_SQUARE) {
-        // to_fen prints "- 0 1" for no en passant; put the square in its place.
-        fen.replace(fen.size() - 5, 1, tbf::square_name(in->ep_square));
-    }
+    // Through a FEN, so that a struct is validated exactly like a FEN (unit
+    // counts, pawn ranks, Four File files and checks, en-passant square).
+    const std::string board = tbf::to_fen(pos);
+    const std::string fen = board.substr(0, board.find(' ')) + (in->side_to_move ? " b - " : " w - ") +
+                            tbf::square_name(in->ep_square) + " 0 1";
     auto parsed = tbf::parse_fen(fen, variant);
     if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
     out = *parsed;
@@ -105,6 +142,38 @@ void copy_text(char* dst, std::size_t size, const std::string& src) {
     dst[n] = '\0';
 }
 
+void to_c(const tbf::probe::MoveValue& mv, tbf_move_value* out) {
+    std::memset(out, 0, sizeof *out);
+    copy_text(out->uci, sizeof out->uci, mv.uci);
+    out->from = mv.move.from();
+    out->to = mv.move.to();
+    out->promotion = mv.move.is_promotion() ? static_cast<uint8_t>(mv.move.promotion())
+                                            : static_cast<uint8_t>(TBF_NO_PROMOTION);
+    out->conversion = mv.conversion ? 1 : 0;
+    out->child = to_c(mv.child);
+    out->for_mover = to_c(mv.for_mover);
+}
+
+tbf_status probe_moves(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, tbf_move_value* moves,
+                       size_t capacity, size_t* count) {
+    auto list = db->tablebase.probe_moves(id, pos);
+    if (!list.ok()) return fail(list.error());
+    *count = list->size();
+    if (list->size() > capacity) {
+        return fail(TBF_ERR_BUFFER, "room for " + std::to_string(capacity) + " moves, " +
+                                        std::to_string(list->size()) + " needed");
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) to_c((*list)[i], &moves[i]);
+    return ok();
+}
+
+tbf_status probe_value(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, tbf_value* out) {
+    auto v = db->tablebase.probe(id, pos);
+    if (!v.ok()) return fail(v.error());
+    *out = to_c(*v);
+    return ok();
+}
+
 }  // namespace
 
 extern "C" {
@@ -121,6 +190,7 @@ const char* tbf_status_string(tbf_status status) {
         case TBF_ERR_IO: return "I/O error";
         case TBF_ERR_NOT_A_POSITION: return "not a position";
         case TBF_ERR_BUFFER: return "buffer too small";
+        case TBF_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";
 }
@@ -128,125 +198,138 @@ const char* tbf_status_string(tbf_status status) {
 const char* tbf_last_error(void) { return g_last_error.c_str(); }
 
 tbf_status tbf_open(const char* path, size_t cache_bytes, tbf_db** out) {
-    if (!path || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    *out = nullptr;
-    tbf::probe::TablebaseOptions options;
-    if (cache_bytes) options.cache_bytes = cache_bytes;
-    auto tb = tbf::probe::Tablebase::open(path, options);
-    if (!tb.ok()) return fail(tb.error());
-    *out = new tbf_db{std::move(tb).value()};
-    return ok();
+    return guarded([&] {
+        if (!out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        *out = nullptr;
+        if (!path) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::probe::TablebaseOptions options;
+        if (cache_bytes) options.cache_bytes = cache_bytes;
+        auto tb = tbf::probe::Tablebase::open(path, options);
+        if (!tb.ok()) return fail(tb.error());
+        *out = new tbf_db(std::move(tb).value());
+        return ok();
+    });
 }
 
 void tbf_close(tbf_db* db) { delete db; }
 
 tbf_status tbf_probe(tbf_db* db, const char* variant, const tbf_position* pos, tbf_value* out) {
-    if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    tbf::VariantId id{};
-    if (auto s = variant_of(variant, id); s != TBF_OK) return s;
-    tbf::Position p;
-    if (auto s = from_c(pos, id, p); s != TBF_OK) return s;
-    auto v = db->tablebase.probe(id, p);
-    if (!v.ok()) return fail(v.error());
-    *out = to_c(*v);
-    return ok();
+    return guarded([&] {
+        if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        if (auto s = variant_of(variant, id); s != TBF_OK) return s;
+        tbf::Position p;
+        if (auto s = from_c(pos, id, p); s != TBF_OK) return s;
+        return probe_value(db, id, p, out);
+    });
 }
 
 tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_value* out) {
-    if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    tbf::VariantId id{};
-    tbf::Position pos;
-    if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
-    auto v = db->tablebase.probe(id, pos);
-    if (!v.ok()) return fail(v.error());
-    *out = to_c(*v);
-    return ok();
+    return guarded([&] {
+        if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        tbf::Position pos;
+        if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+        return probe_value(db, id, pos, out);
+    });
+}
+
+tbf_status tbf_probe_moves(tbf_db* db, const char* variant, const tbf_position* pos,
+                           tbf_move_value* moves, size_t capacity, size_t* count) {
+    return guarded([&] {
+        if (!db || !count || (!moves && capacity)) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        *count = 0;
+        tbf::VariantId id{};
+        if (auto s = variant_of(variant, id); s != TBF_OK) return s;
+        tbf::Position p;
+        if (auto s = from_c(pos, id, p); s != TBF_OK) return s;
+        return probe_moves(db, id, p, moves, capacity, count);
+    });
 }
 
 tbf_status tbf_probe_moves_fen(tbf_db* db, const char* variant, const char* fen,
                                tbf_move_value* moves, size_t capacity, size_t* count) {
-    if (!db || !count || (!moves && capacity)) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    tbf::VariantId id{};
-    tbf::Position pos;
-    if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
-    auto list = db->tablebase.probe_moves(id, pos);
-    if (!list.ok()) return fail(list.error());
-    *count = list->size();
-    if (list->size() > capacity) {
-        return fail(TBF_ERR_BUFFER, "room for " + std::to_string(capacity) + " moves, " +
-                                        std::to_string(list->size()) + " needed");
-    }
-    for (std::size_t i = 0; i < list->size(); ++i) {
-        const auto& mv = (*list)[i];
-        copy_text(moves[i].uci, sizeof moves[i].uci, mv.uci);
-        moves[i].conversion = mv.conversion ? 1 : 0;
-        moves[i].child = to_c(mv.child);
-        moves[i].for_mover = to_c(mv.for_mover);
-    }
-    return ok();
+    return guarded([&] {
+        if (!db || !count || (!moves && capacity)) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        *count = 0;
+        tbf::VariantId id{};
+        tbf::Position pos;
+        if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+        return probe_moves(db, id, pos, moves, capacity, count);
+    });
 }
 
 tbf_status tbf_parse_fen(const char* variant, const char* fen, tbf_position* out) {
-    if (!out) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    tbf::VariantId id{};
-    tbf::Position pos;
-    if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
-    to_c(pos, out);
-    return ok();
+    return guarded([&] {
+        if (!out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        tbf::Position pos;
+        if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+        to_c(pos, out);
+        return ok();
+    });
 }
 
 tbf_status tbf_table_count(tbf_db* db, size_t* count) {
-    if (!db || !count) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    auto tables = db->tablebase.database().list_tables();
-    if (!tables.ok()) return fail(tbf::probe::probe_error(tables.status()));
-    *count = tables->size();
-    return ok();
+    return guarded([&] {
+        if (!db || !count) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        if (auto s = load_tables(db); s != TBF_OK) return s;
+        *count = db->tables.size();
+        return ok();
+    });
 }
 
 tbf_status tbf_table_info_at(tbf_db* db, size_t i, tbf_table_info* out) {
-    if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    auto tables = db->tablebase.database().list_tables();
-    if (!tables.ok()) return fail(tbf::probe::probe_error(tables.status()));
-    if (i >= tables->size()) return fail(TBF_ERR_BAD_INPUT, "table number out of range");
-    const auto& info = (*tables)[i];
-    std::memset(out, 0, sizeof *out);
-    copy_text(out->name, sizeof out->name, info.spec.name);
-    copy_text(out->variant, sizeof out->variant, info.spec.variant);
-    copy_text(out->material, sizeof out->material, info.spec.material);
-    out->slots = info.spec.slot_count;
-    out->index_size = info.spec.slot_count / 2;
-    out->stored_bytes = info.stored_bytes;
-    out->checksum = info.values_checksum;
-    out->value_width = info.spec.value_width;
-    return ok();
+    return guarded([&] {
+        if (!db || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        if (auto s = load_tables(db); s != TBF_OK) return s;
+        if (i >= db->tables.size()) return fail(TBF_ERR_BAD_INPUT, "table number out of range");
+        const auto& info = db->tables[i];
+        std::memset(out, 0, sizeof *out);
+        copy_text(out->name, sizeof out->name, info.spec.name);
+        copy_text(out->variant, sizeof out->variant, info.spec.variant);
+        copy_text(out->material, sizeof out->material, info.spec.material);
+        out->slots = info.spec.slot_count;
+        out->index_size = info.spec.slot_count / 2;
+        out->stored_bytes = info.stored_bytes;
+        out->checksum = info.values_checksum;
+        out->value_width = info.spec.value_width;
+        return ok();
+    });
 }
 
 tbf_status tbf_table_position(tbf_db* db, const char* table, uint64_t index, int side_to_move,
                               tbf_position* out) {
-    if (!db || !table || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    if (side_to_move != 0 && side_to_move != 1) return fail(TBF_ERR_BAD_INPUT, "side to move must be 0 or 1");
-    auto id = tbf::probe::parse_table_name(table);
-    if (!id.ok()) return fail(id.error());
-    auto t = db->tablebase.table(id->variant, id->material);
-    if (!t.ok()) return fail(t.error());
-    if (index >= (*t)->indexer().size()) return fail(TBF_ERR_BAD_INPUT, "index out of range");
-    auto pos = (*t)->indexer().position(index, static_cast<tbf::Color>(side_to_move));
-    if (!pos) return fail(TBF_ERR_NOT_A_POSITION, "slot holds no position");
-    to_c(*pos, out);
-    return ok();
+    return guarded([&] {
+        if (!db || !table || !out) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        if (side_to_move != 0 && side_to_move != 1) {
+            return fail(TBF_ERR_BAD_INPUT, "side to move must be 0 or 1");
+        }
+        auto id = tbf::probe::parse_table_name(table);
+        if (!id.ok()) return fail(id.error());
+        auto t = db->tablebase.table(id->variant, id->material);
+        if (!t.ok()) return fail(t.error());
+        if (index >= (*t)->indexer().size()) return fail(TBF_ERR_BAD_INPUT, "index out of range");
+        auto pos = (*t)->indexer().position(index, static_cast<tbf::Color>(side_to_move));
+        if (!pos) return fail(TBF_ERR_NOT_A_POSITION, "slot holds no position");
+        to_c(*pos, out);
+        return ok();
+    });
 }
 
 tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_t n, tbf_value* out) {
-    if (!db || !table || (!out && n)) return fail(TBF_ERR_BAD_INPUT, "null argument");
-    auto id = tbf::probe::parse_table_name(table);
-    if (!id.ok()) return fail(id.error());
-    auto t = db->tablebase.table(id->variant, id->material);
-    if (!t.ok()) return fail(t.error());
-    std::vector<std::uint16_t> codes(n);
-    auto read = (*t)->read_codes(first, n, codes.data());
-    if (!read.ok()) return fail(read.error());
-    for (std::size_t i = 0; i < n; ++i) out[i] = to_c(tbf::probe::decode_value(codes[i]));
-    return ok();
+    return guarded([&] {
+        if (!db || !table || (!out && n)) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        auto id = tbf::probe::parse_table_name(table);
+        if (!id.ok()) return fail(id.error());
+        auto t = db->tablebase.table(id->variant, id->material);
+        if (!t.ok()) return fail(t.error());
+        std::vector<std::uint16_t> codes(n);
+        auto read = (*t)->read_codes(first, n, codes.data());
+        if (!read.ok()) return fail(read.error());
+        for (std::size_t i = 0; i < n; ++i) out[i] = to_c(tbf::probe::decode_value(codes[i]));
+        return ok();
+    });
 }
 
 }  // extern "C"

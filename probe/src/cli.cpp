@@ -20,18 +20,24 @@ constexpr int kExitUsage = 2;
 constexpr int kExitDatabase = 3;
 
 constexpr const char* kUsage =
-    "usage: tbprobe --db DIR --variant V --fen FEN [--json]\n"
+    "usage: tbprobe --db DIR --variant V --fen FEN [--json] [--cache BYTES]\n"
     "       tbprobe --db DIR --variant V --fen - [--json]     one FEN per line on stdin\n"
     "       tbprobe info --db DIR [--json]\n"
     "\n"
-    "Prints the value of the position for the side to move (win, draw or loss and\n"
-    "DTC, the distance to conversion in plies) and its moves, best first.\n"
+    "  --variant V    antichess, antichess-fics, antichess-joint or fourfile\n"
+    "  --cache BYTES  decompressed-block cache limit, e.g. 64M (default 256M)\n"
+    "\n"
+    "Prints the value of the position for the side to move (win, draw or loss in\n"
+    "N: the distance to conversion in plies), the best move and every move with\n"
+    "its value for the side making it, best first.\n"
     "With --json, one object per position:\n"
     "  {\"fen\":...,\"category\":\"win\"|\"draw\"|\"loss\",\"dtc\":N,\"moves\":[{\"uci\":...,\n"
     "   \"category\":...,\"dtc\":N,\"conversion\":true|false},...]}\n"
     "where a move's category and dtc describe the position after it, for the side\n"
-    "then to move (as the lichess tablebase API does).\n"
-    "Exit status: 0 success, 2 bad usage or input, 3 database error or missing table.\n";
+    "then to move (as the lichess tablebase API does). With --fen -, each input\n"
+    "line gets one output line; a bad line gets {\"fen\":...,\"error\":...}.\n"
+    "Exit status: 0 success, 2 bad usage or input (bad FEN), 3 database error or\n"
+    "missing table; with --fen -, the highest status of all lines.\n";
 
 const char* category(Wdl wdl) {
     switch (wdl) {
@@ -42,21 +48,67 @@ const char* category(Wdl wdl) {
     return "draw";
 }
 
+// Length of the well-formed UTF-8 sequence at text[i], or 0.
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char c = byte(i);
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // range of the second byte (no overlongs, no surrogates)
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + n > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k) {
+        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+    }
+    return n;
+}
+
+// A JSON string literal. Input lines are echoed in error objects, so bytes
+// that are not UTF-8 become U+FFFD to keep every output line valid JSON.
 std::string json_string(const std::string& text) {
     std::string out = "\"";
-    for (char c : text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
         if (c == '"' || c == '\\') {
             out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20 || c == 0x7F) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", c);
             out += buf;
+            ++i;
+        } else if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (const std::size_t n = utf8_length(text, i); n != 0) {
+            out.append(text, i, n);
+            i += n;
         } else {
-            out += c;
+            out += "\\ufffd";
+            ++i;
         }
     }
     return out + "\"";
+}
+
+// A line of standard input without surrounding blanks (and the \r of CRLF).
+std::string trimmed(const std::string& line) {
+    const auto first = line.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return {};
+    const auto last = line.find_last_not_of(" \t\r\n");
+    return line.substr(first, last - first + 1);
 }
 
 int exit_code(const ProbeError& e) { return e.code == ProbeCode::BadInput ? kExitUsage : kExitDatabase; }
@@ -70,7 +122,8 @@ std::string describe(Value v) {
 int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bool json) {
     auto fail = [&](int code, const std::string& message) {
         if (json) {
-            std::cout << "{\"fen\":" << json_string(fen) << ",\"error\":" << json_string(message) << "}\n";
+            std::cout << "{\"fen\":" << json_string(fen) << ",\"error\":" << json_string(message) << "}\n"
+                      << std::flush;
         } else {
             std::cerr << "tbprobe: error: " << message << '\n';
         }
@@ -93,14 +146,24 @@ int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bo
                 << "}";
         }
         out << "]}\n";
-        std::cout << out.str();
+        // Flushed per position: a program driving --fen - through pipes
+        // waits for each answer before sending the next FEN.
+        std::cout << out.str() << std::flush;
     } else {
-        std::cout << to_fen(*pos) << "\n" << describe(*value) << " (DTC " << value->dtc << " plies)\n";
+        std::ostringstream out;
+        out << to_fen(*pos) << '\n' << describe(*value) << '\n';
+        if (!moves->empty()) out << "best move " << moves->front().uci << '\n';
         for (const MoveValue& mv : *moves) {
-            std::printf("  %-6s %-12s%s\n", mv.uci.c_str(), describe(mv.for_mover).c_str(),
-                        mv.conversion ? "  conversion" : "");
+            char line[64];
+            if (mv.conversion) {
+                std::snprintf(line, sizeof line, "  %-6s %-12s  conversion\n", mv.uci.c_str(),
+                              describe(mv.for_mover).c_str());
+            } else {
+                std::snprintf(line, sizeof line, "  %-6s %s\n", mv.uci.c_str(), describe(mv.for_mover).c_str());
+            }
+            out << line;
         }
-        std::fflush(stdout);
+        std::cout << out.str() << std::flush;
     }
     return kExitOk;
 }
@@ -111,6 +174,7 @@ int run_probe(const std::vector<std::string>& argv) {
         std::cout << kUsage;
         return kExitOk;
     }
+    if (!args.positional().empty()) throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
     const std::string dir = args.required("db");
     const std::string variant_text = args.required("variant");
     auto variant = parse_variant(variant_text);
@@ -118,7 +182,6 @@ int run_probe(const std::vector<std::string>& argv) {
         throw cli::UsageError("unknown variant '" + variant_text + "' (known: " + std::string(variant_list()) + ")");
     }
     const std::string fen = args.required("fen");
-    if (!args.positional().empty()) throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
     TablebaseOptions options;
     if (auto bytes = args.bytes("cache")) options.cache_bytes = *bytes;
     auto tb = Tablebase::open(dir, options);
@@ -131,6 +194,7 @@ int run_probe(const std::vector<std::string>& argv) {
     int worst = kExitOk;
     std::string line;
     while (std::getline(std::cin, line)) {
+        line = trimmed(line);
         if (line.empty() || line[0] == '#') continue;
         worst = std::max(worst, probe_one(*tb, *variant, line, json));
     }

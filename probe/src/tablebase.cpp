@@ -1,9 +1,10 @@
 #include "tbforge/probe/tablebase.hpp"
 
 #include <algorithm>
-#include <map>
+#include <atomic>
+#include <deque>
 #include <mutex>
-#include <shared_mutex>
+#include <utility>
 
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -16,12 +17,15 @@ ProbeError missing_table(const std::string& name) {
     return {ProbeCode::MissingTable, "missing table " + name};
 }
 
+
 }  // namespace
 
 ProbeError probe_error(const storage::Status& status) {
     using storage::ErrorCode;
     switch (status.code()) {
-        case ErrorCode::NotFound: return {ProbeCode::MissingTable, status.message()};
+        // A missing table is recognised where tables are looked up; anything
+        // else not found (a block of a published table) is damage.
+        case ErrorCode::NotFound:
         case ErrorCode::ChecksumMismatch:
         case ErrorCode::Corruption:
         case ErrorCode::NotADatabase:
@@ -81,13 +85,113 @@ ProbeResult<std::uint16_t> Table::code(Color side, std::uint64_t index) const {
     return static_cast<std::uint16_t>(*value);
 }
 
+namespace {
+
+// Tables by (variant, canonical material), read on every probe without a
+// lock: an open-addressing array of atomic slots that only grows. Entries
+// point at shared_ptrs owned by the State for its whole life, so a reader
+// never sees a freed table, and load_resident can swap an entry in place.
+class TableIndex {
+public:
+    using Entry = const std::shared_ptr<const Table>*;
+
+    explicit TableIndex(std::size_t capacity)
+        : mask_(capacity - 1),
+          keys_(std::make_unique<std::atomic<std::uint64_t>[]>(capacity)),
+          entries_(std::make_unique<std::atomic<Entry>[]>(capacity)) {}
+
+    std::size_t capacity() const { return mask_ + 1; }
+
+    Entry find(std::uint64_t key) const {
+        for (std::size_t i = start(key);; i = (i + 1) & mask_) {
+            const std::uint64_t k = keys_[i].load(std::memory_order_acquire);
+            if (k == key) return entries_[i].load(std::memory_order_acquire);
+            if (k == 0) return nullptr;
+        }
+    }
+    // Writers only (one at a time); the entry is visible before its key.
+    void put(std::uint64_t key, Entry entry) {
+        for (std::size_t i = start(key);; i = (i + 1) & mask_) {
+            const std::uint64_t k = keys_[i].load(std::memory_order_relaxed);
+            if (k == key || k == 0) {
+                entries_[i].store(entry, std::memory_order_release);
+                keys_[i].store(key, std::memory_order_release);
+                return;
+            }
+        }
+    }
+    template <class F>
+    void for_each(F&& f) const {
+        for (std::size_t i = 0; i <= mask_; ++i) {
+            if (const std::uint64_t k = keys_[i].load(std::memory_order_relaxed)) f(k, entries_[i].load());
+        }
+    }
+
+private:
+    std::size_t start(std::uint64_t key) const {
+        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask_;
+    }
+
+    std::size_t mask_;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> keys_;
+    std::unique_ptr<std::atomic<Entry>[]> entries_;
+};
+
+// Nonzero key of a table: the variant, then 4 bits per (colour, unit type)
+// count; materials of more than kMaxUnits units never get this far.
+std::uint64_t table_key(VariantId variant, const index::Material& m) {
+    std::uint64_t key = static_cast<std::uint64_t>(variant) + 1;
+    for (Color c : {Color::White, Color::Black}) {
+        for (int t = 0; t < kUnitTypeCount; ++t) {
+            key = key << 4 | static_cast<std::uint64_t>(m.count(c, static_cast<UnitType>(t)));
+        }
+    }
+    return key;
+}
+
+}  // namespace
+
 struct Tablebase::State {
-    explicit State(storage::Database db) : database(std::move(db)) {}
+    explicit State(storage::Database db) : database(std::move(db)) {
+        indexes.push_back(std::make_unique<TableIndex>(16));
+        index.store(indexes.back().get());
+    }
+
+    // Publishes `table` under `key` (writers hold `mutex`).
+    const std::shared_ptr<const Table>& publish(std::uint64_t key, std::shared_ptr<const Table> table) {
+        TableIndex* current = indexes.back().get();  // the one readers see
+        owned.push_back(std::move(table));
+        const bool is_new = current->find(key) == nullptr;
+        if (is_new && 2 * (count + 1) > current->capacity()) {
+            // Grow: readers keep using the old array until they see the new one.
+            auto bigger = std::make_unique<TableIndex>(2 * current->capacity());
+            current->for_each([&](std::uint64_t k, TableIndex::Entry e) { bigger->put(k, e); });
+            indexes.push_back(std::move(bigger));
+            current = indexes.back().get();
+        }
+        current->put(key, &owned.back());
+        index.store(current, std::memory_order_release);
+        count += is_new;
+        return owned.back();
+    }
 
     storage::Database database;
-    mutable std::shared_mutex mutex;
-    mutable std::map<std::string, std::shared_ptr<const Table>, std::less<>> tables;
+    std::atomic<const TableIndex*> index{nullptr};
+    std::mutex mutex;                                   // writers: opening and publishing tables
+    std::vector<std::unique_ptr<TableIndex>> indexes;   // the current one and every older one
+    std::deque<std::shared_ptr<const Table>> owned;     // stable addresses for the index entries
+    std::size_t count = 0;
 };
+
+namespace {
+
+// The table of a canonical material if it is open already.
+const std::shared_ptr<const Table>* find_open(const TableIndex& index, VariantId variant,
+                                              const index::Material& material) {
+    return index.find(table_key(variant, material));
+}
+
+}  // namespace
 
 Tablebase::Tablebase(storage::Database database)
     : state_(std::make_unique<State>(std::move(database))) {}
@@ -102,7 +206,12 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
     auto db = storage::Database::open(path, db_options);
     if (!db.ok()) {
         ProbeError error = probe_error(db.status());
-        if (error.code == ProbeCode::MissingTable) error.code = ProbeCode::IoError;
+        // No directory, or a directory that is no database, is a path the
+        // caller got wrong; a damaged database stays Corrupt.
+        const auto code = db.status().code();
+        if (code == storage::ErrorCode::NotFound || code == storage::ErrorCode::NotADatabase) {
+            error.code = ProbeCode::IoError;
+        }
         error.message = "cannot open database " + path + ": " + db.status().to_string();
         return error;
     }
@@ -114,12 +223,12 @@ storage::Database& Tablebase::database() { return state_->database; }
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
                                                            const index::Material& material) const {
+    if (auto* open = find_open(*state_->index.load(std::memory_order_acquire), variant, material)) return *open;
+    // Opening builds the indexer, which can take a while for large tables:
+    // once, under the writers' lock.
+    std::lock_guard lock(state_->mutex);
+    if (auto* open = find_open(*state_->index.load(), variant, material)) return *open;
     const std::string name = table_name(variant, material);
-    {
-        std::shared_lock lock(state_->mutex);
-        auto it = state_->tables.find(name);
-        if (it != state_->tables.end()) return it->second;
-    }
     auto reader = state_->database.open_table(name);
     if (!reader.ok()) {
         if (reader.status().code() == storage::ErrorCode::NotFound) return missing_table(name);
@@ -127,14 +236,14 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
     }
     auto indexer = index::Indexer::create(variant, material);
     if (!indexer.ok()) return ProbeError{ProbeCode::BadInput, indexer.error()};
-    if (reader->info().spec.value_encoding != kValueEncoding ||
-        reader->info().spec.slot_count != 2 * indexer->size()) {
+    const auto& spec = reader->info().spec;
+    if (spec.value_encoding != kValueEncoding || spec.slot_count != 2 * indexer->size() ||
+        spec.value_width > 2 || spec.variant != variant_name(variant)) {
         return ProbeError{ProbeCode::Corrupt,
                           "table " + name + " does not match this version's index or value encoding"};
     }
     std::shared_ptr<const Table> table(new Table(std::move(*reader), std::move(*indexer)));
-    std::unique_lock lock(state_->mutex);
-    return state_->tables.emplace(name, std::move(table)).first->second;
+    return state_->publish(table_key(variant, material), std::move(table));
 }
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
@@ -153,10 +262,9 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
             copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
         }
     }
-    std::unique_lock lock(state_->mutex);
-    auto& slot = state_->tables[table_name(variant, material)];
-    slot = std::move(copy);
-    return slot;
+    std::lock_guard lock(state_->mutex);
+    // Another thread may have made it resident meanwhile; either copy serves.
+    return state_->publish(table_key(variant, material), std::move(copy));
 }
 
 ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {
@@ -183,16 +291,59 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
         return moves->front().for_mover;
     }
     const index::Material material = index::material_of(pos);
+    if (material.total() > index::kMaxUnits) {
+        // A legal position, just beyond any table this library builds.
+        return ProbeError{ProbeCode::MissingTable,
+                          "missing table " + table_name(variant, index::canonical(material)) +
+                              " (more than " + std::to_string(index::kMaxUnits) + " units)"};
+    }
     if (auto why = index::material_error(material, variant)) {
         return ProbeError{ProbeCode::BadInput, *why};
     }
-    auto opened = table(variant, index::canonical(material));
-    if (!opened.ok()) return opened.error();
-    return value_in(**opened, pos);
+    // The Four File index holds such placements, but they are not positions:
+    // their slots store no value.
+    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+        return ProbeError{ProbeCode::BadInput, "the side not to move is in check"};
+    }
+    // Either orientation is found without building a flipped Position: the
+    // placement is read off the bitboards in the indexer's unit order.
+    const bool flip = index::needs_color_flip(material);
+    const index::Material canonical = flip ? material.flipped() : material;
+    const std::shared_ptr<const Table>* open =
+        find_open(*state_->index.load(std::memory_order_acquire), variant, canonical);
+    std::shared_ptr<const Table> opened;
+    if (open == nullptr) {
+        auto t = table(variant, canonical);
+        if (!t.ok()) return t.error();
+        opened = std::move(t).value();
+    }
+    const Table& t = open ? **open : *opened;
+    const index::Indexer& ix = t.indexer();
+    Square squares[index::kMaxUnits];
+    Bitboard group = 0;
+    for (int i = 0; i < ix.unit_count(); ++i) {
+        const Unit u = ix.unit(i);
+        // Units of a group are consecutive in the indexer's order.
+        if (i == 0 || u != ix.unit(i - 1)) {
+            group = flip ? pos.units(~unit_color(u), unit_type(u)) : pos.units(unit_color(u), unit_type(u));
+        }
+        const Square s = pop_lsb(group);
+        squares[i] = flip ? static_cast<Square>(s ^ 56) : s;
+    }
+    const index::Index idx = ix.encode(squares);
+    if (idx == index::kNoIndex) {
+        return ProbeError{ProbeCode::BadInput, "position is not in table " + t.info().spec.name};
+    }
+    auto code = t.code(flip ? ~pos.side_to_move() : pos.side_to_move(), idx);
+    if (!code.ok()) return code.error();
+    return decode_value(*code);
 }
 
 ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
                                                            const Position& pos) const {
+    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+        return ProbeError{ProbeCode::BadInput, "the side not to move is in check"};
+    }
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
         MoveList list;
         generate_legal<R>(pos, list);

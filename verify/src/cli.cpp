@@ -1,5 +1,5 @@
 // tbverify's command line: a table of subcommands, each parsing its own
-// options. `tables` and `strategy` join the table later.
+// options (`tables` lives in tables_cli.cpp).
 
 #include "tbforge/verify/cli.hpp"
 
@@ -12,11 +12,18 @@
 #include <string_view>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/perft.hpp"
 
 namespace tbf::verify {
 namespace {
+
+using detail::fail;
+using detail::json_string;
+using detail::Options;
+using detail::OptionSpec;
+using detail::parse_options;
 
 constexpr int kMaxDepth = 64;
 
@@ -28,6 +35,7 @@ constexpr std::string_view kMainUsage =
     "\n"
     "Commands:\n"
     "  perft     count the positions a fixed number of plies below a FEN\n"
+    "  tables    re-derive every stored value of tables from their moves\n"
     "\n"
     "Run 'tbverify <command> --help' for the options of a command.\n"
     "Exit codes: 0 success, 1 verification found errors, 2 bad command line\n"
@@ -49,60 +57,6 @@ constexpr std::string_view kPerftUsage =
     "Output: the total node count, alone on the last line.\n"
     "Exit codes: 0 success, 2 bad command line or input.\n";
 
-int fail(std::ostream& err, const std::string& message) {
-    err << "tbverify: error: " << message << '\n';
-    return kExitUsage;
-}
-
-// Options of one subcommand: `--name value`, `--name=value` or a bare flag.
-struct OptionSpec {
-    std::string_view name;
-    bool takes_value;
-};
-
-struct Options {
-    std::map<std::string, std::string, std::less<>> values;
-    bool help = false;
-
-    [[nodiscard]] bool has(std::string_view name) const { return values.contains(name); }
-    [[nodiscard]] const std::string& get(std::string_view name) const {
-        return values.find(name)->second;
-    }
-};
-
-// Parses args[first..]; returns an error message, or "" on success.
-std::string parse_options(const std::vector<std::string>& args, std::size_t first,
-                          const std::vector<OptionSpec>& specs, Options& options) {
-    for (std::size_t i = first; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--help" || arg == "-h") {
-            options.help = true;
-            continue;
-        }
-        if (!arg.starts_with("--")) return "unexpected argument \"" + arg + "\"";
-        const std::size_t eq = arg.find('=');
-        const std::string name =
-            arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-        const OptionSpec* spec = nullptr;
-        for (const OptionSpec& s : specs) {
-            if (s.name == name) spec = &s;
-        }
-        if (spec == nullptr) return "unknown option \"--" + name + "\"";
-        if (options.has(name)) return "option --" + name + " given twice";
-        if (!spec->takes_value) {
-            if (eq != std::string::npos) return "option --" + name + " takes no value";
-            options.values[name] = "";
-        } else if (eq != std::string::npos) {
-            options.values[name] = arg.substr(eq + 1);
-        } else if (i + 1 < args.size()) {
-            options.values[name] = args[++i];
-        } else {
-            return "option --" + name + " needs a value";
-        }
-    }
-    return "";
-}
-
 std::optional<int> parse_depth(const std::string& text) {
     if (text.empty() || text.size() > 3) return std::nullopt;
     int depth = 0;
@@ -112,24 +66,6 @@ std::optional<int> parse_depth(const std::string& text) {
     }
     if (depth > kMaxDepth) return std::nullopt;
     return depth;
-}
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            constexpr char kHex[] = "0123456789abcdef";
-            out += "\\u00";
-            out += kHex[(c >> 4) & 0xf];
-            out += kHex[c & 0xf];
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
 }
 
 int run_perft(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -209,6 +145,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"perft", run_perft},
+    {"tables", detail::run_tables},
 };
 
 }  // namespace

@@ -7,7 +7,10 @@
 // slots of the indexer with White to move first, then the N slots with Black
 // to move; each value is probe::encode_value (1 or 2 bytes).
 //
-// Thread safety: all const methods may be called from many threads at once.
+// Thread safety: all const methods may be called from many threads at once
+// (a table is opened once, under a lock, on first use; after that probes take
+// no lock of this library, only the block cache's shard lock). Moving or
+// destroying a Tablebase must not race with its use.
 
 #include <cstdint>
 #include <memory>
@@ -101,12 +104,15 @@ private:
 };
 
 struct TablebaseOptions {
-    std::size_t cache_bytes = std::size_t{256} << 20;  // decompressed-block cache limit
+    // Byte limit of the decompressed-block cache shared by every table and
+    // thread of this Tablebase (docs/probe.md, "Cache size"); 0 disables it.
+    std::size_t cache_bytes = std::size_t{256} << 20;
 };
 
 class Tablebase {
 public:
-    // Opens a database read-only. Errors: missing directory, not a database, corrupt.
+    // Opens a database read-only. Errors: IoError (no such directory, not a
+    // tbforge database, unreadable), Corrupt (truncated or damaged files).
     static ProbeResult<Tablebase> open(const std::string& path, const TablebaseOptions& options = {});
     // Probes through a database already opened (e.g. read-write by the generator).
     explicit Tablebase(storage::Database database);
@@ -117,7 +123,10 @@ public:
 
     // Value of pos for its side to move. Positions where a side has no units
     // are terminal (distance 0); positions with an en-passant right are valued
-    // from their moves (all captures there).
+    // from their moves (all captures there). Errors: MissingTable (naming the
+    // table in canonical orientation, also for more than index::kMaxUnits
+    // units), BadInput (e.g. a Four File position whose side not to move is
+    // in check), Corrupt, IoError.
     ProbeResult<Value> probe(VariantId variant, const Position& pos) const;
     // Every legal move with its value, best first for the side to move (wins by
     // increasing DTC, draws, losses by decreasing DTC; ties by UCI).

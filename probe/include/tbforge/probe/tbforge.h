@@ -1,14 +1,17 @@
 /* tbforge probing API for C and for other languages' foreign-function
- * interfaces. Positions are plain data (no engine types); every function
- * returns a tbf_status code, and tbf_last_error() gives a one-line message
- * for the calling thread's last failure.
+ * interfaces (docs/probe.md). Positions are plain data (no engine types);
+ * every function returns a tbf_status, and tbf_last_error() gives a one-line
+ * message for the calling thread's last failure.
  *
- * Thread safety: a tbf_db may be used from many threads at once; opening the
- * same database from several processes is fine (read-only).
+ * Thread safety: a tbf_db may be used from many threads at once (every
+ * function taking one is safe to call concurrently on the same handle);
+ * tbf_close must not race with any other use of that handle. Several
+ * processes may open the same database (read-only) at once.
  *
  * Values are for the side to move: wdl is 1 (win), 0 (draw) or -1 (loss);
  * dtc is the distance to conversion in plies (capture or promotion), 0 for
- * draws and for terminal positions. */
+ * draws and for terminal positions. No function throws or aborts: a C++
+ * exception (out of memory) comes back as TBF_ERR_INTERNAL. */
 #ifndef TBFORGE_PROBE_TBFORGE_H
 #define TBFORGE_PROBE_TBFORGE_H
 
@@ -19,23 +22,31 @@
 extern "C" {
 #endif
 
+/* Raised whenever a declaration here changes incompatibly; compare with
+ * tbf_api_version() to detect a header/library mismatch. */
 #define TBF_API_VERSION 1
 
 typedef enum tbf_status {
     TBF_OK = 0,
-    TBF_ERR_BAD_INPUT = 1,      /* malformed FEN or struct, illegal position, unknown variant */
-    TBF_ERR_MISSING_TABLE = 2,  /* the position's table (or a child's) is not in the database */
-    TBF_ERR_CORRUPT = 3,        /* damaged block or metadata: no value is returned */
+    TBF_ERR_BAD_INPUT = 1,      /* malformed FEN or struct, illegal position, unknown variant,
+                                   null argument, index out of range */
+    TBF_ERR_MISSING_TABLE = 2,  /* the position's table (or a child's) is not in the database;
+                                   tbf_last_error() names it, e.g. "missing table antichess/KQvKR" */
+    TBF_ERR_CORRUPT = 3,        /* damaged block or metadata (checksum mismatch): no value is returned */
     TBF_ERR_IO = 4,             /* the database could not be opened or read */
     TBF_ERR_NOT_A_POSITION = 5, /* tbf_table_position: the slot holds no position */
-    TBF_ERR_BUFFER = 6          /* an output buffer is too small */
+    TBF_ERR_BUFFER = 6,         /* an output buffer is too small */
+    TBF_ERR_INTERNAL = 7        /* out of memory or an unexpected failure */
 } tbf_status;
 
-/* Squares: 0 = a1, 1 = b1, ..., 63 = h8. Unit types: */
+/* Squares: 0 = a1, 1 = b1, ..., 7 = h1, 8 = a2, ..., 63 = h8. Unit types: */
 enum { TBF_KING = 0, TBF_QUEEN = 1, TBF_ROOK = 2, TBF_BISHOP = 3, TBF_KNIGHT = 4, TBF_PAWN = 5 };
 enum { TBF_WHITE = 0, TBF_BLACK = 1 };
 #define TBF_NO_SQUARE 64
+#define TBF_NO_PROMOTION 255
 #define TBF_MAX_UNITS 32
+/* More than the legal moves of any position with at most 32 units. */
+#define TBF_MAX_MOVES 512
 
 typedef struct tbf_unit {
     uint8_t square;
@@ -43,20 +54,24 @@ typedef struct tbf_unit {
     uint8_t color; /* TBF_WHITE or TBF_BLACK */
 } tbf_unit;
 
+/* A position: units in any order, no two on one square. */
 typedef struct tbf_position {
-    uint8_t unit_count;
+    uint8_t unit_count; /* at most TBF_MAX_UNITS (16 a side) */
     tbf_unit units[TBF_MAX_UNITS];
     uint8_t side_to_move; /* TBF_WHITE or TBF_BLACK */
     uint8_t ep_square;    /* square skipped by a double push, or TBF_NO_SQUARE */
 } tbf_position;
 
 typedef struct tbf_value {
-    int wdl;
-    unsigned dtc;
+    int wdl;      /* 1 win, 0 draw, -1 loss, for the side to move */
+    unsigned dtc; /* plies to conversion; 0 for draws and terminal positions */
 } tbf_value;
 
 typedef struct tbf_move_value {
-    char uci[8];          /* "e7e8k" */
+    char uci[8];          /* "e2e4", "e7e8k" (antichess promotion to king) */
+    uint8_t from;         /* square */
+    uint8_t to;           /* square */
+    uint8_t promotion;    /* TBF_QUEEN .. TBF_KNIGHT, TBF_KING, or TBF_NO_PROMOTION */
     int conversion;       /* 1 for a capture or promotion */
     tbf_value child;      /* the position after the move, for the side then to move */
     tbf_value for_mover;  /* the move scored for the side making it */
@@ -65,46 +80,70 @@ typedef struct tbf_move_value {
 typedef struct tbf_table_info {
     char name[64];     /* "antichess/KQvR" */
     char variant[32];
-    char material[32];
-    uint64_t slots;    /* 2 * index size: White to move first, then Black */
+    char material[32]; /* canonical orientation */
+    uint64_t slots;    /* 2 * index_size: White to move first, then Black */
     uint64_t index_size;
     uint64_t stored_bytes;
     uint64_t checksum; /* XXH64 of the values in slot order */
     uint32_t value_width;
 } tbf_table_info;
 
+/* An open database; opaque. */
 typedef struct tbf_db tbf_db;
 
+/* TBF_API_VERSION of the library. */
 int tbf_api_version(void);
 const char* tbf_version_string(void);
-/* Short text for a status code. */
+/* Short constant text for a status code ("missing table"). */
 const char* tbf_status_string(tbf_status status);
-/* The calling thread's last error message ("" if none); valid until its next call. */
+/* The calling thread's last error message ("" after a success); valid until
+ * the thread's next call into this API. */
 const char* tbf_last_error(void);
 
-/* Opens a database directory read-only. cache_bytes limits the
- * decompressed-block cache (0: the default of 256 MiB). */
+/* Opens a database directory read-only; *out receives the handle (NULL on
+ * failure). cache_bytes limits the decompressed-block cache shared by all
+ * threads using the handle (0: the default of 256 MiB).
+ * Errors: TBF_ERR_IO (no such directory, not a database, unreadable),
+ * TBF_ERR_CORRUPT (truncated or damaged files), TBF_ERR_BAD_INPUT (null). */
 tbf_status tbf_open(const char* path, size_t cache_bytes, tbf_db** out);
+/* Closes a handle from tbf_open; NULL is ignored. */
 void tbf_close(tbf_db* db);
 
-/* Variant names: "antichess", "antichess-fics", "antichess-joint", "fourfile". */
+/* The value of a position for its side to move. variant: "antichess",
+ * "antichess-fics", "antichess-joint" or "fourfile". A position where a
+ * side has no units is terminal; one with an en-passant right is valued
+ * from its moves. Errors: TBF_ERR_BAD_INPUT, TBF_ERR_MISSING_TABLE,
+ * TBF_ERR_CORRUPT, TBF_ERR_IO. */
 tbf_status tbf_probe(tbf_db* db, const char* variant, const tbf_position* pos, tbf_value* out);
+/* The same for a FEN (castling rights ignored, counters optional). */
 tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_value* out);
-/* Every legal move with its value, best first; *count receives the number of
- * moves (TBF_ERR_BUFFER if more than capacity). */
+
+/* Every legal move with its value, best first for the side to move (wins by
+ * increasing DTC, draws, losses by decreasing DTC; ties by UCI), so moves[0]
+ * is a best move. *count receives the number of moves (0 for a terminal
+ * position) even when it exceeds capacity, which is TBF_ERR_BUFFER;
+ * TBF_MAX_MOVES always suffices. moves may be NULL when capacity is 0.
+ * Errors: as tbf_probe, plus TBF_ERR_BUFFER. */
+tbf_status tbf_probe_moves(tbf_db* db, const char* variant, const tbf_position* pos,
+                           tbf_move_value* moves, size_t capacity, size_t* count);
 tbf_status tbf_probe_moves_fen(tbf_db* db, const char* variant, const char* fen,
                                tbf_move_value* moves, size_t capacity, size_t* count);
-/* Parses a FEN into the neutral struct (validated for the variant). */
+
+/* Parses a FEN into the neutral struct (validated for the variant; the
+ * en-passant square is kept only when an en-passant capture is possible). */
 tbf_status tbf_parse_fen(const char* variant, const char* fen, tbf_position* out);
 
-/* Tables in name order. */
+/* Tables in name order, as of tbf_open. */
 tbf_status tbf_table_count(tbf_db* db, size_t* count);
+/* Errors: TBF_ERR_BAD_INPUT (i >= count), TBF_ERR_CORRUPT (bad metadata). */
 tbf_status tbf_table_info_at(tbf_db* db, size_t i, tbf_table_info* out);
-/* The canonical position of slot `index` (0 <= index < index_size) with
- * `side_to_move` to move, or TBF_ERR_NOT_A_POSITION. */
+/* The canonical position of slot `index` (0 <= index < index_size) of table
+ * `table` ("antichess/KQvR") with `side_to_move` to move, or
+ * TBF_ERR_NOT_A_POSITION. */
 tbf_status tbf_table_position(tbf_db* db, const char* table, uint64_t index, int side_to_move,
                               tbf_position* out);
-/* Stored values of slots [first, first + n) (slot = side * index_size + index). */
+/* Stored values of slots [first, first + n) (slot = side * index_size + index),
+ * read without filling the cache; slots that hold no position read as draws. */
 tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_t n,
                             tbf_value* out);
 

@@ -1,0 +1,249 @@
+// The tbprobe executable as scripts see it: output shapes (text, JSON lines),
+// batch mode, info, exit codes. Answers are compared with the C++ API on
+// the same database.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "json_lite.hpp"
+#include "probe_fixture.hpp"
+
+using namespace tbf;
+using namespace tbf::test;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string out;
+    std::string err;
+    std::vector<std::string> lines() const {
+        std::vector<std::string> v;
+        std::istringstream in(out);
+        for (std::string line; std::getline(in, line);) v.push_back(line);
+        return v;
+    }
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Runs tbprobe with `args`, `input` on standard input.
+Run tbprobe(const std::vector<std::string>& args, const std::string& input = {}) {
+    static ScratchDir io;
+    {
+        std::ofstream in(io.sub("stdin"), std::ios::binary);
+        in << input;
+    }
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        const int in = open(io.sub("stdin").c_str(), O_RDONLY);
+        const int out = open(io.sub("stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(io.sub("stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0) _exit(126);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        std::vector<std::string> copy = args;
+        std::vector<char*> argv;
+        std::string program = TBF_TBPROBE;
+        argv.push_back(program.data());
+        for (auto& a : copy) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(program.c_str(), argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    Run r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(io.sub("stdout"));
+    r.err = slurp(io.sub("stderr"));
+    return r;
+}
+
+const char* category(Wdl w) { return w == Wdl::Win ? "win" : w == Wdl::Loss ? "loss" : "draw"; }
+
+// One JSON answer checked field by field against the C++ API.
+void check_answer(const BuiltDb& db, const std::string& line, const std::string& fen) {
+    CAPTURE(line);
+    const json::Value v = json::parse(line);
+    REQUIRE(v.is_object());
+    const Position pos = db.fen(fen);
+    CHECK(v["fen"].string() == to_fen(pos));
+    const probe::Value value = db.value(pos);
+    CHECK(v["category"].string() == category(value.wdl));
+    CHECK(v["dtc"].number() == value.dtc);
+    const auto moves = db.moves(pos);
+    const json::Array& listed = v["moves"].array();
+    REQUIRE(listed.size() == moves.size());
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+        const json::Value& m = listed[i];
+        CHECK(m.object().size() == 4);
+        CHECK(m["uci"].string() == moves[i].uci);
+        // The position after the move, for the side then to move (lichess).
+        CHECK(m["category"].string() == category(moves[i].child.wdl));
+        CHECK(m["dtc"].number() == moves[i].child.dtc);
+        CHECK(m["conversion"].boolean() == moves[i].conversion);
+    }
+}
+
+const BuiltDb& small_db() { return BuiltDb::antichess(); }
+
+}  // namespace
+
+TEST_CASE("tbprobe: text output") {
+    const auto& db = small_db();
+    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1"});
+    CHECK(r.rc == 0);
+    CHECK(r.err.empty());
+    const auto lines = r.lines();
+    REQUIRE(lines.size() == 3 + 5);
+    CHECK(lines[0] == "8/8/8/8/8/8/8/KQ3k2 b - - 0 1");
+    CHECK(lines[1] == "win in 2");
+    CHECK(lines[2] == "best move f1e1");
+    CHECK(lines[3] == "  f1e1   win in 2");
+    CHECK(lines[4] == "  f1g1   win in 2");
+    CHECK(lines[5] == "  f1e2   draw");
+    // A capture is marked as a conversion.
+    const Run c = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1"});
+    CHECK(c.rc == 0);
+    CHECK(c.out == "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1\nloss in 1\nbest move d1d8\n  d1d8   loss in 1     conversion\n");
+}
+
+TEST_CASE("tbprobe --json: one object per position, lichess-style moves") {
+    const auto& db = small_db();
+    for (const char* fen : {"8/8/8/8/8/8/8/KQ3k2 b - - 0 1", "8/8/8/3pP3/8/8/8/8 w - d6 0 1",
+                            "8/8/8/8/8/p7/P7/8 w - - 0 1", "8/4P3/8/8/8/8/8/K6k w - - 0 1",
+                            "8/8/8/8/8/8/8/kq3K2 w KQkq - 12 40"}) {
+        CAPTURE(fen);
+        const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", fen, "--json"});
+        CHECK(r.rc == 0);
+        CHECK(r.err.empty());
+        const auto lines = r.lines();
+        REQUIRE(lines.size() == 1);
+        check_answer(db, lines[0], fen);
+    }
+    // Shape, literally: the ep position has a single capture that leaves
+    // Black without units (so Black, to move, has won).
+    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/3pP3/8/8/8/8 w - d6 0 1", "--json"});
+    CHECK(r.out ==
+          "{\"fen\":\"8/8/8/3pP3/8/8/8/8 w - d6 0 1\",\"category\":\"loss\",\"dtc\":1,\"moves\":"
+          "[{\"uci\":\"e5d6\",\"category\":\"win\",\"dtc\":0,\"conversion\":true}]}\n");
+}
+
+TEST_CASE("tbprobe --fen -: one line per FEN, a bad line in the middle does not end the run") {
+    const auto& db = small_db();
+    const std::string input =
+        "# comment lines and blank lines are skipped\n"
+        "8/8/8/8/8/8/8/KQ3k2 b - - 0 1\r\n"
+        "\n"
+        "8/8/8/8/8/8/8/KQ3k2 b - - 0 1 extra\n"
+        "  3k4/8/8/8/8/8/8/K2Q4 w - - 0 1  \n"
+        "8/8/8/8/8/8/8/KQR2k2 b - - 0 1\n"
+        "8/8/8/8/8/p7/P7/8 b - - 0 1\n";
+    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-", "--json"}, input);
+    CHECK(r.rc == 3);  // the worst line: a missing table
+    CHECK(r.err.empty());
+    const auto lines = r.lines();
+    REQUIRE(lines.size() == 5);
+    check_answer(db, lines[0], "8/8/8/8/8/8/8/KQ3k2 b - - 0 1");
+    const json::Value bad = json::parse(lines[1]);
+    CHECK(bad.object().size() == 2);
+    CHECK(bad["fen"].string() == "8/8/8/8/8/8/8/KQ3k2 b - - 0 1 extra");
+    CHECK(bad["error"].string().find("bad FEN") != std::string::npos);
+    check_answer(db, lines[2], "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1");
+    const json::Value missing = json::parse(lines[3]);
+    CHECK(missing["error"].string() == "missing table antichess/KQRvK");
+    check_answer(db, lines[4], "8/8/8/8/8/p7/P7/8 b - - 0 1");
+
+    // Only bad FENs: exit 2. Text mode: answers on stdout, errors on stderr.
+    const Run t = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-"},
+                          "8/8/8/8/8/8/8/KQ3k2 b - - 0 1\nnonsense\n3k4/8/8/8/8/8/8/K2Q4 w - - 0 1\n");
+    CHECK(t.rc == 2);
+    CHECK(t.lines().size() == 8 + 4);
+    CHECK(t.err.find("tbprobe: error: bad FEN") == 0);
+    // Non-UTF-8 input is echoed as valid JSON.
+    const Run u = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-", "--json"},
+                          std::string("bad\xff\"line\n"));
+    REQUIRE(u.lines().size() == 1);
+    CHECK(json::parse(u.lines()[0])["fen"].string() == "bad?\"line");
+}
+
+TEST_CASE("tbprobe: exit codes and one-line errors") {
+    const auto& db = small_db();
+    const std::string kqk = "8/8/8/8/8/8/8/KQ3k2 b - - 0 1";
+    Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQR2k2 b - - 0 1"});
+    CHECK(r.rc == 3);
+    CHECK(r.out.empty());
+    CHECK(r.err == "tbprobe: error: missing table antichess/KQRvK\n");
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQR2k2 b - - 0 1", "--json"});
+    CHECK(r.rc == 3);
+    CHECK(json::parse(r.out)["error"].string() == "missing table antichess/KQRvK");
+
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQ3k2 b - - 0"});
+    CHECK(r.rc == 0);  // counters are optional
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "9/8/8/8/8/8/8/KQ3k2 b - - 0 1"});
+    CHECK(r.rc == 2);
+    CHECK(r.err.rfind("tbprobe: error: bad FEN", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+
+    r = tbprobe({"--db", db.path(), "--variant", "chess", "--fen", kqk});
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("unknown variant 'chess'") != std::string::npos);
+    r = tbprobe({"--db", db.path(), "--variant", "antichess"});
+    CHECK(r.rc == 2);
+    CHECK(r.err == "tbprobe: error: missing required option --fen\n");
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", kqk, "--frobnicate"});
+    CHECK(r.rc == 2);
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", kqk, "--cache", "lots"});
+    CHECK(r.rc == 2);
+    r = tbprobe({"--db", db.path() + "/nowhere", "--variant", "antichess", "--fen", kqk});
+    CHECK(r.rc == 3);
+    CHECK(r.err.find("cannot open database " + db.path() + "/nowhere") != std::string::npos);
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", kqk, "--cache", "1M"});
+    CHECK(r.rc == 0);
+    r = tbprobe({"--help"});
+    CHECK(r.rc == 0);
+    CHECK(r.out.rfind("usage: tbprobe", 0) == 0);
+    r = tbprobe({});
+    CHECK(r.rc == 2);
+}
+
+TEST_CASE("tbprobe info: every table, with --json one object per line") {
+    const auto& db = small_db();
+    auto tables = db.tablebase().database().list_tables();
+    REQUIRE(tables.ok());
+    const Run r = tbprobe({"info", "--db", db.path(), "--json"});
+    CHECK(r.rc == 0);
+    const auto lines = r.lines();
+    REQUIRE(lines.size() == tables->size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto& t = (*tables)[i];
+        const json::Value v = json::parse(lines[i]);
+        CHECK(v["variant"].string() == "antichess");
+        CHECK(v["table"].string() == t.spec.material);
+        CHECK(v["slots"].number() == static_cast<double>(t.spec.slot_count));
+        CHECK(v["bytes"].number() == static_cast<double>(t.stored_bytes));
+        CHECK(std::stoull(v["checksum"].string(), nullptr, 16) == t.values_checksum);
+        CHECK(v["checksum"].string().size() == 16);
+        CHECK(v["statistics"].is_object());
+        CHECK(v["statistics"]["white"]["win"].is_number());
+    }
+    const Run text = tbprobe({"info", "--db", db.path()});
+    CHECK(text.rc == 0);
+    REQUIRE(text.lines().size() == tables->size());
+    CHECK(text.lines()[0].find((*tables)[0].spec.material) != std::string::npos);
+    CHECK(tbprobe({"info", "--db", db.path() + "/nowhere"}).rc == 3);
+    CHECK(tbprobe({"info"}).rc == 2);
+}

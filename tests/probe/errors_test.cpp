@@ -1,0 +1,277 @@
+// Failures a prober must report rather than answer: missing tables (of the
+// position or of a child), damaged blocks and files, bad database paths.
+#include <doctest/doctest.h>
+#include <rocksdb/db.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "probe_fixture.hpp"
+#include "tbforge/probe/tbforge.h"
+
+using namespace tbf;
+using namespace tbf::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A private copy of a database holding KQvK and everything it converts
+// into (built once, copied for each test that damages it).
+struct SmallDb {
+    ScratchDir dir;
+    std::string path = dir.sub("db");
+    SmallDb() {
+        static ScratchDir pristine;
+        static const bool built = [] {
+            build_tables(pristine.sub("db"), VariantId::Antichess, std::vector<std::string>{"KQvK"});
+            return true;
+        }();
+        REQUIRE(built);
+        fs::copy(pristine.sub("db"), path, fs::copy_options::recursive);
+    }
+};
+
+// Every stored value of a table, read through a fresh read-only open.
+std::vector<std::uint16_t> all_codes(const std::string& path, const std::string& table) {
+    auto tb = probe::Tablebase::open(path);
+    REQUIRE(tb.ok());
+    auto t = tb->table(VariantId::Antichess, table_material(VariantId::Antichess, table));
+    REQUIRE(t.ok());
+    std::vector<std::uint16_t> codes((*t)->info().spec.slot_count);
+    REQUIRE((*t)->read_codes(0, codes.size(), codes.data()).ok());
+    return codes;
+}
+
+// The largest file of a RocksDB directory with the given suffix.
+std::string largest_file(const std::string& dir, const std::string& suffix) {
+    std::string best;
+    std::uintmax_t best_size = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.size() > suffix.size() && name.ends_with(suffix) && e.file_size() > best_size) {
+            best = e.path().string();
+            best_size = e.file_size();
+        }
+    }
+    REQUIRE(!best.empty());
+    return best;
+}
+
+void flip_byte(const std::string& file, std::uint64_t offset) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    REQUIRE(f);
+    f.seekg(static_cast<std::streamoff>(offset));
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x20);
+    f.seekp(static_cast<std::streamoff>(offset));
+    f.write(&c, 1);
+    REQUIRE(f);
+}
+
+// Probes every KQvK position and checks that each answer is either the value
+// stored before the damage or a Corrupt error; returns the number of errors.
+std::size_t probe_all_after_damage(const std::string& path, const std::vector<std::uint16_t>& before) {
+    auto tb = probe::Tablebase::open(path);
+    if (!tb.ok()) {
+        CHECK(tb.error().code == probe::ProbeCode::Corrupt);
+        return before.size();
+    }
+    auto ix = index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
+    REQUIRE(ix.ok());
+    std::size_t errors = 0;
+    for (int side = 0; side < 2; ++side) {
+        for (std::uint64_t i = 0; i < ix->size(); ++i) {
+            auto pos = ix->position(i, static_cast<Color>(side));
+            if (!pos) continue;
+            auto v = tb->probe(VariantId::Antichess, *pos);
+            if (v.ok()) {
+                CHECK(probe::encode_value(*v) == before[static_cast<std::uint64_t>(side) * ix->size() + i]);
+            } else {
+                CHECK(v.error().code == probe::ProbeCode::Corrupt);
+                ++errors;
+            }
+        }
+    }
+    return errors;
+}
+
+std::string be64(std::uint64_t v) {
+    std::string s;
+    for (int i = 7; i >= 0; --i) s.push_back(static_cast<char>(v >> (8 * i)));
+    return s;
+}
+
+enum class Damage { FlipByte, Delete };
+
+// Rewrites the record of block `block_no` of a table with one payload byte
+// flipped, or deletes it, through plain RocksDB (key layout of
+// docs/storage-format.md).
+void damage_block(const std::string& path, std::uint64_t storage_id, std::uint64_t block_no, Damage damage) {
+    std::vector<std::string> names;
+    REQUIRE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const auto& n : names) families.emplace_back(n, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles, &raw).ok());
+    rocksdb::ColumnFamilyHandle* blocks = nullptr;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == "blocks") blocks = handles[i];
+    }
+    REQUIRE(blocks != nullptr);
+    const std::string key = be64(storage_id) + be64(block_no);
+    std::string record;
+    REQUIRE(raw->Get(rocksdb::ReadOptions(), blocks, key, &record).ok());
+    REQUIRE(record.size() > 20);
+    record[20] = static_cast<char>(record[20] ^ 0x01);  // inside the payload, past the 16-byte header
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    if (damage == Damage::Delete) {
+        REQUIRE(raw->Delete(sync, blocks, key).ok());
+    } else {
+        REQUIRE(raw->Put(sync, blocks, key, record).ok());
+    }
+    for (auto* h : handles) REQUIRE(raw->DestroyColumnFamilyHandle(h).ok());
+    delete raw;
+}
+
+}  // namespace
+
+TEST_CASE("a missing table is MissingTable naming it, in canonical orientation") {
+    const auto& db = BuiltDb::antichess();
+    auto expect_missing = [&](const std::string& fen, const std::string& name) {
+        CAPTURE(fen);
+        auto v = db.tablebase().probe(VariantId::Antichess, db.fen(fen));
+        REQUIRE_FALSE(v.ok());
+        CHECK(v.error().code == probe::ProbeCode::MissingTable);
+        CHECK(contains(v.error().message, "missing table " + name));
+        auto m = db.tablebase().probe_moves(VariantId::Antichess, db.fen(fen));
+        REQUIRE_FALSE(m.ok());
+        CHECK(m.error().code == probe::ProbeCode::MissingTable);
+    };
+    expect_missing("8/8/8/8/8/8/8/KQR2kr1 w - - 0 1", "antichess/KQRvKR");      // 5 units
+    expect_missing("kqr5/8/8/8/8/8/8/5KR1 b - - 0 1", "antichess/KQRvKR");      // its colour flip
+    expect_missing("8/8/8/8/8/8/8/BB3n2 w - - 0 1", "antichess/BBvN");          // 3 units, not built
+    expect_missing("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",     // beyond any table
+                   "antichess/KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP");
+}
+
+TEST_CASE("a missing child table: the position still probes, its moves name the child's table") {
+    SmallDb small;
+    {
+        storage::DatabaseOptions rw;
+        rw.mode = storage::OpenMode::ReadWrite;
+        auto db = storage::Database::open(small.path, rw);
+        REQUIRE(db.ok());
+        REQUIRE(db->delete_table("antichess/KvK").ok());
+    }
+    auto tb = probe::Tablebase::open(small.path);
+    REQUIRE(tb.ok());
+    // Black's king must take the queen on b1 (its only capture), which
+    // leaves a KvK position: that table was deleted.
+    auto pos = parse_fen("8/8/8/8/8/8/8/KQk5 b - - 0 1", VariantId::Antichess);
+    REQUIRE(pos.ok());
+    CHECK(tb->probe(VariantId::Antichess, *pos).ok());
+    auto moves = tb->probe_moves(VariantId::Antichess, *pos);
+    REQUIRE_FALSE(moves.ok());
+    CHECK(moves.error().code == probe::ProbeCode::MissingTable);
+    CHECK(contains(moves.error().message, "antichess/KvK"));
+}
+
+namespace {
+
+void check_damaged_block(Damage damage) {
+    SmallDb small;
+    const auto before = all_codes(small.path, "KQvK");
+    storage::TableInfo info;
+    {
+        auto tb = probe::Tablebase::open(small.path);
+        REQUIRE(tb.ok());
+        auto i = tb->database().table_info("antichess/KQvK");
+        REQUIRE(i.ok());
+        info = *i;
+    }
+    REQUIRE(info.block_count >= 2);
+    damage_block(small.path, info.storage_id, 1, damage);
+
+    const std::size_t errors = probe_all_after_damage(small.path, before);
+    // Every valid slot of block 1 fails and no other does.
+    const std::uint64_t first = info.slots_per_block;
+    const std::uint64_t last = std::min<std::uint64_t>(info.spec.slot_count, 2 * first);
+    auto ix = index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
+    REQUIRE(ix.ok());
+    std::size_t in_block = 0;
+    for (std::uint64_t slot = first; slot < last; ++slot) {
+        in_block += ix->is_valid(slot % ix->size(), static_cast<Color>(slot / ix->size()));
+    }
+    CHECK(errors == in_block);
+
+    // The same through the C API: a checksum error naming table and block.
+    tbf_db* handle = nullptr;
+    REQUIRE(tbf_open(small.path.c_str(), 0, &handle) == TBF_OK);
+    auto pos = ix->position(ix->size() - 1, Color::Black);  // the last slot is in block 1
+    REQUIRE(pos.has_value());
+    tbf_value v{};
+    CHECK(tbf_probe_fen(handle, "antichess", to_fen(*pos).c_str(), &v) == TBF_ERR_CORRUPT);
+    const std::string message = tbf_last_error();
+    CAPTURE(message);
+    CHECK(contains(message, damage == Damage::Delete ? "not-found" : "checksum"));
+    CHECK(contains(message, "antichess/KQvK"));
+    tbf_close(handle);
+}
+
+}  // namespace
+
+TEST_CASE("a flipped byte in a stored block is Corrupt, never a wrong value") {
+    check_damaged_block(Damage::FlipByte);
+}
+
+TEST_CASE("a deleted block of a published table is Corrupt, not a missing table") {
+    check_damaged_block(Damage::Delete);
+}
+
+TEST_CASE("a flipped byte inside an SST file is Corrupt, never a wrong value") {
+    SmallDb small;
+    const auto before = all_codes(small.path, "KQvK");
+    // KQvK's blocks are the largest file; its middle lies in a data block.
+    const std::string sst = largest_file(small.path, ".sst");
+    flip_byte(sst, fs::file_size(sst) / 2);
+    CHECK(probe_all_after_damage(small.path, before) > 0);
+}
+
+TEST_CASE("a truncated database or a wrong path: clear errors from open") {
+    SmallDb small;
+    {
+        const std::string sst = largest_file(small.path, ".sst");
+        fs::resize_file(sst, fs::file_size(sst) / 2);
+    }
+    auto truncated = probe::Tablebase::open(small.path);
+    REQUIRE_FALSE(truncated.ok());
+    CHECK(truncated.error().code == probe::ProbeCode::Corrupt);
+    CHECK(contains(truncated.error().message, "cannot open database " + small.path));
+
+    ScratchDir empty;
+    const std::string missing = empty.sub("no-such-db");
+    auto absent = probe::Tablebase::open(missing);
+    REQUIRE_FALSE(absent.ok());
+    CHECK(absent.error().code == probe::ProbeCode::IoError);
+    CHECK(contains(absent.error().message, missing));
+    CHECK(contains(absent.error().message, "does not exist"));
+
+    auto not_db = probe::Tablebase::open(empty.path());
+    REQUIRE_FALSE(not_db.ok());
+    CHECK(not_db.error().code == probe::ProbeCode::IoError);
+    CHECK(contains(not_db.error().message, "not a tbforge database"));
+
+    tbf_db* handle = reinterpret_cast<tbf_db*>(&empty);  // must be reset to NULL
+    CHECK(tbf_open(missing.c_str(), 0, &handle) == TBF_ERR_IO);
+    CHECK(handle == nullptr);
+    CHECK(contains(tbf_last_error(), missing));
+    CHECK(tbf_open(small.path.c_str(), 0, &handle) == TBF_ERR_CORRUPT);
+    CHECK(contains(tbf_last_error(), "cannot open database"));
+    CHECK(tbf_open(nullptr, 0, &handle) == TBF_ERR_BAD_INPUT);
+}

@@ -1,0 +1,294 @@
+// `tbverify tables`: choose the tables, check each, print one report per
+// table and a summary, and turn the outcome into an exit code.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "tbforge/verify/cli.hpp"
+#include "tbforge/verify/tables.hpp"
+
+namespace tbf::verify::detail {
+namespace {
+
+constexpr std::string_view kTablesUsage =
+    "Usage: tbverify tables --db DIR [--variant V] [TABLE...] [--threads N] [--json]\n"
+    "                       [--sample N [--seed S]] [--max-errors N]\n"
+    "\n"
+    "Re-derives every stored value of each table with tbverify's own move\n"
+    "generator: a position's value must equal the minimax of its moves\n"
+    "(DESIGN.md section 4), the children valued through the probe API. Also\n"
+    "checks that slots holding no position store a draw, the values checksum,\n"
+    "the slot count and the generator's statistics.\n"
+    "\n"
+    "Options:\n"
+    "  --db DIR        the database directory (opened read-only)\n"
+    "  --variant V     only tables of this variant; lets TABLE omit it\n"
+    "  TABLE...        tables to check, e.g. antichess/KQvR, or KQvR with --variant\n"
+    "                  (either colour orientation); default: every table\n"
+    "  --threads N     worker threads (default: all cores)\n"
+    "  --sample N      check N positions per table drawn uniformly at random\n"
+    "                  instead of all (the checksum and statistics are not checked)\n"
+    "  --seed S        seed of the random sample (default 1)\n"
+    "  --max-errors N  wrong positions listed per table (default 10)\n"
+    "  --json          one JSON object per table, then a summary object\n"
+    "  --help          print this help\n"
+    "\n"
+    "Exit codes: 0 every check holds, 1 a check failed, 2 bad command line,\n"
+    "3 database error (missing table or sub-table, corrupt block, I/O).\n";
+
+bool is_material(std::string_view s) {
+    const std::size_t v = s.find('v');
+    if (v == std::string_view::npos || v == 0 || v + 1 == s.size()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i != v && std::string_view("KQRBNP").find(s[i]) == std::string_view::npos) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string json_value(const std::optional<DtcValue>& v) {
+    if (!v) return "null";
+    return "{\"category\":" + json_string(wdl_name(v->wdl)) + ",\"dtc\":" + std::to_string(v->dtc) +
+           "}";
+}
+
+void print_json(std::ostream& out, const TableReport& r) {
+    out << "{\"table\":" << json_string(r.name) << ",\"variant\":" << json_string(r.variant)
+        << ",\"slots\":" << r.slots << ",\"sampled\":" << (r.sampled ? "true" : "false")
+        << ",\"positions\":" << r.positions << ",\"errors\":" << r.errors << ",\"first_errors\":[";
+    for (std::size_t i = 0; i < r.first_errors.size(); ++i) {
+        const PositionError& e = r.first_errors[i];
+        out << (i > 0 ? "," : "") << "{\"slot\":" << e.slot
+            << ",\"fen\":" << (e.fen.empty() ? "null" : json_string(e.fen))
+            << ",\"stored\":" << json_value(e.stored) << ",\"derived\":" << json_value(e.derived)
+            << ",\"message\":" << json_string(e.message) << '}';
+    }
+    out << "],\"checksum_ok\":" << (r.checksum_ok ? (*r.checksum_ok ? "true" : "false") : "null")
+        << ",\"metadata_errors\":[";
+    for (std::size_t i = 0; i < r.metadata_errors.size(); ++i) {
+        out << (i > 0 ? "," : "") << json_string(r.metadata_errors[i]);
+    }
+    out << ']';
+    if (!r.database_error.empty()) out << ",\"database_error\":" << json_string(r.database_error);
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
+    out << ",\"seconds\":" << seconds << ",\"ok\":" << (r.ok() ? "true" : "false") << "}\n";
+}
+
+void print_text(std::ostream& out, const TableReport& r) {
+    out << r.name << ": ";
+    if (!r.database_error.empty()) {
+        out << "not verified (database error)\n";
+        return;
+    }
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f", r.seconds);
+    out << r.positions << (r.sampled ? " sampled" : "") << " positions, " << r.errors
+        << (r.errors == 1 ? " error, " : " errors, ")
+        << (r.checksum_ok ? (*r.checksum_ok ? "checksum ok" : "CHECKSUM MISMATCH")
+                          : "checksum not checked")
+        << " (" << seconds << " s)\n";
+    for (const PositionError& e : r.first_errors) {
+        out << "  error: " << (e.fen.empty() ? "slot " + std::to_string(e.slot) : e.fen) << ": "
+            << e.message << '\n';
+    }
+    if (r.errors > r.first_errors.size()) {
+        out << "  ... and " << r.errors - r.first_errors.size() << " more\n";
+    }
+    for (const std::string& m : r.metadata_errors) out << "  metadata error: " << m << '\n';
+}
+
+}  // namespace
+
+int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    const std::vector<OptionSpec> specs = {
+        {"db", true},     {"variant", true}, {"threads", true},    {"json", false},
+        {"sample", true}, {"seed", true},    {"max-errors", true},
+    };
+    Options options;
+    if (const std::string error = parse_options(args, 1, specs, options, true); !error.empty()) {
+        return fail(err, "tables: " + error + " (see 'tbverify tables --help')");
+    }
+    if (options.help) {
+        out << kTablesUsage;
+        return kExitOk;
+    }
+    if (!options.has("db")) return fail(err, "tables: missing --db (see 'tbverify tables --help')");
+
+    TableCheckOptions check;
+    std::optional<Variant> variant;
+    if (options.has("variant")) {
+        variant = variant_from_name(options.get("variant"));
+        if (!variant) {
+            return fail(err, "unknown variant \"" + options.get("variant") +
+                                 "\" (expected antichess, antichess-fics, antichess-joint or "
+                                 "fourfile)");
+        }
+    }
+    const auto number = [&](std::string_view name, std::uint64_t min, std::uint64_t max,
+                            std::uint64_t& target) {
+        if (!options.has(name)) return true;
+        const auto n = parse_number(options.get(name), min, max);
+        if (!n) {
+            fail(err, "bad --" + std::string(name) + " \"" + options.get(name) +
+                          "\" (expected an integer from " + std::to_string(min) + " to " +
+                          std::to_string(max) + ")");
+            return false;
+        }
+        target = *n;
+        return true;
+    };
+    std::uint64_t threads = 0;
+    std::uint64_t max_errors = check.max_listed_errors;
+    if (!number("threads", 1, 1024, threads) ||
+        !number("sample", 1, std::uint64_t{1} << 62, check.sample) ||
+        !number("seed", 0, ~std::uint64_t{0}, check.seed) ||
+        !number("max-errors", 0, 1000000, max_errors)) {
+        return kExitUsage;
+    }
+    if (options.has("seed") && !options.has("sample")) {
+        return fail(err, "tables: --seed needs --sample");
+    }
+    check.threads = static_cast<int>(threads);
+    check.max_listed_errors = static_cast<std::size_t>(max_errors);
+
+    // Requested names as "variant/material", checked for syntax before the
+    // database is opened.
+    std::vector<std::string> requested;
+    for (const std::string& arg : options.positional) {
+        const std::size_t slash = arg.find('/');
+        std::string name = arg;
+        if (slash == std::string::npos) {
+            if (!variant) {
+                return fail(err, "table \"" + arg + "\" needs a variant: write antichess/" + arg +
+                                     " or give --variant");
+            }
+            name = std::string(variant_name(*variant)) + "/" + arg;
+        } else {
+            const auto named = variant_from_name(std::string_view(arg).substr(0, slash));
+            if (!named) return fail(err, "unknown variant in table name \"" + arg + "\"");
+            if (variant && *named != *variant) {
+                return fail(err, "table \"" + arg + "\" is not of variant " +
+                                     std::string(variant_name(*variant)));
+            }
+        }
+        if (!is_material(std::string_view(name).substr(name.find('/') + 1))) {
+            return fail(err, "bad table name \"" + arg + "\" (expected e.g. KQvR)");
+        }
+        requested.push_back(name);
+    }
+
+    std::string error;
+    auto db = TableDatabase::open(options.get("db"), error);
+    if (!db) {
+        err << "tbverify: error: " << error << '\n';
+        return kExitIo;
+    }
+    const std::vector<TableListing> listed = db->tables();
+
+    std::vector<std::string> names;
+    if (requested.empty()) {
+        for (const TableListing& t : listed) {
+            if (!variant || t.variant == variant_name(*variant)) names.push_back(t.name);
+        }
+        if (names.empty()) {
+            err << "tbverify: error: no "
+                << (variant ? std::string(variant_name(*variant)) + " " : "")
+                << "tables in database " << options.get("db") << '\n';
+            return kExitIo;
+        }
+    }
+    for (const std::string& name : requested) {
+        // The database holds one colour orientation of each material.
+        const std::size_t slash = name.find('/');
+        const std::string material = name.substr(slash + 1);
+        const std::size_t v = material.find('v');
+        const std::string swapped =
+            name.substr(0, slash + 1) + material.substr(v + 1) + "v" + material.substr(0, v);
+        std::string found;
+        for (const TableListing& t : listed) {
+            if (t.name == name || t.name == swapped) found = t.name;
+        }
+        if (found.empty()) {
+            err << "tbverify: error: table " << name << " is not in database " << options.get("db")
+                << '\n';
+            return kExitIo;
+        }
+        names.push_back(found);
+    }
+
+    const bool json = options.has("json");
+    const bool progress = &err == &std::cerr && isatty(STDERR_FILENO) != 0;
+    if (progress) {
+        check.progress = [&err](const TableCheckProgress& p) {
+            char line[160];
+            std::snprintf(line, sizeof line, "\r%.*s  %5.1f%%  %llu positions\033[K",
+                          static_cast<int>(p.table.size()), p.table.data(),
+                          p.total
+                              ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total)
+                              : 100.0,
+                          static_cast<unsigned long long>(p.positions));
+            err << line << std::flush;
+        };
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t positions = 0;
+    std::uint64_t errors = 0;
+    std::size_t failed = 0;
+    std::size_t database_errors = 0;
+    for (const std::string& name : names) {
+        const TableReport report = db->check(name, check);
+        if (progress) err << "\r\033[K" << std::flush;
+        positions += report.positions;
+        errors += report.errors;
+        if (!report.database_error.empty()) {
+            ++database_errors;
+            err << "tbverify: error: " << name << ": " << report.database_error << '\n';
+        } else if (!report.ok()) {
+            ++failed;
+        }
+        if (json) {
+            print_json(out, report);
+        } else {
+            print_text(out, report);
+        }
+        out.flush();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool ok = failed == 0 && database_errors == 0;
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.3f", seconds);
+    if (json) {
+        out << "{\"summary\":{\"tables\":" << names.size() << ",\"positions\":" << positions
+            << ",\"errors\":" << errors << ",\"failed_tables\":" << failed
+            << ",\"database_errors\":" << database_errors << ",\"seconds\":" << rate
+            << ",\"ok\":" << (ok ? "true" : "false") << "}}\n";
+    } else {
+        std::snprintf(rate, sizeof rate, "%.1f s, %.0f positions/s", seconds,
+                      seconds > 0 ? static_cast<double>(positions) / seconds : 0.0);
+        out << names.size() << " tables, " << positions << " positions, " << errors
+            << (errors == 1 ? " error" : " errors") << " (" << rate << "): ";
+        if (ok) {
+            out << "all verified\n";
+        } else {
+            out << failed + database_errors << " of " << names.size() << " tables FAILED\n";
+        }
+    }
+    out.flush();
+    if (!out) {
+        err << "tbverify: error: cannot write the output\n";
+        return kExitIo;
+    }
+    if (database_errors > 0) return kExitIo;
+    return ok ? kExitOk : kExitVerificationFailed;
+}
+
+}  // namespace tbf::verify::detail
