@@ -276,8 +276,9 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
     } else {
         std::snprintf(rate, sizeof rate, "%.1f s, %.0f positions/s", seconds,
                       seconds > 0 ? static_cast<double>(positions) / seconds : 0.0);
-        out << names.size() << (names.size() == 1 ? " table, " : " tables, ") << positions << " positions, " << errors
-            << (errors == 1 ? " error" : " errors") << " (" << rate << "): ";
+        out << names.size() << (names.size() == 1 ? " table, " : " tables, ") << positions
+            << " positions, " << errors << (errors == 1 ? " error" : " errors") << " (" << rate
+            << "): ";
         if (ok) {
             out << "all verified\n";
         } else {
