@@ -370,6 +370,33 @@ TEST_CASE("every Four File table up to 4 units verifies clean" * doctest::test_s
     }
 }
 
+TEST_CASE("FICS and joint stalemate rules: clean tables verify, swapped rules are caught") {
+    ScratchDir dir;
+    const std::string path = dir.sub("db");
+    for (const char* variant : {"antichess", "antichess-fics", "antichess-joint"}) {
+        tbgen(path, variant, {"PvP"});
+    }
+    const Run r = tbverify({"tables", "--db", path, "--json"});
+    INFO(r.err);
+    CHECK(r.code == tbf::verify::kExitOk);
+    CHECK(contains(table_line(r.out, "antichess-fics/PvP"), "\"ok\":true"));
+    CHECK(contains(table_line(r.out, "antichess-joint/PvP"), "\"ok\":true"));
+
+    // The FICS values stored as the international table: blocked pawns are a
+    // draw under FICS (equal counts) but a win for the side to move here.
+    TableCopy fics = read_table(path, "antichess-fics/PvP");
+    TableCopy international = read_table(path, "antichess/PvP");
+    REQUIRE(fics.values.size() == international.values.size());
+    REQUIRE(fics.values != international.values);
+    international.values = fics.values;
+    write_table(path, international);
+    const Run swapped =
+        tbverify({"tables", "--db", path, "antichess/PvP", "--json", "--max-errors", "100000"});
+    CHECK(swapped.code == tbf::verify::kExitVerificationFailed);
+    CHECK(contains(table_line(swapped.out, "antichess/PvP"),
+                   "\"stored\":" + json_value("draw", 0) + ",\"derived\":" + json_value("win", 0)));
+}
+
 TEST_CASE("antichess tables up to 4 units verify clean" * doctest::test_suite("slow")) {
     ScratchDir dir;
     const std::string path = dir.sub("db");
@@ -670,8 +697,10 @@ TEST_CASE("tbverify tables: usage and database errors") {
     const Run none = tbverify({"tables", "--db", db.path, "--variant", "fourfile"});
     CHECK(none.code == tbf::verify::kExitIo);
     CHECK(contains(none.err, "no fourfile tables in database"));
-    // Either colour orientation names the table.
-    const Run flipped = tbverify({"tables", "--db", db.path, "--variant", "antichess", "KvKR"});
+    // Either colour orientation names the table; named twice, it is checked once.
+    const Run flipped =
+        tbverify({"tables", "--db", db.path, "--variant", "antichess", "KvKR", "antichess/KRvK"});
     CHECK(flipped.code == tbf::verify::kExitOk);
     CHECK(flipped.out.starts_with("antichess/KRvK: 62664 positions, 0 errors, checksum ok"));
+    CHECK(contains(flipped.out, "\n1 table, 62664 positions, 0 errors ("));
 }

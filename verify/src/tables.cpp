@@ -140,6 +140,22 @@ std::string neutral_fen(const tbf_position& pos) {
     return s + " 0 1";
 }
 
+// The material of a neutral position, "KRvK": each side's units in the
+// order K Q R B N P (the table naming of DESIGN.md section 4).
+std::string material_of(const tbf_position& pos) {
+    std::array<std::array<int, 6>, 2> counts{};
+    for (int i = 0; i < pos.unit_count && i < TBF_MAX_UNITS; ++i) {
+        const tbf_unit& u = pos.units[i];
+        if (u.type < 6 && u.color < 2) ++counts[u.color][u.type];
+    }
+    std::string out;
+    for (int c = 0; c < 2; ++c) {
+        if (c == 1) out += 'v';
+        for (int t = 0; t < 6; ++t) out.append(static_cast<std::size_t>(counts[c][t]), "KQRBNP"[t]);
+    }
+    return out;
+}
+
 // Builds the verifier's own board from a neutral position; "" on success.
 std::string to_board(Variant variant, const tbf_position& pos, std::optional<Board>& board) {
     std::array<Unit, 64> cells{};
@@ -279,7 +295,15 @@ public:
           variant_(variant),
           variant_name_(std::string(verify::variant_name(variant))),
           options_(options),
-          report_(report) {}
+          report_(report) {
+        // Slots decode to the stored colour orientation; either is accepted.
+        const std::string material = info.material;
+        const std::size_t v = material.find('v');
+        materials_[0] = material;
+        materials_[1] = v == std::string::npos
+                            ? material
+                            : material.substr(v + 1) + "v" + material.substr(0, v);
+    }
 
     void run_full(const std::map<std::string, std::uint64_t>& counters);
     void run_sample();
@@ -309,13 +333,14 @@ private:
     const tbf_table_info& info_;
     Variant variant_;
     std::string variant_name_;
+    std::array<std::string, 2> materials_;  // the table's material, both orientations
     const TableCheckOptions& options_;
     TableReport& report_;
 
     std::atomic<bool> stop_{false};
     std::atomic<std::uint64_t> done_{0};
     std::atomic<std::uint64_t> checked_{0};  // for progress; the tallies have the counts
-    std::mutex mutex_;  // report_, tally_ and the first error
+    std::mutex mutex_;                       // report_, tally_ and the first error
     Tally tally_;
     std::mutex progress_mutex_;
     std::chrono::steady_clock::time_point last_progress_{};
@@ -350,9 +375,8 @@ void Checker::report_progress(Worker& worker, std::uint64_t done_now, std::uint6
     // Shared counters move once per chunk, not per position: two threads
     // updating one cache line per position would slow each other down.
     const std::uint64_t done = done_.fetch_add(done_now) + done_now;
-    const std::uint64_t checked =
-        checked_.fetch_add(worker.tally.positions - worker.shown) + worker.tally.positions -
-        worker.shown;
+    const std::uint64_t checked = checked_.fetch_add(worker.tally.positions - worker.shown) +
+                                  worker.tally.positions - worker.shown;
     worker.shown = worker.tally.positions;
     if (!options_.progress) return;
     std::unique_lock lock(progress_mutex_, std::try_to_lock);
@@ -414,6 +438,13 @@ bool Checker::child_value(const Board& child, DtcValue& value, Failure& failure,
 void Checker::check_position(std::uint64_t slot, const tbf_position& pos, const DtcValue& stored,
                              Worker& worker) {
     ++worker.tally.positions;
+    if (const std::string material = material_of(pos);
+        material != materials_[0] && material != materials_[1]) {
+        record(worker.tally,
+               {slot, neutral_fen(pos), stored, std::nullopt,
+                "the slot decodes to a position of " + material + ", not " + materials_[0]});
+        return;
+    }
     std::optional<Board> board;
     if (const std::string why = to_board(variant_, pos, board); !why.empty()) {
         record(worker.tally, {slot, neutral_fen(pos), stored, std::nullopt,

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -220,7 +221,8 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
                 << '\n';
             return kExitIo;
         }
-        names.push_back(found);
+        // A table named twice (e.g. in both orientations) is checked once.
+        if (std::find(names.begin(), names.end(), found) == names.end()) names.push_back(found);
     }
 
     const bool json = options.has("json");
@@ -274,8 +276,9 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
     } else {
         std::snprintf(rate, sizeof rate, "%.1f s, %.0f positions/s", seconds,
                       seconds > 0 ? static_cast<double>(positions) / seconds : 0.0);
-        out << names.size() << " tables, " << positions << " positions, " << errors
-            << (errors == 1 ? " error" : " errors") << " (" << rate << "): ";
+        out << names.size() << (names.size() == 1 ? " table, " : " tables, ") << positions
+            << " positions, " << errors << (errors == 1 ? " error" : " errors") << " (" << rate
+            << "): ";
         if (ok) {
             out << "all verified\n";
         } else {
