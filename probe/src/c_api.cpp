@@ -1,10 +1,12 @@
 // The C API over Tablebase: plain structs in, status codes out, messages
 // kept per thread. No C++ exception may cross into C, so every entry point
 // runs inside guarded().
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tbforge/probe/tablebase.hpp"
@@ -104,7 +106,6 @@ tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position&
         }
         pos.put(u.square, tbf::make_unit(static_cast<tbf::Color>(u.color), static_cast<tbf::UnitType>(u.type)));
     }
-    pos.set_side_to_move(static_cast<tbf::Color>(in->side_to_move));
     if (in->ep_square != TBF_NO_SQUARE && in->ep_square > 63) {
         return fail(TBF_ERR_BAD_INPUT, "en-passant square out of range");
     }
@@ -114,7 +115,13 @@ tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position&
     const std::string fen = board.substr(0, board.find(' ')) + (in->side_to_move ? " b - " : " w - ") +
                             tbf::square_name(in->ep_square) + " 0 1";
     auto parsed = tbf::parse_fen(fen, variant);
-    if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
+    if (!parsed.ok()) {
+        // The caller gave no FEN: name the problem as one of the position.
+        std::string message = parsed.error();
+        constexpr std::string_view kFenPrefix = "bad FEN: ";
+        if (message.starts_with(kFenPrefix)) message.replace(0, kFenPrefix.size(), "bad position: ");
+        return fail(TBF_ERR_BAD_INPUT, message + " (as FEN " + fen + ")");
+    }
     out = *parsed;
     return TBF_OK;
 }

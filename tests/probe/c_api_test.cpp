@@ -123,6 +123,7 @@ TEST_CASE("C API: malformed structs and arguments are TBF_ERR_BAD_INPUT") {
     p = good;
     p.units[0] = {0, TBF_PAWN, TBF_WHITE};  // a pawn on a1
     expect_bad(p, "pawn on the first rank");
+    CHECK(std::string(tbf_last_error()).rfind("bad position: pawn on rank 1 (a1)", 0) == 0);
     CHECK(tbf_probe(h.get(), "chess", &good, &v) == TBF_ERR_BAD_INPUT);
     CHECK(std::string(tbf_last_error()) == "unknown variant 'chess'");
     CHECK(tbf_probe(h.get(), "antichess", nullptr, &v) == TBF_ERR_BAD_INPUT);
