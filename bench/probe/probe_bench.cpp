@@ -63,7 +63,8 @@ public:
             slot = std::make_unique<probe::Tablebase>(std::move(tb).value());
             if (warm) {
                 for (const auto& [name, w] : workloads_) {
-                    for (const auto& pos : w.positions) benchmark::DoNotOptimize(slot->probe(kVariant, pos).ok());
+                    for (const auto& pos : w.positions)
+                        benchmark::DoNotOptimize(slot->probe(kVariant, pos).ok());
                 }
             }
         }
@@ -103,7 +104,8 @@ private:
         std::vector<index::Material> tables;
         for (const char* t : kTables) tables.push_back(material(t));
         auto result = gen::generate(writer, kVariant, tables, {});
-        if (auto* e = std::get_if<gen::GenerateError>(&result)) throw std::runtime_error(e->message);
+        if (auto* e = std::get_if<gen::GenerateError>(&result))
+            throw std::runtime_error(e->message);
     }
 
     // Random positions of each table, half of them given in the flipped
@@ -138,7 +140,8 @@ private:
 
 void report(benchmark::State& state, const Workload& w) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
-    state.counters["bytes_per_position"] = benchmark::Counter(w.bytes_per_position, benchmark::Counter::kAvgThreads);
+    state.counters["bytes_per_position"] =
+        benchmark::Counter(w.bytes_per_position, benchmark::Counter::kAvgThreads);
 }
 
 // Each thread starts at its own point of the sample.
@@ -166,7 +169,9 @@ void BM_Probe_Warm(benchmark::State& state, const char* table) {
 
 // No decoded-block cache: each probe fetches its block from RocksDB (the
 // files stay in the OS page cache), checks its checksum and decodes it.
-void BM_Probe_Cold(benchmark::State& state, const char* table) { run_probes(state, table, 0, false); }
+void BM_Probe_Cold(benchmark::State& state, const char* table) {
+    run_probes(state, table, 0, false);
+}
 
 // Every move with its value (one probe per child), warm cache; items are
 // positions.
@@ -189,7 +194,8 @@ void BM_Probe_CApiFen(benchmark::State& state, const char* table) {
     env.tablebase(std::size_t{256} << 20, true);  // builds the tables and samples
     static tbf_db* db = [&] {
         tbf_db* handle = nullptr;
-        if (tbf_open(env.path().c_str(), 0, &handle) != TBF_OK) throw std::runtime_error(tbf_last_error());
+        if (tbf_open(env.path().c_str(), 0, &handle) != TBF_OK)
+            throw std::runtime_error(tbf_last_error());
         return handle;
     }();
     const Workload& w = env.workload(table);
@@ -204,9 +210,9 @@ void BM_Probe_CApiFen(benchmark::State& state, const char* table) {
     report(state, w);
 }
 
-#define TBF_PROBE_BENCH(fn)                                                  \
-    BENCHMARK_CAPTURE(fn, KQvK, "KQvK")->Threads(1)->Threads(2)->UseRealTime(); \
-    BENCHMARK_CAPTURE(fn, KPvK, "KPvK")->Threads(1)->Threads(2)->UseRealTime(); \
+#define TBF_PROBE_BENCH(fn)                                                       \
+    BENCHMARK_CAPTURE(fn, KQvK, "KQvK")->Threads(1)->Threads(2)->UseRealTime();   \
+    BENCHMARK_CAPTURE(fn, KPvK, "KPvK")->Threads(1)->Threads(2)->UseRealTime();   \
     BENCHMARK_CAPTURE(fn, KRvKN, "KRvKN")->Threads(1)->Threads(2)->UseRealTime(); \
     BENCHMARK_CAPTURE(fn, QBvK, "QBvK")->Threads(1)->Threads(2)->UseRealTime()
 

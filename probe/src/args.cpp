@@ -74,11 +74,24 @@ std::optional<std::uint64_t> Args::bytes(const std::string& name) const {
     std::uint64_t scale = 1;
     if (!digits.empty()) {
         switch (digits.back()) {
-            case 'K': case 'k': scale = 1ULL << 10; break;
-            case 'M': case 'm': scale = 1ULL << 20; break;
-            case 'G': case 'g': scale = 1ULL << 30; break;
-            case 'T': case 't': scale = 1ULL << 40; break;
-            default: break;
+            case 'K':
+            case 'k':
+                scale = 1ULL << 10;
+                break;
+            case 'M':
+            case 'm':
+                scale = 1ULL << 20;
+                break;
+            case 'G':
+            case 'g':
+                scale = 1ULL << 30;
+                break;
+            case 'T':
+            case 't':
+                scale = 1ULL << 40;
+                break;
+            default:
+                break;
         }
         if (scale != 1) digits.pop_back();
     }

@@ -1,10 +1,12 @@
 // The C API over Tablebase: plain structs in, status codes out, messages
 // kept per thread. No C++ exception may cross into C, so every entry point
 // runs inside guarded().
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tbforge/probe/tablebase.hpp"
@@ -34,10 +36,14 @@ tbf_status fail(tbf_status status, std::string message) {
 tbf_status fail(const tbf::probe::ProbeError& error) {
     using tbf::probe::ProbeCode;
     switch (error.code) {
-        case ProbeCode::BadInput: return fail(TBF_ERR_BAD_INPUT, error.message);
-        case ProbeCode::MissingTable: return fail(TBF_ERR_MISSING_TABLE, error.message);
-        case ProbeCode::Corrupt: return fail(TBF_ERR_CORRUPT, error.message);
-        default: break;
+        case ProbeCode::BadInput:
+            return fail(TBF_ERR_BAD_INPUT, error.message);
+        case ProbeCode::MissingTable:
+            return fail(TBF_ERR_MISSING_TABLE, error.message);
+        case ProbeCode::Corrupt:
+            return fail(TBF_ERR_CORRUPT, error.message);
+        default:
+            break;
     }
     return fail(TBF_ERR_IO, error.message);
 }
@@ -102,19 +108,27 @@ tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position&
         if (pos.unit_on(u.square) != tbf::Unit::None) {
             return fail(TBF_ERR_BAD_INPUT, "two units on " + tbf::square_name(u.square));
         }
-        pos.put(u.square, tbf::make_unit(static_cast<tbf::Color>(u.color), static_cast<tbf::UnitType>(u.type)));
+        pos.put(u.square, tbf::make_unit(static_cast<tbf::Color>(u.color),
+                                         static_cast<tbf::UnitType>(u.type)));
     }
-    pos.set_side_to_move(static_cast<tbf::Color>(in->side_to_move));
     if (in->ep_square != TBF_NO_SQUARE && in->ep_square > 63) {
         return fail(TBF_ERR_BAD_INPUT, "en-passant square out of range");
     }
     // Through a FEN, so that a struct is validated exactly like a FEN (unit
     // counts, pawn ranks, Four File files and checks, en-passant square).
     const std::string board = tbf::to_fen(pos);
-    const std::string fen = board.substr(0, board.find(' ')) + (in->side_to_move ? " b - " : " w - ") +
+    const std::string fen = board.substr(0, board.find(' ')) +
+                            (in->side_to_move ? " b - " : " w - ") +
                             tbf::square_name(in->ep_square) + " 0 1";
     auto parsed = tbf::parse_fen(fen, variant);
-    if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
+    if (!parsed.ok()) {
+        // The caller gave no FEN: name the problem as one of the position.
+        std::string message = parsed.error();
+        constexpr std::string_view kFenPrefix = "bad FEN: ";
+        if (message.starts_with(kFenPrefix))
+            message.replace(0, kFenPrefix.size(), "bad position: ");
+        return fail(TBF_ERR_BAD_INPUT, message + " (as FEN " + fen + ")");
+    }
     out = *parsed;
     return TBF_OK;
 }
@@ -127,7 +141,8 @@ tbf_status variant_of(const char* name, tbf::VariantId& out) {
     return TBF_OK;
 }
 
-tbf_status position_of_fen(const char* variant, const char* fen, tbf::VariantId& id, tbf::Position& pos) {
+tbf_status position_of_fen(const char* variant, const char* fen, tbf::VariantId& id,
+                           tbf::Position& pos) {
     if (auto s = variant_of(variant, id); s != TBF_OK) return s;
     if (!fen) return fail(TBF_ERR_BAD_INPUT, "null FEN");
     auto parsed = tbf::parse_fen(fen, id);
@@ -154,8 +169,8 @@ void to_c(const tbf::probe::MoveValue& mv, tbf_move_value* out) {
     out->for_mover = to_c(mv.for_mover);
 }
 
-tbf_status probe_moves(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, tbf_move_value* moves,
-                       size_t capacity, size_t* count) {
+tbf_status probe_moves(tbf_db* db, tbf::VariantId id, const tbf::Position& pos,
+                       tbf_move_value* moves, size_t capacity, size_t* count) {
     auto list = db->tablebase.probe_moves(id, pos);
     if (!list.ok()) return fail(list.error());
     *count = list->size();
@@ -183,14 +198,22 @@ const char* tbf_version_string(void) { return "tbforge 0.1.0"; }
 
 const char* tbf_status_string(tbf_status status) {
     switch (status) {
-        case TBF_OK: return "ok";
-        case TBF_ERR_BAD_INPUT: return "bad input";
-        case TBF_ERR_MISSING_TABLE: return "missing table";
-        case TBF_ERR_CORRUPT: return "corrupt database";
-        case TBF_ERR_IO: return "I/O error";
-        case TBF_ERR_NOT_A_POSITION: return "not a position";
-        case TBF_ERR_BUFFER: return "buffer too small";
-        case TBF_ERR_INTERNAL: return "internal error";
+        case TBF_OK:
+            return "ok";
+        case TBF_ERR_BAD_INPUT:
+            return "bad input";
+        case TBF_ERR_MISSING_TABLE:
+            return "missing table";
+        case TBF_ERR_CORRUPT:
+            return "corrupt database";
+        case TBF_ERR_IO:
+            return "I/O error";
+        case TBF_ERR_NOT_A_POSITION:
+            return "not a position";
+        case TBF_ERR_BUFFER:
+            return "buffer too small";
+        case TBF_ERR_INTERNAL:
+            return "internal error";
     }
     return "unknown status";
 }
@@ -317,7 +340,8 @@ tbf_status tbf_table_position(tbf_db* db, const char* table, uint64_t index, int
     });
 }
 
-tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_t n, tbf_value* out) {
+tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_t n,
+                            tbf_value* out) {
     return guarded([&] {
         if (!db || !table || (!out && n)) return fail(TBF_ERR_BAD_INPUT, "null argument");
         auto id = tbf::probe::parse_table_name(table);

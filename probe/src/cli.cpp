@@ -41,9 +41,12 @@ constexpr const char* kUsage =
 
 const char* category(Wdl wdl) {
     switch (wdl) {
-        case Wdl::Win: return "win";
-        case Wdl::Loss: return "loss";
-        case Wdl::Draw: break;
+        case Wdl::Win:
+            return "win";
+        case Wdl::Loss:
+            return "loss";
+        case Wdl::Draw:
+            break;
     }
     return "draw";
 }
@@ -111,7 +114,9 @@ std::string trimmed(const std::string& line) {
     return line.substr(first, last - first + 1);
 }
 
-int exit_code(const ProbeError& e) { return e.code == ProbeCode::BadInput ? kExitUsage : kExitDatabase; }
+int exit_code(const ProbeError& e) {
+    return e.code == ProbeCode::BadInput ? kExitUsage : kExitDatabase;
+}
 
 std::string describe(Value v) {
     if (v.wdl == Wdl::Draw) return "draw";
@@ -122,7 +127,8 @@ std::string describe(Value v) {
 int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bool json) {
     auto fail = [&](int code, const std::string& message) {
         if (json) {
-            std::cout << "{\"fen\":" << json_string(fen) << ",\"error\":" << json_string(message) << "}\n"
+            std::cout << "{\"fen\":" << json_string(fen) << ",\"error\":" << json_string(message)
+                      << "}\n"
                       << std::flush;
         } else {
             std::cerr << "tbprobe: error: " << message << '\n';
@@ -137,13 +143,13 @@ int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bo
     if (!moves.ok()) return fail(exit_code(moves.error()), moves.error().message);
     if (json) {
         std::ostringstream out;
-        out << "{\"fen\":" << json_string(to_fen(*pos)) << ",\"category\":\"" << category(value->wdl)
-            << "\",\"dtc\":" << value->dtc << ",\"moves\":[";
+        out << "{\"fen\":" << json_string(to_fen(*pos)) << ",\"category\":\""
+            << category(value->wdl) << "\",\"dtc\":" << value->dtc << ",\"moves\":[";
         for (std::size_t i = 0; i < moves->size(); ++i) {
             const MoveValue& mv = (*moves)[i];
-            out << (i ? "," : "") << "{\"uci\":\"" << mv.uci << "\",\"category\":\"" << category(mv.child.wdl)
-                << "\",\"dtc\":" << mv.child.dtc << ",\"conversion\":" << (mv.conversion ? "true" : "false")
-                << "}";
+            out << (i ? "," : "") << "{\"uci\":\"" << mv.uci << "\",\"category\":\""
+                << category(mv.child.wdl) << "\",\"dtc\":" << mv.child.dtc
+                << ",\"conversion\":" << (mv.conversion ? "true" : "false") << "}";
         }
         out << "]}\n";
         // Flushed per position: a program driving --fen - through pipes
@@ -159,7 +165,8 @@ int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bo
                 std::snprintf(line, sizeof line, "  %-6s %-12s  conversion\n", mv.uci.c_str(),
                               describe(mv.for_mover).c_str());
             } else {
-                std::snprintf(line, sizeof line, "  %-6s %s\n", mv.uci.c_str(), describe(mv.for_mover).c_str());
+                std::snprintf(line, sizeof line, "  %-6s %s\n", mv.uci.c_str(),
+                              describe(mv.for_mover).c_str());
             }
             out << line;
         }
@@ -174,12 +181,14 @@ int run_probe(const std::vector<std::string>& argv) {
         std::cout << kUsage;
         return kExitOk;
     }
-    if (!args.positional().empty()) throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
+    if (!args.positional().empty())
+        throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
     const std::string dir = args.required("db");
     const std::string variant_text = args.required("variant");
     auto variant = parse_variant(variant_text);
     if (!variant) {
-        throw cli::UsageError("unknown variant '" + variant_text + "' (known: " + std::string(variant_list()) + ")");
+        throw cli::UsageError("unknown variant '" + variant_text +
+                              "' (known: " + std::string(variant_list()) + ")");
     }
     const std::string fen = args.required("fen");
     TablebaseOptions options;
@@ -223,26 +232,30 @@ int run_info(const std::vector<std::string>& argv) {
         char checksum[24];
         std::snprintf(checksum, sizeof checksum, "%016" PRIx64, t.values_checksum);
         if (json) {
-            std::cout << "{\"variant\":" << json_string(t.spec.variant) << ",\"table\":" << json_string(t.spec.material)
+            std::cout << "{\"variant\":" << json_string(t.spec.variant)
+                      << ",\"table\":" << json_string(t.spec.material)
                       << ",\"slots\":" << t.spec.slot_count << ",\"bytes\":" << t.stored_bytes
-                      << ",\"checksum\":\"" << checksum << "\",\"value_width\":" << t.spec.value_width
+                      << ",\"checksum\":\"" << checksum
+                      << "\",\"value_width\":" << t.spec.value_width
                       << ",\"generator\":" << json_string(t.spec.generator_version)
-                      << ",\"statistics\":" << (t.statistics.json.empty() ? "{}" : t.statistics.json) << "}\n";
+                      << ",\"statistics\":"
+                      << (t.statistics.json.empty() ? "{}" : t.statistics.json) << "}\n";
         } else {
             std::uint64_t counters[8] = {};
-            const char* names[8] = {"white.win", "white.draw", "white.loss", "black.win",
-                                    "black.draw", "black.loss", "max_dtc", "white.valid"};
+            const char* names[8] = {"white.win",  "white.draw", "white.loss", "black.win",
+                                    "black.draw", "black.loss", "max_dtc",    "white.valid"};
             for (const auto& c : t.statistics.counters) {
                 for (int i = 0; i < 8; ++i) {
                     if (c.name == names[i]) counters[i] = c.value;
                 }
             }
-            std::printf("%-16s %-10s %12" PRIu64 " slots %10" PRIu64 " bytes  checksum %s  "
-                        "wtm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64 "  btm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64
-                        "  max DTC %" PRIu64 "\n",
-                        t.spec.variant.c_str(), t.spec.material.c_str(), t.spec.slot_count, t.stored_bytes,
-                        checksum, counters[0], counters[1], counters[2], counters[3], counters[4], counters[5],
-                        counters[6]);
+            std::printf("%-16s %-10s %12" PRIu64 " slots %10" PRIu64
+                        " bytes  checksum %s  "
+                        "wtm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64 "  btm W/D/L %" PRIu64
+                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "\n",
+                        t.spec.variant.c_str(), t.spec.material.c_str(), t.spec.slot_count,
+                        t.stored_bytes, checksum, counters[0], counters[1], counters[2],
+                        counters[3], counters[4], counters[5], counters[6]);
         }
     }
     return kExitOk;

@@ -17,7 +17,6 @@ ProbeError missing_table(const std::string& name) {
     return {ProbeCode::MissingTable, "missing table " + name};
 }
 
-
 }  // namespace
 
 ProbeError probe_error(const storage::Status& status) {
@@ -29,9 +28,12 @@ ProbeError probe_error(const storage::Status& status) {
         case ErrorCode::ChecksumMismatch:
         case ErrorCode::Corruption:
         case ErrorCode::NotADatabase:
-        case ErrorCode::UnsupportedVersion: return {ProbeCode::Corrupt, status.to_string()};
-        case ErrorCode::InvalidArgument: return {ProbeCode::BadInput, status.to_string()};
-        default: break;
+        case ErrorCode::UnsupportedVersion:
+            return {ProbeCode::Corrupt, status.to_string()};
+        case ErrorCode::InvalidArgument:
+            return {ProbeCode::BadInput, status.to_string()};
+        default:
+            break;
     }
     return {ProbeCode::IoError, status.to_string()};
 }
@@ -48,7 +50,8 @@ ProbeResult<TableId> parse_table_name(std::string_view name) {
     }
     auto variant = parse_variant(name.substr(0, slash));
     if (!variant) {
-        return ProbeError{ProbeCode::BadInput, "unknown variant in table name '" + std::string(name) + "'"};
+        return ProbeError{ProbeCode::BadInput,
+                          "unknown variant in table name '" + std::string(name) + "'"};
     }
     auto material = index::parse_table(name.substr(slash + 1), *variant);
     if (!material.ok()) return ProbeError{ProbeCode::BadInput, material.error()};
@@ -72,7 +75,8 @@ ProbeResult<bool> Table::read_codes(std::uint64_t first, std::size_t n, std::uin
         if (!block.ok()) return probe_error(block.status());
         const storage::Block& b = **block;
         const std::uint64_t stop = std::min<std::uint64_t>(end, b.first_slot() + b.size());
-        for (; slot < stop; ++slot) *out++ = static_cast<std::uint16_t>(b.value(slot - b.first_slot()));
+        for (; slot < stop; ++slot)
+            *out++ = static_cast<std::uint16_t>(b.value(slot - b.first_slot()));
     }
     return true;
 }
@@ -123,7 +127,8 @@ public:
     template <class F>
     void for_each(F&& f) const {
         for (std::size_t i = 0; i <= mask_; ++i) {
-            if (const std::uint64_t k = keys_[i].load(std::memory_order_relaxed)) f(k, entries_[i].load());
+            if (const std::uint64_t k = keys_[i].load(std::memory_order_relaxed))
+                f(k, entries_[i].load());
         }
     }
 
@@ -158,7 +163,8 @@ struct Tablebase::State {
     }
 
     // Publishes `table` under `key` (writers hold `mutex`).
-    const std::shared_ptr<const Table>& publish(std::uint64_t key, std::shared_ptr<const Table> table) {
+    const std::shared_ptr<const Table>& publish(std::uint64_t key,
+                                                std::shared_ptr<const Table> table) {
         TableIndex* current = indexes.back().get();  // the one readers see
         owned.push_back(std::move(table));
         const bool is_new = current->find(key) == nullptr;
@@ -177,9 +183,9 @@ struct Tablebase::State {
 
     storage::Database database;
     std::atomic<const TableIndex*> index{nullptr};
-    std::mutex mutex;                                   // writers: opening and publishing tables
-    std::vector<std::unique_ptr<TableIndex>> indexes;   // the current one and every older one
-    std::deque<std::shared_ptr<const Table>> owned;     // stable addresses for the index entries
+    std::mutex mutex;                                  // writers: opening and publishing tables
+    std::vector<std::unique_ptr<TableIndex>> indexes;  // the current one and every older one
+    std::deque<std::shared_ptr<const Table>> owned;    // stable addresses for the index entries
     std::size_t count = 0;
 };
 
@@ -223,7 +229,8 @@ storage::Database& Tablebase::database() { return state_->database; }
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
                                                            const index::Material& material) const {
-    if (auto* open = find_open(*state_->index.load(std::memory_order_acquire), variant, material)) return *open;
+    if (auto* open = find_open(*state_->index.load(std::memory_order_acquire), variant, material))
+        return *open;
     // Opening builds the indexer, which can take a while for large tables:
     // once, under the writers' lock.
     std::lock_guard lock(state_->mutex);
@@ -239,8 +246,9 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
     const auto& spec = reader->info().spec;
     if (spec.value_encoding != kValueEncoding || spec.slot_count != 2 * indexer->size() ||
         spec.value_width > 2 || spec.variant != variant_name(variant)) {
-        return ProbeError{ProbeCode::Corrupt,
-                          "table " + name + " does not match this version's index or value encoding"};
+        return ProbeError{
+            ProbeCode::Corrupt,
+            "table " + name + " does not match this version's index or value encoding"};
     }
     std::shared_ptr<const Table> table(new Table(std::move(*reader), std::move(*indexer)));
     return state_->publish(table_key(variant, material), std::move(table));
@@ -270,7 +278,8 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
 ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {
     auto slot = table.indexer().locate(pos);
     if (!slot) {
-        return ProbeError{ProbeCode::BadInput, "position is not in table " + table.info().spec.name};
+        return ProbeError{ProbeCode::BadInput,
+                          "position is not in table " + table.info().spec.name};
     }
     auto code = table.code(slot->side_to_move, slot->index);
     if (!code.ok()) return code.error();
@@ -325,7 +334,8 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
         const Unit u = ix.unit(i);
         // Units of a group are consecutive in the indexer's order.
         if (i == 0 || u != ix.unit(i - 1)) {
-            group = flip ? pos.units(~unit_color(u), unit_type(u)) : pos.units(unit_color(u), unit_type(u));
+            group = flip ? pos.units(~unit_color(u), unit_type(u))
+                         : pos.units(unit_color(u), unit_type(u));
         }
         const Square s = pop_lsb(group);
         squares[i] = flip ? static_cast<Square>(s ^ 56) : s;

@@ -9,13 +9,13 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                               \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, \
-                    __LINE__, #cond, tbf_last_error());                           \
-            ++failures;                                                           \
-        }                                                                         \
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, \
+                    #cond, tbf_last_error());                                                 \
+            ++failures;                                                                       \
+        }                                                                                     \
     } while (0)
 
 static int value_is(tbf_value v, int wdl, unsigned dtc) { return v.wdl == wdl && v.dtc == dtc; }
@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
      * it and Black, without units, has won. Win in 2 plies. */
     CHECK(tbf_probe_fen(db, "antichess", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1", &v) == TBF_OK);
     CHECK(value_is(v, 1, 2));
-    CHECK(tbf_probe_moves_fen(db, "antichess", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1", moves, TBF_MAX_MOVES,
-                              &count) == TBF_OK);
+    CHECK(tbf_probe_moves_fen(db, "antichess", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1", moves,
+                              TBF_MAX_MOVES, &count) == TBF_OK);
     CHECK(count == 5);
     CHECK(strcmp(moves[0].uci, "f1e1") == 0); /* best first, ties by UCI */
     CHECK(moves[0].from == 5 && moves[0].to == 4 && moves[0].promotion == TBF_NO_PROMOTION);
@@ -92,9 +92,11 @@ int main(int argc, char** argv) {
     CHECK(value_is(v, -1, 1));
 
     /* Errors: missing table named, bad FEN, too small a buffer. */
-    CHECK(tbf_probe_fen(db, "antichess", "8/8/8/8/8/8/8/KR3k2 b - - 0 1", &v) == TBF_ERR_MISSING_TABLE);
+    CHECK(tbf_probe_fen(db, "antichess", "8/8/8/8/8/8/8/KR3k2 b - - 0 1", &v) ==
+          TBF_ERR_MISSING_TABLE);
     CHECK(strcmp(tbf_last_error(), "missing table antichess/KRvK") == 0);
-    CHECK(tbf_probe_fen(db, "antichess", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1 junk", &v) == TBF_ERR_BAD_INPUT);
+    CHECK(tbf_probe_fen(db, "antichess", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1 junk", &v) ==
+          TBF_ERR_BAD_INPUT);
     CHECK(tbf_probe_moves_fen(db, "antichess", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1", moves, 2, &count) ==
           TBF_ERR_BUFFER);
     CHECK(count == 5);

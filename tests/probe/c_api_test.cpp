@@ -61,7 +61,8 @@ TEST_CASE("C API: FEN and struct probes agree with the C++ API") {
             for (int s = 63; s >= 0; --s) {
                 const Unit u = pos.unit_on(static_cast<Square>(s));
                 if (u == Unit::None) continue;
-                p.units[p.unit_count++] = {static_cast<uint8_t>(s), static_cast<uint8_t>(unit_type(u)),
+                p.units[p.unit_count++] = {static_cast<uint8_t>(s),
+                                           static_cast<uint8_t>(unit_type(u)),
                                            static_cast<uint8_t>(unit_color(u))};
             }
             p.side_to_move = static_cast<uint8_t>(pos.side_to_move());
@@ -123,13 +124,16 @@ TEST_CASE("C API: malformed structs and arguments are TBF_ERR_BAD_INPUT") {
     p = good;
     p.units[0] = {0, TBF_PAWN, TBF_WHITE};  // a pawn on a1
     expect_bad(p, "pawn on the first rank");
+    CHECK(std::string(tbf_last_error()).rfind("bad position: pawn on rank 1 (a1)", 0) == 0);
     CHECK(tbf_probe(h.get(), "chess", &good, &v) == TBF_ERR_BAD_INPUT);
     CHECK(std::string(tbf_last_error()) == "unknown variant 'chess'");
     CHECK(tbf_probe(h.get(), "antichess", nullptr, &v) == TBF_ERR_BAD_INPUT);
     CHECK(tbf_probe(nullptr, "antichess", &good, &v) == TBF_ERR_BAD_INPUT);
-    CHECK(tbf_probe_fen(h.get(), "antichess", "8/8/8/8/8/8/8/KQ3k2 x - - 0 1", &v) == TBF_ERR_BAD_INPUT);
+    CHECK(tbf_probe_fen(h.get(), "antichess", "8/8/8/8/8/8/8/KQ3k2 x - - 0 1", &v) ==
+          TBF_ERR_BAD_INPUT);
     CHECK(std::string(tbf_last_error()).find("side to move") != std::string::npos);
-    CHECK(tbf_probe_fen(h.get(), "antichess", "8/8/8/8/8/8/8/KQRk4 b - - 0 1", &v) == TBF_ERR_MISSING_TABLE);
+    CHECK(tbf_probe_fen(h.get(), "antichess", "8/8/8/8/8/8/8/KQRk4 b - - 0 1", &v) ==
+          TBF_ERR_MISSING_TABLE);
     CHECK(std::string(tbf_last_error()) == "missing table antichess/KQRvK");
 }
 
@@ -168,7 +172,8 @@ TEST_CASE("C API: moves, best first, with squares and promotions") {
     const tbf_position p = parsed(fen);
     tbf_move_value again[TBF_MAX_MOVES];
     std::size_t again_count = 0;
-    REQUIRE(tbf_probe_moves(h.get(), "antichess", &p, again, TBF_MAX_MOVES, &again_count) == TBF_OK);
+    REQUIRE(tbf_probe_moves(h.get(), "antichess", &p, again, TBF_MAX_MOVES, &again_count) ==
+            TBF_OK);
     REQUIRE(again_count == count);
     CHECK(std::memcmp(again, moves, count * sizeof moves[0]) == 0);
 
@@ -180,8 +185,8 @@ TEST_CASE("C API: moves, best first, with squares and promotions") {
     CHECK(count == expected.size());
     CHECK(tbf_probe_moves_fen(h.get(), "antichess", fen, nullptr, 5, &count) == TBF_ERR_BAD_INPUT);
     // A terminal position has no moves.
-    CHECK(tbf_probe_moves_fen(h.get(), "antichess", "8/8/8/8/8/p7/P7/8 w - - 0 1", nullptr, 0, &count) ==
-          TBF_OK);
+    CHECK(tbf_probe_moves_fen(h.get(), "antichess", "8/8/8/8/8/p7/P7/8 w - - 0 1", nullptr, 0,
+                              &count) == TBF_OK);
     CHECK(count == 0);
 }
 
@@ -211,7 +216,8 @@ TEST_CASE("C API: catalogue, slot positions and stored values") {
 
     // Slot by slot: the position of a slot probes to the stored value.
     REQUIRE(tbf_table_count(h.get(), &count) == TBF_OK);
-    auto ix = index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KPvK"));
+    auto ix =
+        index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KPvK"));
     REQUIRE(ix.ok());
     const std::uint64_t n = ix->size();
     std::vector<tbf_value> values(2 * n);
@@ -219,7 +225,8 @@ TEST_CASE("C API: catalogue, slot positions and stored values") {
     int checked = 0, holes = 0;
     for (std::uint64_t slot = 0; slot < 2 * n; slot += 97) {
         tbf_position p;
-        const tbf_status s = tbf_table_position(h.get(), "antichess/KPvK", slot % n, static_cast<int>(slot / n), &p);
+        const tbf_status s =
+            tbf_table_position(h.get(), "antichess/KPvK", slot % n, static_cast<int>(slot / n), &p);
         if (s == TBF_ERR_NOT_A_POSITION) {
             ++holes;
             continue;
@@ -237,13 +244,15 @@ TEST_CASE("C API: catalogue, slot positions and stored values") {
     CHECK(tbf_table_position(h.get(), "antichess/KPvK", n, 0, &p) == TBF_ERR_BAD_INPUT);
     CHECK(tbf_table_position(h.get(), "antichess/KPvK", 0, 2, &p) == TBF_ERR_BAD_INPUT);
     CHECK(tbf_table_position(h.get(), "antichess/BBvN", 0, 0, &p) == TBF_ERR_MISSING_TABLE);
-    CHECK(tbf_table_values(h.get(), "antichess/KPvK", 2 * n - 1, 2, values.data()) == TBF_ERR_BAD_INPUT);
+    CHECK(tbf_table_values(h.get(), "antichess/KPvK", 2 * n - 1, 2, values.data()) ==
+          TBF_ERR_BAD_INPUT);
 }
 
 TEST_CASE("C API: Four File holes are not positions") {
     const auto& db = BuiltDb::fourfile();
     Handle h(db.path());
-    auto ix = index::Indexer::create(VariantId::FourFile, table_material(VariantId::FourFile, "KQvK"));
+    auto ix =
+        index::Indexer::create(VariantId::FourFile, table_material(VariantId::FourFile, "KQvK"));
     REQUIRE(ix.ok());
     int holes = 0;
     for (std::uint64_t i = 0; i < ix->size(); ++i) {

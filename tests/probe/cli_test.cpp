@@ -104,7 +104,8 @@ const BuiltDb& small_db() { return BuiltDb::antichess(); }
 
 TEST_CASE("tbprobe: text output") {
     const auto& db = small_db();
-    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1"});
+    const Run r = tbprobe(
+        {"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQ3k2 b - - 0 1"});
     CHECK(r.rc == 0);
     CHECK(r.err.empty());
     const auto lines = r.lines();
@@ -116,9 +117,12 @@ TEST_CASE("tbprobe: text output") {
     CHECK(lines[4] == "  f1g1   win in 2");
     CHECK(lines[5] == "  f1e2   draw");
     // A capture is marked as a conversion.
-    const Run c = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1"});
+    const Run c = tbprobe(
+        {"--db", db.path(), "--variant", "antichess", "--fen", "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1"});
     CHECK(c.rc == 0);
-    CHECK(c.out == "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1\nloss in 1\nbest move d1d8\n  d1d8   loss in 1     conversion\n");
+    CHECK(c.out ==
+          "3k4/8/8/8/8/8/8/K2Q4 w - - 0 1\nloss in 1\nbest move d1d8\n  d1d8   loss in 1     "
+          "conversion\n");
 }
 
 TEST_CASE("tbprobe --json: one object per position, lichess-style moves") {
@@ -127,7 +131,8 @@ TEST_CASE("tbprobe --json: one object per position, lichess-style moves") {
                             "8/8/8/8/8/p7/P7/8 w - - 0 1", "8/4P3/8/8/8/8/8/K6k w - - 0 1",
                             "8/8/8/8/8/8/8/kq3K2 w KQkq - 12 40"}) {
         CAPTURE(fen);
-        const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", fen, "--json"});
+        const Run r =
+            tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", fen, "--json"});
         CHECK(r.rc == 0);
         CHECK(r.err.empty());
         const auto lines = r.lines();
@@ -136,7 +141,8 @@ TEST_CASE("tbprobe --json: one object per position, lichess-style moves") {
     }
     // Shape, literally: the ep position has a single capture that leaves
     // Black without units (so Black, to move, has won).
-    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/3pP3/8/8/8/8 w - d6 0 1", "--json"});
+    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen",
+                           "8/8/8/3pP3/8/8/8/8 w - d6 0 1", "--json"});
     CHECK(r.out ==
           "{\"fen\":\"8/8/8/3pP3/8/8/8/8 w - d6 0 1\",\"category\":\"loss\",\"dtc\":1,\"moves\":"
           "[{\"uci\":\"e5d6\",\"category\":\"win\",\"dtc\":0,\"conversion\":true}]}\n");
@@ -152,7 +158,8 @@ TEST_CASE("tbprobe --fen -: one line per FEN, a bad line in the middle does not 
         "  3k4/8/8/8/8/8/8/K2Q4 w - - 0 1  \n"
         "8/8/8/8/8/8/8/KQR2k2 b - - 0 1\n"
         "8/8/8/8/8/p7/P7/8 b - - 0 1\n";
-    const Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-", "--json"}, input);
+    const Run r =
+        tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-", "--json"}, input);
     CHECK(r.rc == 3);  // the worst line: a missing table
     CHECK(r.err.empty());
     const auto lines = r.lines();
@@ -168,8 +175,9 @@ TEST_CASE("tbprobe --fen -: one line per FEN, a bad line in the middle does not 
     check_answer(db, lines[4], "8/8/8/8/8/p7/P7/8 b - - 0 1");
 
     // Only bad FENs: exit 2. Text mode: answers on stdout, errors on stderr.
-    const Run t = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-"},
-                          "8/8/8/8/8/8/8/KQ3k2 b - - 0 1\nnonsense\n3k4/8/8/8/8/8/8/K2Q4 w - - 0 1\n");
+    const Run t =
+        tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "-"},
+                "8/8/8/8/8/8/8/KQ3k2 b - - 0 1\nnonsense\n3k4/8/8/8/8/8/8/K2Q4 w - - 0 1\n");
     CHECK(t.rc == 2);
     CHECK(t.lines().size() == 8 + 4);
     CHECK(t.err.find("tbprobe: error: bad FEN") == 0);
@@ -183,17 +191,21 @@ TEST_CASE("tbprobe --fen -: one line per FEN, a bad line in the middle does not 
 TEST_CASE("tbprobe: exit codes and one-line errors") {
     const auto& db = small_db();
     const std::string kqk = "8/8/8/8/8/8/8/KQ3k2 b - - 0 1";
-    Run r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQR2k2 b - - 0 1"});
+    Run r = tbprobe(
+        {"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQR2k2 b - - 0 1"});
     CHECK(r.rc == 3);
     CHECK(r.out.empty());
     CHECK(r.err == "tbprobe: error: missing table antichess/KQRvK\n");
-    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQR2k2 b - - 0 1", "--json"});
+    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen",
+                 "8/8/8/8/8/8/8/KQR2k2 b - - 0 1", "--json"});
     CHECK(r.rc == 3);
     CHECK(json::parse(r.out)["error"].string() == "missing table antichess/KQRvK");
 
-    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQ3k2 b - - 0"});
+    r = tbprobe(
+        {"--db", db.path(), "--variant", "antichess", "--fen", "8/8/8/8/8/8/8/KQ3k2 b - - 0"});
     CHECK(r.rc == 0);  // counters are optional
-    r = tbprobe({"--db", db.path(), "--variant", "antichess", "--fen", "9/8/8/8/8/8/8/KQ3k2 b - - 0 1"});
+    r = tbprobe(
+        {"--db", db.path(), "--variant", "antichess", "--fen", "9/8/8/8/8/8/8/KQ3k2 b - - 0 1"});
     CHECK(r.rc == 2);
     CHECK(r.err.rfind("tbprobe: error: bad FEN", 0) == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

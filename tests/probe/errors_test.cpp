@@ -16,7 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 // A private copy of a database holding KQvK and everything it converts
 // into (built once, copied for each test that damages it).
@@ -26,7 +28,8 @@ struct SmallDb {
     SmallDb() {
         static ScratchDir pristine;
         static const bool built = [] {
-            build_tables(pristine.sub("db"), VariantId::Antichess, std::vector<std::string>{"KQvK"});
+            build_tables(pristine.sub("db"), VariantId::Antichess,
+                         std::vector<std::string>{"KQvK"});
             return true;
         }();
         REQUIRE(built);
@@ -74,13 +77,15 @@ void flip_byte(const std::string& file, std::uint64_t offset) {
 
 // Probes every KQvK position and checks that each answer is either the value
 // stored before the damage or a Corrupt error; returns the number of errors.
-std::size_t probe_all_after_damage(const std::string& path, const std::vector<std::uint16_t>& before) {
+std::size_t probe_all_after_damage(const std::string& path,
+                                   const std::vector<std::uint16_t>& before) {
     auto tb = probe::Tablebase::open(path);
     if (!tb.ok()) {
         CHECK(tb.error().code == probe::ProbeCode::Corrupt);
         return before.size();
     }
-    auto ix = index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
+    auto ix =
+        index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
     REQUIRE(ix.ok());
     std::size_t errors = 0;
     for (int side = 0; side < 2; ++side) {
@@ -89,7 +94,8 @@ std::size_t probe_all_after_damage(const std::string& path, const std::vector<st
             if (!pos) continue;
             auto v = tb->probe(VariantId::Antichess, *pos);
             if (v.ok()) {
-                CHECK(probe::encode_value(*v) == before[static_cast<std::uint64_t>(side) * ix->size() + i]);
+                CHECK(probe::encode_value(*v) ==
+                      before[static_cast<std::uint64_t>(side) * ix->size() + i]);
             } else {
                 CHECK(v.error().code == probe::ProbeCode::Corrupt);
                 ++errors;
@@ -110,7 +116,8 @@ enum class Damage { FlipByte, Delete };
 // Rewrites the record of block `block_no` of a table with one payload byte
 // flipped, or deletes it, through plain RocksDB (key layout of
 // docs/storage-format.md).
-void damage_block(const std::string& path, std::uint64_t storage_id, std::uint64_t block_no, Damage damage) {
+void damage_block(const std::string& path, std::uint64_t storage_id, std::uint64_t block_no,
+                  Damage damage) {
     std::vector<std::string> names;
     REQUIRE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
     std::vector<rocksdb::ColumnFamilyDescriptor> families;
@@ -127,7 +134,8 @@ void damage_block(const std::string& path, std::uint64_t storage_id, std::uint64
     std::string record;
     REQUIRE(raw->Get(rocksdb::ReadOptions(), blocks, key, &record).ok());
     REQUIRE(record.size() > 20);
-    record[20] = static_cast<char>(record[20] ^ 0x01);  // inside the payload, past the 16-byte header
+    record[20] =
+        static_cast<char>(record[20] ^ 0x01);  // inside the payload, past the 16-byte header
     rocksdb::WriteOptions sync;
     sync.sync = true;
     if (damage == Damage::Delete) {
@@ -153,10 +161,10 @@ TEST_CASE("a missing table is MissingTable naming it, in canonical orientation")
         REQUIRE_FALSE(m.ok());
         CHECK(m.error().code == probe::ProbeCode::MissingTable);
     };
-    expect_missing("8/8/8/8/8/8/8/KQR2kr1 w - - 0 1", "antichess/KQRvKR");      // 5 units
-    expect_missing("kqr5/8/8/8/8/8/8/5KR1 b - - 0 1", "antichess/KQRvKR");      // its colour flip
-    expect_missing("8/8/8/8/8/8/8/BB3n2 w - - 0 1", "antichess/BBvN");          // 3 units, not built
-    expect_missing("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",     // beyond any table
+    expect_missing("8/8/8/8/8/8/8/KQR2kr1 w - - 0 1", "antichess/KQRvKR");   // 5 units
+    expect_missing("kqr5/8/8/8/8/8/8/5KR1 b - - 0 1", "antichess/KQRvKR");   // its colour flip
+    expect_missing("8/8/8/8/8/8/8/BB3n2 w - - 0 1", "antichess/BBvN");       // 3 units, not built
+    expect_missing("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",  // beyond any table
                    "antichess/KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP");
 }
 
@@ -202,7 +210,8 @@ void check_damaged_block(Damage damage) {
     // Every valid slot of block 1 fails and no other does.
     const std::uint64_t first = info.slots_per_block;
     const std::uint64_t last = std::min<std::uint64_t>(info.spec.slot_count, 2 * first);
-    auto ix = index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
+    auto ix =
+        index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
     REQUIRE(ix.ok());
     std::size_t in_block = 0;
     for (std::uint64_t slot = first; slot < last; ++slot) {

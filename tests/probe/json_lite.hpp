@@ -17,7 +17,9 @@ using Object = std::map<std::string, Value>;
 using Array = std::vector<Value>;
 
 struct Value {
-    std::variant<std::nullptr_t, bool, double, std::string, std::shared_ptr<Array>, std::shared_ptr<Object>> data;
+    std::variant<std::nullptr_t, bool, double, std::string, std::shared_ptr<Array>,
+                 std::shared_ptr<Object>>
+        data;
 
     bool is_object() const { return data.index() == 5; }
     bool is_array() const { return data.index() == 4; }
@@ -53,7 +55,9 @@ private:
         throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(i_));
     }
     void skip() {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+        while (i_ < s_.size() &&
+               (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+            ++i_;
     }
     char peek() {
         skip();
@@ -133,12 +137,26 @@ private:
             if (i_ >= s_.size()) fail("unterminated escape");
             const char e = s_[i_++];
             switch (e) {
-                case '"': case '\\': case '/': out += e; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
+                case '"':
+                case '\\':
+                case '/':
+                    out += e;
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
                 case 'u': {
                     if (i_ + 4 > s_.size()) fail("short \\u escape");
                     const unsigned long cp = std::strtoul(s_.substr(i_, 4).c_str(), nullptr, 16);
@@ -147,15 +165,17 @@ private:
                     out += cp < 0x80 ? static_cast<char>(cp) : '?';
                     break;
                 }
-                default: fail("bad escape");
+                default:
+                    fail("bad escape");
             }
         }
     }
     double number() {
         const std::size_t start = i_;
         if (i_ < s_.size() && s_[i_] == '-') ++i_;
-        while (i_ < s_.size() && ((s_[i_] >= '0' && s_[i_] <= '9') || s_[i_] == '.' || s_[i_] == 'e' ||
-                                  s_[i_] == 'E' || s_[i_] == '+' || s_[i_] == '-')) {
+        while (i_ < s_.size() &&
+               ((s_[i_] >= '0' && s_[i_] <= '9') || s_[i_] == '.' || s_[i_] == 'e' ||
+                s_[i_] == 'E' || s_[i_] == '+' || s_[i_] == '-')) {
             ++i_;
         }
         if (i_ == start) fail("expected a value");

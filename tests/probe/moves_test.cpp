@@ -51,7 +51,8 @@ void check_moves(const BuiltDb& db, const Position& pos) {
         CHECK(mv.for_mover == probe::move_value(mv.child, mv.conversion));
         if (i > 0) {
             const auto& prev = moves[i - 1];
-            CHECK(std::make_tuple(rank(prev.for_mover), prev.uci) < std::make_tuple(rank(mv.for_mover), mv.uci));
+            CHECK(std::make_tuple(rank(prev.for_mover), prev.uci) <
+                  std::make_tuple(rank(mv.for_mover), mv.uci));
         }
         if (!best || rank(mv.for_mover) < rank(*best)) best = mv.for_mover;
     }
@@ -101,8 +102,9 @@ TEST_CASE("probe agrees with the Syzygy giveaway tables") {
     int wdl_rows = 0, dtc_rows = 0;
     for (const char* file : {"syzygy/giveaway_samples_2.tsv", "syzygy/giveaway_samples_34.tsv"}) {
         const Tsv tsv = read_tsv(reference_path(file));
-        const auto table_col = tsv.column("table"), fen_col = tsv.column("fen"), wdl_col = tsv.column("wdl"),
-                   dtz_col = tsv.column("dtz"), single_col = tsv.column("dtz_single_valued_subtable");
+        const auto table_col = tsv.column("table"), fen_col = tsv.column("fen"),
+                   wdl_col = tsv.column("wdl"), dtz_col = tsv.column("dtz"),
+                   single_col = tsv.column("dtz_single_valued_subtable");
         for (const auto& row : tsv.rows) {
             const std::string& table = row[table_col];
             if (table.size() != 3 && built.count(table) == 0) continue;
@@ -112,7 +114,8 @@ TEST_CASE("probe agrees with the Syzygy giveaway tables") {
             INFO(table << " " << row[fen_col] << " syzygy " << wdl << " " << dtz);
             CHECK(static_cast<int>(v.wdl) == (wdl > 0) - (wdl < 0));
             ++wdl_rows;
-            if (table.find('P') == std::string::npos && (wdl == 2 || wdl == -2) && row[single_col] == "0") {
+            if (table.find('P') == std::string::npos && (wdl == 2 || wdl == -2) &&
+                row[single_col] == "0") {
                 const bool rounded = wdl > 0 ? dtz % 2 == 1 : dtz % 2 == 0;
                 CHECK((v.dtc == dtz || (rounded && v.dtc == dtz + 1)));
                 ++dtc_rows;

@@ -24,7 +24,8 @@ inline index::Material table_material(VariantId variant, const std::string& name
 }
 
 // Builds `tables` (and everything they convert into) into `path`.
-inline void build_tables(const std::string& path, VariantId variant, const std::vector<index::Material>& tables) {
+inline void build_tables(const std::string& path, VariantId variant,
+                         const std::vector<index::Material>& tables) {
     storage::DatabaseOptions options;
     options.mode = storage::OpenMode::ReadWrite;
     options.create_if_missing = true;
@@ -37,7 +38,8 @@ inline void build_tables(const std::string& path, VariantId variant, const std::
     if (auto* e = std::get_if<gen::GenerateError>(&result)) FAIL(e->message);
 }
 
-inline void build_tables(const std::string& path, VariantId variant, const std::vector<std::string>& names) {
+inline void build_tables(const std::string& path, VariantId variant,
+                         const std::vector<std::string>& names) {
     std::vector<index::Material> tables;
     for (const auto& n : names) tables.push_back(table_material(variant, n));
     build_tables(path, variant, tables);
@@ -65,7 +67,8 @@ public:
     // fourfile: every table of up to 3 units.
     static const BuiltDb& fourfile() {
         static BuiltDb db(VariantId::FourFile, [](const std::string& path) {
-            build_tables(path, VariantId::FourFile, index::enumerate_tables(VariantId::FourFile, 3));
+            build_tables(path, VariantId::FourFile,
+                         index::enumerate_tables(VariantId::FourFile, 3));
         });
         return db;
     }
@@ -108,8 +111,8 @@ private:
 
 // Up to `count` positions of a table, both sides to move, spread by a fixed
 // seed over its slots.
-inline std::vector<Position> sample_positions(VariantId variant, const std::string& table, std::size_t count,
-                                              std::uint64_t seed = 1) {
+inline std::vector<Position> sample_positions(VariantId variant, const std::string& table,
+                                              std::size_t count, std::uint64_t seed = 1) {
     auto ix = index::Indexer::create(variant, table_material(variant, table));
     REQUIRE(ix.ok());
     std::mt19937_64 rng(seed);

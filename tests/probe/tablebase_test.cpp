@@ -20,7 +20,8 @@ std::vector<Position> mixed_sample() {
     return out;
 }
 
-std::vector<probe::Value> probe_all(const probe::Tablebase& tb, const std::vector<Position>& positions) {
+std::vector<probe::Value> probe_all(const probe::Tablebase& tb,
+                                    const std::vector<Position>& positions) {
     std::vector<probe::Value> out;
     for (const auto& pos : positions) {
         auto v = tb.probe(VariantId::Antichess, pos);
@@ -108,7 +109,8 @@ TEST_CASE("many threads probe one Tablebase") {
                 if (!v.ok() || !(*v == expected[i])) ++mismatches[t];
                 if (i % 50 == 0) {
                     auto moves = shared->probe_moves(VariantId::Antichess, positions[i]);
-                    if (!moves.ok() || (!moves->empty() && !(moves->front().for_mover == expected[i]))) {
+                    if (!moves.ok() ||
+                        (!moves->empty() && !(moves->front().for_mover == expected[i]))) {
                         ++mismatches[t];
                     }
                 }

@@ -20,7 +20,8 @@ TEST_CASE("a side without units has won, distance 0") {
     CHECK(db.moves(db.fen("8/8/8/8/8/8/8/KQ6 w - - 0 1")).empty());
 }
 
-TEST_CASE("stalemate: the stalemated side wins in antichess, draws with equal counts in FICS rules") {
+TEST_CASE(
+    "stalemate: the stalemated side wins in antichess, draws with equal counts in FICS rules") {
     // White a2 and Black a3 block each other and neither attacks anything:
     // whoever is to move has units but no move.
     const auto& db = BuiltDb::antichess();
@@ -149,5 +150,6 @@ TEST_CASE("Four File: a placement whose side not to move is in check is not a po
     REQUIRE_FALSE(v.ok());
     CHECK(v.error().code == probe::ProbeCode::BadInput);
     CHECK(v.error().message.find("check") != std::string::npos);
-    CHECK(db.tablebase().probe_moves(VariantId::FourFile, pos).error().code == probe::ProbeCode::BadInput);
+    CHECK(db.tablebase().probe_moves(VariantId::FourFile, pos).error().code ==
+          probe::ProbeCode::BadInput);
 }

@@ -46,8 +46,9 @@ struct ProbeError {
 template <class T>
 class [[nodiscard]] ProbeResult {
 public:
-    ProbeResult(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
-    ProbeResult(ProbeError error) : data_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+    ProbeResult(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    ProbeResult(ProbeError error)
+        : data_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return data_.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -113,7 +114,8 @@ class Tablebase {
 public:
     // Opens a database read-only. Errors: IoError (no such directory, not a
     // tbforge database, unreadable), Corrupt (truncated or damaged files).
-    static ProbeResult<Tablebase> open(const std::string& path, const TablebaseOptions& options = {});
+    static ProbeResult<Tablebase> open(const std::string& path,
+                                       const TablebaseOptions& options = {});
     // Probes through a database already opened (e.g. read-write by the generator).
     explicit Tablebase(storage::Database database);
 

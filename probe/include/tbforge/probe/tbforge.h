@@ -28,15 +28,22 @@ extern "C" {
 
 typedef enum tbf_status {
     TBF_OK = 0,
-    TBF_ERR_BAD_INPUT = 1,      /* malformed FEN or struct, illegal position, unknown variant,
-                                   null argument, index out of range */
-    TBF_ERR_MISSING_TABLE = 2,  /* the position's table (or a child's) is not in the database;
-                                   tbf_last_error() names it, e.g. "missing table antichess/KQvKR" */
-    TBF_ERR_CORRUPT = 3,        /* damaged block or metadata (checksum mismatch): no value is returned */
-    TBF_ERR_IO = 4,             /* the database could not be opened or read */
-    TBF_ERR_NOT_A_POSITION = 5, /* tbf_table_position: the slot holds no position */
-    TBF_ERR_BUFFER = 6,         /* an output buffer is too small */
-    TBF_ERR_INTERNAL = 7        /* out of memory or an unexpected failure */
+    /* Malformed FEN or struct, illegal position, unknown variant, null
+     * argument, index out of range. */
+    TBF_ERR_BAD_INPUT = 1,
+    /* The position's table (or a child's) is not in the database;
+     * tbf_last_error() names it, e.g. "missing table antichess/KQvKR". */
+    TBF_ERR_MISSING_TABLE = 2,
+    /* Damaged block, file or metadata (checksum mismatch): no value is returned. */
+    TBF_ERR_CORRUPT = 3,
+    /* The database could not be opened or read. */
+    TBF_ERR_IO = 4,
+    /* tbf_table_position: the slot holds no position. */
+    TBF_ERR_NOT_A_POSITION = 5,
+    /* An output buffer is too small. */
+    TBF_ERR_BUFFER = 6,
+    /* Out of memory or an unexpected failure. */
+    TBF_ERR_INTERNAL = 7
 } tbf_status;
 
 /* Squares: 0 = a1, 1 = b1, ..., 7 = h1, 8 = a2, ..., 63 = h8. Unit types: */
@@ -68,17 +75,17 @@ typedef struct tbf_value {
 } tbf_value;
 
 typedef struct tbf_move_value {
-    char uci[8];          /* "e2e4", "e7e8k" (antichess promotion to king) */
-    uint8_t from;         /* square */
-    uint8_t to;           /* square */
-    uint8_t promotion;    /* TBF_QUEEN .. TBF_KNIGHT, TBF_KING, or TBF_NO_PROMOTION */
-    int conversion;       /* 1 for a capture or promotion */
-    tbf_value child;      /* the position after the move, for the side then to move */
-    tbf_value for_mover;  /* the move scored for the side making it */
+    char uci[8];         /* "e2e4", "e7e8k" (antichess promotion to king) */
+    uint8_t from;        /* square */
+    uint8_t to;          /* square */
+    uint8_t promotion;   /* TBF_QUEEN .. TBF_KNIGHT, TBF_KING, or TBF_NO_PROMOTION */
+    int conversion;      /* 1 for a capture or promotion */
+    tbf_value child;     /* the position after the move, for the side then to move */
+    tbf_value for_mover; /* the move scored for the side making it */
 } tbf_move_value;
 
 typedef struct tbf_table_info {
-    char name[64];     /* "antichess/KQvR" */
+    char name[64]; /* "antichess/KQvR" */
     char variant[32];
     char material[32]; /* canonical orientation */
     uint64_t slots;    /* 2 * index_size: White to move first, then Black */

@@ -21,9 +21,12 @@ inline constexpr std::uint16_t kMaxDtc = 32766;
 
 constexpr std::uint16_t encode_value(Value v) {
     switch (v.wdl) {
-        case Wdl::Win: return static_cast<std::uint16_t>(1 + 2 * v.dtc);
-        case Wdl::Loss: return static_cast<std::uint16_t>(2 + 2 * v.dtc);
-        case Wdl::Draw: break;
+        case Wdl::Win:
+            return static_cast<std::uint16_t>(1 + 2 * v.dtc);
+        case Wdl::Loss:
+            return static_cast<std::uint16_t>(2 + 2 * v.dtc);
+        case Wdl::Draw:
+            break;
     }
     return 0;
 }
