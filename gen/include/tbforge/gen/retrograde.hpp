@@ -34,29 +34,9 @@
 #include <optional>
 #include <vector>
 
-#include "tbforge/probe/value.hpp"
-#include "tbforge/rules/movegen.hpp"
-#include "tbforge/rules/symmetry.hpp"
+#include "tbforge/gen/table_moves.hpp"
 
 namespace tbf::gen {
-
-// What the engine needs from an indexer (index::Indexer's fast path): slots
-// per side, the units in placement order, decode of a slot into one square
-// per unit, and encode of such a placement (units of a kind in any order,
-// symmetric images allowed; kNoSlot for a placement outside the table).
-inline constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
-inline constexpr int kMaxTableUnits = 8;
-
-template <class Ix>
-concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
-                                const Square* placement) {
-    { ix.size() } -> std::convertible_to<std::uint64_t>;
-    { ix.unit_count() } -> std::convertible_to<int>;
-    { ix.unit(0) } -> std::convertible_to<Unit>;
-    { ix.symmetry_count() } -> std::convertible_to<int>;
-    { ix.decode(i, squares) } -> std::same_as<bool>;
-    { ix.encode(placement) } -> std::convertible_to<std::uint64_t>;
-};
 
 struct LevelReport {
     int level;
@@ -74,21 +54,6 @@ struct TableValues {
     BuildStats stats;
 };
 
-namespace detail {
-
-// Working values: 0 undecided, final encodings otherwise, plus two markers.
-inline constexpr std::uint16_t kUndecided = 0;
-inline constexpr std::uint16_t kInvalid = 0xFFFF;
-inline constexpr std::uint16_t kDrawFinal = 0xFFFE;
-// Counter value for a position that some move keeps from losing.
-inline constexpr std::uint8_t kCannotLose = 0xFF;
-
-inline std::uint64_t pack(Color c, std::uint64_t index) { return index * 2 + to_index(c); }
-inline Color packed_side(std::uint64_t p) { return static_cast<Color>(p & 1); }
-inline std::uint64_t packed_index(std::uint64_t p) { return p >> 1; }
-
-}  // namespace detail
-
 template <Ruleset R, TableIndexer Ix>
 class RetrogradeBuilder {
 public:
@@ -99,7 +64,7 @@ public:
     // child_value gives the value (for its side to move) of any position a
     // conversion reaches: a sub-table position or a terminal one.
     RetrogradeBuilder(const Ix& indexer, ChildValue child_value, Progress progress = {})
-        : ix_(indexer), child_value_(std::move(child_value)), progress_(std::move(progress)) {}
+        : moves_(indexer, std::move(child_value)), progress_(std::move(progress)) {}
 
     TableValues build();
 
@@ -120,19 +85,8 @@ private:
     };
 
     void initial_pass();
-    void init_position(Color side, std::uint64_t index, Frontier& frontier,
-                       std::vector<std::uint64_t>& late_win, std::vector<std::uint64_t>& late_loss,
-                       std::vector<std::uint64_t>& symmetric);
     void level_pass(int level);
-    // Distinct predecessor indices of pos (side to move `side`) by quiet moves.
-    void predecessors(const Position& pos, Square* squares, std::vector<std::uint64_t>& out) const;
-    // Number of table symmetries that map the position onto itself.
-    int stabilizer(const Position& pos) const;
     int stabilizer_of(Color side, std::uint64_t index) const;
-    // The position of a slot, its squares in `squares`; false if not a position.
-    bool decode(std::uint64_t index, Color side, Square* squares, Position& pos) const;
-    probe::Value en_passant_child_value(const Position& child) const;
-    bool is_valid(const Position& pos) const;
 
     std::uint16_t load(Color c, std::uint64_t i) const {
         return std::atomic_ref<const std::uint16_t>(values_[to_index(c)][i]).load(std::memory_order_relaxed);
@@ -143,8 +97,7 @@ private:
             .compare_exchange_strong(expected, value, std::memory_order_relaxed);
     }
 
-    const Ix& ix_;
-    ChildValue child_value_;
+    TableMoves<R, Ix> moves_;
     Progress progress_;
     std::uint64_t size_ = 0;
     std::array<std::vector<std::uint16_t>, 2> values_;
@@ -155,8 +108,6 @@ private:
     // move is that one. Sorted packed ids.
     std::vector<std::uint64_t> late_wins_;
     std::vector<std::uint64_t> late_losses_;
-    // Symmetries of the table other than the identity (rules numbering).
-    std::vector<int> symmetries_;
     // Positions with a non-trivial stabiliser: packed id * 8 + stabiliser size,
     // sorted, with a bitmap per side for a quick "not symmetric" answer.
     std::vector<std::uint64_t> symmetric_;

@@ -11,16 +11,10 @@ namespace tbf::gen {
 template <Ruleset R, TableIndexer Ix>
 TableValues RetrogradeBuilder<R, Ix>::build() {
     const auto start = std::chrono::steady_clock::now();
-    size_ = ix_.size();
+    size_ = moves_.indexer().size();
     for (int c = 0; c < 2; ++c) {
         values_[c].assign(size_, detail::kUndecided);
         open_moves_[c].assign(size_, 0);
-    }
-    symmetries_.clear();
-    if (ix_.symmetry_count() == kSymmetryCount) {
-        for (int sym = 1; sym < kSymmetryCount; ++sym) symmetries_.push_back(sym);
-    } else if (ix_.symmetry_count() == 2) {
-        symmetries_.push_back(kMirrorFiles);
     }
     initial_pass();
     // Wins worth two plies wait for level 2 even when no level reaches it.
@@ -46,155 +40,11 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
 }
 
 template <Ruleset R, TableIndexer Ix>
-bool RetrogradeBuilder<R, Ix>::decode(std::uint64_t index, Color side, Square* squares,
-                                      Position& pos) const {
-    if (!ix_.decode(index, squares)) return false;
-    pos = Position();
-    const int n = ix_.unit_count();
-    for (int i = 0; i < n; ++i) pos.put(squares[i], ix_.unit(i));
-    pos.set_side_to_move(side);
-    return is_valid(pos);
-}
-
-template <Ruleset R, TableIndexer Ix>
-int RetrogradeBuilder<R, Ix>::stabilizer(const Position& pos) const {
-    int count = 1;
-    for (const int sym : symmetries_) {
-        Bitboard occ = pos.occupied();
-        bool fixed = true;
-        while (occ && fixed) {
-            const Square s = pop_lsb(occ);
-            fixed = pos.unit_on(transform_square(s, sym)) == pos.unit_on(s);
-        }
-        count += fixed;
-    }
-    return count;
-}
-
-template <Ruleset R, TableIndexer Ix>
 int RetrogradeBuilder<R, Ix>::stabilizer_of(Color side, std::uint64_t index) const {
     if (!(symmetric_bits_[to_index(side)][index >> 6] & (std::uint64_t{1} << (index & 63)))) return 1;
     const std::uint64_t key = detail::pack(side, index) << 3;
     const auto it = std::lower_bound(symmetric_.begin(), symmetric_.end(), key);
     return static_cast<int>(*it & 7);
-}
-
-template <Ruleset R, TableIndexer Ix>
-bool RetrogradeBuilder<R, Ix>::is_valid(const Position& pos) const {
-    if constexpr (R::kRoyalKing) {
-        // The side that just moved cannot have left its king attacked.
-        return !king_attacked<R>(pos, ~pos.side_to_move());
-    } else {
-        return true;
-    }
-}
-
-// Does this quiet move give the opponent an en-passant capture? (Position::after
-// records the square exactly then.)
-template <Ruleset R>
-bool gives_en_passant(const Position& pos, Move m) {
-    if constexpr (!R::kPawnsCapture) {
-        return false;
-    } else {
-        if ((m.from() ^ m.to()) != 16 || unit_type(pos.unit_on(m.from())) != UnitType::Pawn) return false;
-        const Color us = pos.side_to_move();
-        const auto skipped = static_cast<Square>((m.from() + m.to()) / 2);
-        return (pawn_attacks(us, skipped) & pos.units(~us, UnitType::Pawn)) != 0;
-    }
-}
-
-template <Ruleset R, TableIndexer Ix>
-probe::Value RetrogradeBuilder<R, Ix>::en_passant_child_value(const Position& child) const {
-    // Captures are compulsory and one exists, so every move converts.
-    MoveList list;
-    generate_legal<R>(child, list);
-    probe::Value best{Wdl::Loss, 0};
-    for (Move m : list) {
-        const probe::Value v = probe::move_value(child_value_(child.after(m)), true);
-        if (probe::better_for_mover(v, best)) best = v;
-    }
-    return best;
-}
-
-template <Ruleset R, TableIndexer Ix>
-void RetrogradeBuilder<R, Ix>::init_position(Color side, std::uint64_t index, Frontier& frontier,
-                                             std::vector<std::uint64_t>& late_win,
-                                             std::vector<std::uint64_t>& late_loss,
-                                             std::vector<std::uint64_t>& symmetric) {
-    using probe::Value;
-    auto& value = values_[to_index(side)][index];
-    Position pos;
-    Square squares[kMaxTableUnits];
-    if (!decode(index, side, squares, pos)) {
-        value = detail::kInvalid;
-        return;
-    }
-    MoveList list;
-    generate_legal<R>(pos, list);
-    if (list.empty()) {
-        const Wdl wdl = *terminal_value<R>(pos, false);
-        if (wdl == Wdl::Draw) {
-            value = detail::kDrawFinal;
-        } else {
-            value = probe::encode_value({wdl, 0});
-            frontier.add(0, detail::pack(side, index));
-        }
-        return;
-    }
-    if (!symmetries_.empty()) {
-        if (const int stab = stabilizer(pos); stab > 1) {
-            symmetric.push_back(detail::pack(side, index) << 3 | static_cast<std::uint64_t>(stab));
-        }
-    }
-    int best_win = 0;    // shortest winning move outside the table, 0 if none
-    int worst_loss = 0;  // longest losing move outside the table
-    bool draw = false;
-    int quiet = 0;       // moves to positions of this table
-    for (Move m : list) {
-        Value v;
-        if (pos.is_conversion(m)) {
-            v = probe::move_value(child_value_(pos.after(m)), true);
-        } else if (!gives_en_passant<R>(pos, m)) {
-            ++quiet;
-            continue;
-        } else {
-            v = probe::move_value(en_passant_child_value(pos.after(m)), false);
-        }
-        if (v.wdl == Wdl::Win) {
-            best_win = best_win == 0 ? v.dtc : std::min<int>(best_win, v.dtc);
-            if (best_win == 1) break;
-        } else if (v.wdl == Wdl::Loss) {
-            worst_loss = std::max<int>(worst_loss, v.dtc);
-        } else {
-            draw = true;
-        }
-    }
-    const std::uint64_t packed = detail::pack(side, index);
-    if (best_win == 1) {
-        value = probe::encode_value({Wdl::Win, 1});
-        frontier.add(1, packed);
-        return;
-    }
-    if (quiet == 0) {
-        if (best_win) {
-            value = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(best_win)});
-            frontier.add(best_win, packed);
-        } else if (draw) {
-            value = detail::kDrawFinal;
-        } else {
-            value = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(worst_loss)});
-            frontier.add(worst_loss, packed);
-        }
-        return;
-    }
-    assert(quiet < detail::kCannotLose);
-    open_moves_[to_index(side)][index] =
-        (draw || best_win) ? detail::kCannotLose : static_cast<std::uint8_t>(quiet);
-    if (best_win) {
-        late_win.push_back(packed);
-    } else if (worst_loss > 1) {
-        late_loss.push_back(packed);
-    }
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -215,8 +65,15 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 // Sides interleave per chunk so both sides' arrays fill together.
                 const Color side = static_cast<Color>(slot & 1);
                 const auto index = static_cast<std::uint64_t>(slot >> 1);
-                init_position(side, index, local, late_win, late_loss, symmetric);
-                valid += values_[to_index(side)][index] != detail::kInvalid;
+                const SlotStart s = moves_.start(side, index);
+                values_[to_index(side)][index] = s.value;
+                open_moves_[to_index(side)][index] = s.open;
+                valid += s.value != detail::kInvalid;
+                const std::uint64_t packed = detail::pack(side, index);
+                if (s.level >= 0) local.add(s.level, packed);
+                if (s.late_win) late_win.push_back(packed);
+                if (s.late_loss) late_loss.push_back(packed);
+                if (s.stabilizer > 1) symmetric.push_back(packed << 3 | s.stabilizer);
             }
             const auto d = done.fetch_add(static_cast<std::uint64_t>(end - chunk * kChunk)) +
                            static_cast<std::uint64_t>(end - chunk * kChunk);
@@ -241,52 +98,6 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 }
 
 template <Ruleset R, TableIndexer Ix>
-void RetrogradeBuilder<R, Ix>::predecessors(const Position& pos, Square* squares,
-                                            std::vector<std::uint64_t>& out) const {
-    out.clear();
-    const Color s = pos.side_to_move();
-    const Color p = ~s;  // the side that made the last move
-    const Bitboard occ = pos.occupied();
-    const Bitboard empty = ~occ & R::kBoard;
-    int unit = 0;
-    auto add = [&](Square from, Square to) {
-        squares[unit] = from;
-        const std::uint64_t q = ix_.encode(squares);
-        squares[unit] = to;
-        if (q != kNoSlot) out.push_back(q);
-    };
-    const int forward = p == Color::White ? 8 : -8;
-    const int double_push_rank = p == Color::White ? 3 : 4;
-    const int first_rank = p == Color::White ? 0 : 7;
-    const int n = ix_.unit_count();
-    for (unit = 0; unit < n; ++unit) {
-        const Unit u = ix_.unit(unit);
-        if (unit_color(u) != p) continue;
-        const Square to = squares[unit];
-        const UnitType type = unit_type(u);
-        if (type != UnitType::Pawn) {
-            Bitboard from = unit_attacks(type, to, occ) & empty;
-            while (from) add(pop_lsb(from), to);
-            continue;
-        }
-        const auto back = static_cast<Square>(to - forward);
-        if (rank_of(back) == first_rank || !(empty & bit(back))) continue;
-        add(back, to);
-        if (rank_of(to) != double_push_rank) continue;
-        const auto start = static_cast<Square>(back - forward);
-        if (!(empty & bit(start))) continue;
-        // A double push next to an enemy pawn leads to the en-passant
-        // position, which is valued outside the table.
-        if constexpr (R::kPawnsCapture) {
-            if (pawn_attacks(p, back) & pos.units(s, UnitType::Pawn)) continue;
-        }
-        add(start, to);
-    }
-    // Sorted so that repeated predecessors (several un-moves) stand together.
-    std::sort(out.begin(), out.end());
-}
-
-template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     std::vector<std::uint64_t> current = std::move(frontier_.levels[level]);
     frontier_.levels[level].clear();
@@ -294,7 +105,6 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     const auto next = static_cast<std::uint16_t>(level + 1);
     const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
     std::mutex merge_mutex;
-    std::atomic<std::uint64_t> done{0};
 #pragma omp parallel
     {
         Frontier local;
@@ -307,11 +117,11 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
             const Color s = detail::packed_side(packed);
             const std::uint64_t index = detail::packed_index(packed);
             const probe::Value v = probe::decode_value(load(s, index));
-            [[maybe_unused]] const bool ok = decode(index, s, squares, pos);
+            [[maybe_unused]] const bool ok = moves_.decode(index, s, squares, pos);
             assert(ok);
-            predecessors(pos, squares, preds);
+            moves_.predecessors(index, pos, squares, preds);
             const Color p = ~s;
-            const int stab_w = symmetries_.empty() ? 1 : stabilizer(pos);
+            const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
             for (std::size_t at = 0; at < preds.size();) {
                 const std::uint64_t q = preds[at];
                 std::size_t repeats = 1;

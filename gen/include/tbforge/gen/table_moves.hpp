@@ -1,0 +1,290 @@
+#pragma once
+// What one table's positions look like to the retrograde engines, whatever
+// they keep in memory or on disk: slot decoding, the classification of a slot
+// by the initial pass, the quiet un-moves that lead to it, and stabilisers.
+// Used by the in-RAM builder (retrograde.hpp) and the out-of-core builder.
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "tbforge/probe/value.hpp"
+#include "tbforge/rules/movegen.hpp"
+#include "tbforge/rules/symmetry.hpp"
+
+namespace tbf::gen {
+
+// What the engines need from an indexer (index::Indexer's fast path): slots
+// per side, the units in placement order, decode of a slot into one square
+// per unit, and encode of such a placement (units of a kind in any order,
+// symmetric images allowed; kNoSlot for a placement outside the table).
+inline constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
+inline constexpr int kMaxTableUnits = 8;
+
+template <class Ix>
+concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
+                                const Square* placement) {
+    { ix.size() } -> std::convertible_to<std::uint64_t>;
+    { ix.unit_count() } -> std::convertible_to<int>;
+    { ix.unit(0) } -> std::convertible_to<Unit>;
+    { ix.symmetry_count() } -> std::convertible_to<int>;
+    { ix.decode(i, squares) } -> std::same_as<bool>;
+    { ix.encode(placement) } -> std::convertible_to<std::uint64_t>;
+};
+
+// An indexer that also knows the slot of a placement that differs from a
+// decoded slot by one unit's square, faster than a full encode.
+template <class Ix>
+concept MoveIndexer = TableIndexer<Ix> && requires(const Ix& ix, std::uint64_t i, Square* squares) {
+    { ix.encode_moved(i, squares, 0, Square{}) } -> std::convertible_to<std::uint64_t>;
+};
+
+namespace detail {
+
+// Working values: 0 undecided, final encodings otherwise, plus two markers.
+inline constexpr std::uint16_t kUndecided = 0;
+inline constexpr std::uint16_t kInvalid = 0xFFFF;
+inline constexpr std::uint16_t kDrawFinal = 0xFFFE;
+// Counter value for a position that some move keeps from losing.
+inline constexpr std::uint8_t kCannotLose = 0xFF;
+
+inline std::uint64_t pack(Color c, std::uint64_t index) { return index * 2 + to_index(c); }
+inline Color packed_side(std::uint64_t p) { return static_cast<Color>(p & 1); }
+inline std::uint64_t packed_index(std::uint64_t p) { return p >> 1; }
+
+}  // namespace detail
+
+// The initial pass's verdict on one slot.
+struct SlotStart {
+    std::uint16_t value = detail::kUndecided;  // working value (detail markers or a final code)
+    std::uint8_t open = 0;                     // quiet moves still open, or kCannotLose
+    std::int16_t level = -1;                   // frontier level of a decided value, -1 if none
+    bool late_win = false;   // a win in 2 plies by a double push into en passant
+    bool late_loss = false;  // undecided, but its longest known loss takes 2 plies
+    std::uint8_t stabilizer = 1;  // table symmetries fixing the position (undecided slots only)
+};
+
+template <Ruleset R, TableIndexer Ix>
+class TableMoves {
+public:
+    using ChildValue = std::function<probe::Value(const Position&)>;
+
+    // child_value gives the value (for its side to move) of any position a
+    // conversion reaches: a sub-table position or a terminal one.
+    TableMoves(const Ix& indexer, ChildValue child_value)
+        : ix_(indexer), child_value_(std::move(child_value)) {
+        if (ix_.symmetry_count() == kSymmetryCount) {
+            for (int sym = 1; sym < kSymmetryCount; ++sym) symmetries_.push_back(sym);
+        } else if (ix_.symmetry_count() == 2) {
+            symmetries_.push_back(kMirrorFiles);
+        }
+        for (std::size_t k = 0; k < symmetries_.size(); ++k) {
+            for (int s = 0; s < 64; ++s) {
+                transformed_[k][s] = transform_square(static_cast<Square>(s), symmetries_[k]);
+            }
+        }
+    }
+
+    const Ix& indexer() const { return ix_; }
+    bool has_symmetries() const { return !symmetries_.empty(); }
+
+    // The position of a slot, its squares in `squares`; false if not a position.
+    bool decode(std::uint64_t index, Color side, Square* squares, Position& pos) const {
+        if (!ix_.decode(index, squares)) return false;
+        pos = Position();
+        const int n = ix_.unit_count();
+        for (int i = 0; i < n; ++i) pos.put(squares[i], ix_.unit(i));
+        pos.set_side_to_move(side);
+        return is_valid(pos);
+    }
+
+    // Number of table symmetries that map the position onto itself.
+    int stabilizer(const Position& pos) const {
+        int count = 1;
+        for (std::size_t k = 0; k < symmetries_.size(); ++k) {
+            Bitboard occ = pos.occupied();
+            bool fixed = true;
+            while (occ && fixed) {
+                const Square s = pop_lsb(occ);
+                fixed = pos.unit_on(transformed_[k][s]) == pos.unit_on(s);
+            }
+            count += fixed;
+        }
+        return count;
+    }
+
+    // Terminal positions, conversions and en-passant double pushes of one slot.
+    SlotStart start(Color side, std::uint64_t index) const;
+
+    // Slots of the predecessors of pos (side to move `side`) by quiet
+    // un-moves, sorted, repeated once per un-move. `squares` holds pos's
+    // placement as decoded from `index` and is restored on return.
+    void predecessors(std::uint64_t index, const Position& pos, Square* squares,
+                      std::vector<std::uint64_t>& out) const;
+
+private:
+    bool is_valid(const Position& pos) const {
+        if constexpr (R::kRoyalKing) {
+            // The side that just moved cannot have left its king attacked.
+            return !king_attacked<R>(pos, ~pos.side_to_move());
+        } else {
+            return true;
+        }
+    }
+
+    // Does this quiet move give the opponent an en-passant capture?
+    // (Position::after records the square exactly then.)
+    static bool gives_en_passant(const Position& pos, Move m) {
+        if constexpr (!R::kPawnsCapture) {
+            return false;
+        } else {
+            if ((m.from() ^ m.to()) != 16 || unit_type(pos.unit_on(m.from())) != UnitType::Pawn) return false;
+            const Color us = pos.side_to_move();
+            const auto skipped = static_cast<Square>((m.from() + m.to()) / 2);
+            return (pawn_attacks(us, skipped) & pos.units(~us, UnitType::Pawn)) != 0;
+        }
+    }
+
+    probe::Value en_passant_child_value(const Position& child) const {
+        // Captures are compulsory and one exists, so every move converts.
+        MoveList list;
+        generate_legal<R>(child, list);
+        probe::Value best{Wdl::Loss, 0};
+        for (Move m : list) {
+            const probe::Value v = probe::move_value(child_value_(child.after(m)), true);
+            if (probe::better_for_mover(v, best)) best = v;
+        }
+        return best;
+    }
+
+    const Ix& ix_;
+    ChildValue child_value_;
+    // Symmetries of the table other than the identity (rules numbering),
+    // with their square maps.
+    std::vector<int> symmetries_;
+    Square transformed_[kSymmetryCount][64]{};
+};
+
+template <Ruleset R, TableIndexer Ix>
+SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
+    using probe::Value;
+    SlotStart out;
+    Position pos;
+    Square squares[kMaxTableUnits];
+    if (!decode(index, side, squares, pos)) {
+        out.value = detail::kInvalid;
+        return out;
+    }
+    MoveList list;
+    generate_legal<R>(pos, list);
+    if (list.empty()) {
+        const Wdl wdl = *terminal_value<R>(pos, false);
+        if (wdl == Wdl::Draw) {
+            out.value = detail::kDrawFinal;
+        } else {
+            out.value = probe::encode_value({wdl, 0});
+            out.level = 0;
+        }
+        return out;
+    }
+    int best_win = 0;    // shortest winning move outside the table, 0 if none
+    int worst_loss = 0;  // longest losing move outside the table
+    bool draw = false;
+    int quiet = 0;       // moves to positions of this table
+    for (Move m : list) {
+        Value v;
+        if (pos.is_conversion(m)) {
+            v = probe::move_value(child_value_(pos.after(m)), true);
+        } else if (!gives_en_passant(pos, m)) {
+            ++quiet;
+            continue;
+        } else {
+            v = probe::move_value(en_passant_child_value(pos.after(m)), false);
+        }
+        if (v.wdl == Wdl::Win) {
+            best_win = best_win == 0 ? v.dtc : std::min<int>(best_win, v.dtc);
+            if (best_win == 1) break;
+        } else if (v.wdl == Wdl::Loss) {
+            worst_loss = std::max<int>(worst_loss, v.dtc);
+        } else {
+            draw = true;
+        }
+    }
+    if (best_win == 1) {
+        out.value = probe::encode_value({Wdl::Win, 1});
+        out.level = 1;
+        return out;
+    }
+    if (quiet == 0) {
+        if (best_win) {
+            out.value = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(best_win)});
+            out.level = static_cast<std::int16_t>(best_win);
+        } else if (draw) {
+            out.value = detail::kDrawFinal;
+        } else {
+            out.value = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(worst_loss)});
+            out.level = static_cast<std::int16_t>(worst_loss);
+        }
+        return out;
+    }
+    out.open = (draw || best_win) ? detail::kCannotLose : static_cast<std::uint8_t>(quiet);
+    out.late_win = best_win != 0;
+    out.late_loss = !best_win && worst_loss > 1;
+    if (!symmetries_.empty()) out.stabilizer = static_cast<std::uint8_t>(stabilizer(pos));
+    return out;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, Square* squares,
+                                     std::vector<std::uint64_t>& out) const {
+    out.clear();
+    const Color s = pos.side_to_move();
+    const Color p = ~s;  // the side that made the last move
+    const Bitboard occ = pos.occupied();
+    const Bitboard empty = ~occ & R::kBoard;
+    int unit = 0;
+    auto add = [&](Square from, Square to) {
+        std::uint64_t q;
+        if constexpr (MoveIndexer<Ix>) {
+            q = ix_.encode_moved(index, squares, unit, from);
+        } else {
+            squares[unit] = from;
+            q = ix_.encode(squares);
+            squares[unit] = to;
+        }
+        if (q != kNoSlot) out.push_back(q);
+    };
+    const int forward = p == Color::White ? 8 : -8;
+    const int double_push_rank = p == Color::White ? 3 : 4;
+    const int first_rank = p == Color::White ? 0 : 7;
+    const int n = ix_.unit_count();
+    for (unit = 0; unit < n; ++unit) {
+        const Unit u = ix_.unit(unit);
+        if (unit_color(u) != p) continue;
+        const Square to = squares[unit];
+        const UnitType type = unit_type(u);
+        if (type != UnitType::Pawn) {
+            Bitboard from = unit_attacks(type, to, occ) & empty;
+            while (from) add(pop_lsb(from), to);
+            continue;
+        }
+        const auto back = static_cast<Square>(to - forward);
+        if (rank_of(back) == first_rank || !(empty & bit(back))) continue;
+        add(back, to);
+        if (rank_of(to) != double_push_rank) continue;
+        const auto start = static_cast<Square>(back - forward);
+        if (!(empty & bit(start))) continue;
+        // A double push next to an enemy pawn leads to the en-passant
+        // position, which is valued outside the table.
+        if constexpr (R::kPawnsCapture) {
+            if (pawn_attacks(p, back) & pos.units(s, UnitType::Pawn)) continue;
+        }
+        add(start, to);
+    }
+    // Sorted so that repeated predecessors (several un-moves) stand together.
+    std::sort(out.begin(), out.end());
+}
+
+}  // namespace tbf::gen
