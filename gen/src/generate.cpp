@@ -9,16 +9,13 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "tbforge/gen/retrograde.hpp"
+#include "tbforge/gen/table_build.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/rules/fen.hpp"
 
 namespace tbf::gen {
 
 namespace {
-
-static_assert(TableIndexer<index::Indexer>);
-static_assert(kNoSlot == index::kNoIndex);
 
 // 4 bits per (colour, unit type): a key for the material of a position.
 std::uint64_t material_key(const Position& pos) {
@@ -192,12 +189,11 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         subtables.add(sub, *table);
     }
     ProgressLine progress(options.progress, name);
-    RetrogradeBuilder<R, index::Indexer> builder(
+    TableValues values = build_table_values<R>(
         *indexer, [&](const Position& child) { return subtables.value(tb, child); },
         [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
             progress.update(pass, level, done, total);
         });
-    TableValues values = builder.build();
     progress.finish();
     if (!subtables.error().empty()) {
         return GenerateError{3, "building " + name + ": " + subtables.error()};

@@ -108,7 +108,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
 #pragma omp parallel
     {
         Frontier local;
-        std::vector<std::uint64_t> preds;
+        SlotList preds;
         Position pos;
         Square squares[kMaxTableUnits];
 #pragma omp for schedule(dynamic, 256)
@@ -119,13 +119,18 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
             const probe::Value v = probe::decode_value(load(s, index));
             [[maybe_unused]] const bool ok = moves_.decode(index, s, squares, pos);
             assert(ok);
-            moves_.predecessors(index, pos, squares, preds);
             const Color p = ~s;
-            const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+            const int stab_w = v.wdl == Wdl::Win && moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+            // Repeated predecessors only need counting together when the
+            // closed share r |Stab Q| / |Stab W| is not a multiple of r.
+            const bool grouped = stab_w > 1;
+            moves_.predecessors(index, pos, squares, preds, grouped);
             for (std::size_t at = 0; at < preds.size();) {
                 const std::uint64_t q = preds[at];
                 std::size_t repeats = 1;
-                while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
+                if (grouped) {
+                    while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
+                }
                 at += repeats;
                 if (v.wdl == Wdl::Loss) {
                     if (claim(p, q, win_next)) local.add(next, detail::pack(p, q));

@@ -56,6 +56,22 @@ inline std::uint64_t packed_index(std::uint64_t p) { return p >> 1; }
 
 }  // namespace detail
 
+// The slots one position reaches: a fixed buffer, since a side of at most
+// kMaxTableUnits units has fewer than 256 un-moves.
+class SlotList {
+public:
+    void clear() { size_ = 0; }
+    void push_back(std::uint64_t slot) { slots_[size_++] = slot; }
+    std::size_t size() const { return size_; }
+    std::uint64_t operator[](std::size_t i) const { return slots_[i]; }
+    std::uint64_t* begin() { return slots_; }
+    std::uint64_t* end() { return slots_ + size_; }
+
+private:
+    std::uint64_t slots_[256];
+    std::size_t size_ = 0;
+};
+
 // The initial pass's verdict on one slot.
 struct SlotStart {
     std::uint16_t value = detail::kUndecided;  // working value (detail markers or a final code)
@@ -118,11 +134,13 @@ public:
     // Terminal positions, conversions and en-passant double pushes of one slot.
     SlotStart start(Color side, std::uint64_t index) const;
 
-    // Slots of the predecessors of pos (side to move `side`) by quiet
-    // un-moves, sorted, repeated once per un-move. `squares` holds pos's
-    // placement as decoded from `index` and is restored on return.
-    void predecessors(std::uint64_t index, const Position& pos, Square* squares,
-                      std::vector<std::uint64_t>& out) const;
+    // Slots of the predecessors of pos by quiet un-moves, repeated once per
+    // un-move, sorted if asked. `squares` holds pos's placement as decoded
+    // from `index`.
+    // Out: std::vector<std::uint64_t> or SlotList.
+    template <class Out>
+    void predecessors(std::uint64_t index, const Position& pos, Square* squares, Out& out,
+                      bool sorted = true) const;
 
 private:
     bool is_valid(const Position& pos) const {
@@ -237,8 +255,9 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
 }
 
 template <Ruleset R, TableIndexer Ix>
-void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, Square* squares,
-                                     std::vector<std::uint64_t>& out) const {
+template <class Out>
+void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, Square* squares, Out& out,
+                                     bool sorted) const {
     out.clear();
     const Color s = pos.side_to_move();
     const Color p = ~s;  // the side that made the last move
@@ -283,8 +302,8 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
         }
         add(start, to);
     }
-    // Sorted so that repeated predecessors (several un-moves) stand together.
-    std::sort(out.begin(), out.end());
+    // Sorted, repeated predecessors (several un-moves) stand together.
+    if (sorted) std::sort(out.begin(), out.end());
 }
 
 }  // namespace tbf::gen

@@ -1,0 +1,68 @@
+#pragma once
+// The values of one table in the exact index: built on the faster work index
+// (index/work_index.hpp) where it applies, then renumbered.
+
+#include <omp.h>
+
+#include "tbforge/gen/retrograde.hpp"
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/index/work_index.hpp"
+
+namespace tbf::gen {
+
+static_assert(TableIndexer<index::Indexer>);
+static_assert(MoveIndexer<index::WorkIndex>);
+static_assert(kNoSlot == index::kNoIndex);
+
+// Values of work-index slots, renumbered in the exact index.
+inline TableValues to_exact_index(const index::Indexer& exact, const index::WorkIndex& work,
+                                  TableValues built) {
+    // Unit k of the exact order is unit position[k] of the work order.
+    std::array<int, kMaxTableUnits> position{};
+    std::array<bool, kMaxTableUnits> taken{};
+    for (int k = 0; k < exact.unit_count(); ++k) {
+        for (int i = 0; i < work.unit_count(); ++i) {
+            if (!taken[i] && work.unit(i) == exact.unit(k)) {
+                taken[i] = true;
+                position[k] = i;
+                break;
+            }
+        }
+    }
+    TableValues out;
+    out.stats = built.stats;
+    const auto size = static_cast<std::int64_t>(exact.size());
+    for (int c = 0; c < 2; ++c) {
+        const std::vector<std::uint16_t>& from = built.values[c];
+        std::vector<std::uint16_t>& to = out.values[c];
+        to.resize(exact.size());
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < size; ++i) {
+            Square squares[kMaxTableUnits];
+            Square placed[kMaxTableUnits];
+            std::uint16_t value = 0;
+            if (exact.decode(static_cast<index::Index>(i), squares)) {
+                for (int k = 0; k < exact.unit_count(); ++k) placed[position[k]] = squares[k];
+                const index::Index slot = work.encode(placed);
+                if (slot != index::kNoIndex) value = from[slot];
+            }
+            to[static_cast<std::size_t>(i)] = value;
+        }
+        built.values[c] = {};
+    }
+    return out;
+}
+
+template <Ruleset R>
+TableValues build_table_values(const index::Indexer& exact,
+                               typename RetrogradeBuilder<R, index::Indexer>::ChildValue child_value,
+                               typename RetrogradeBuilder<R, index::Indexer>::Progress progress = {}) {
+    if (auto work = index::WorkIndex::create(R::kId, exact.material())) {
+        RetrogradeBuilder<R, index::WorkIndex> builder(*work, std::move(child_value), std::move(progress));
+        return to_exact_index(exact, *work, builder.build());
+    }
+    RetrogradeBuilder<R, index::Indexer> builder(exact, std::move(child_value), std::move(progress));
+    return builder.build();
+}
+
+}  // namespace tbf::gen

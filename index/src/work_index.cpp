@@ -1,0 +1,162 @@
+#include "tbforge/index/work_index.hpp"
+
+#include <algorithm>
+
+#include "tbforge/rules/symmetry.hpp"
+
+namespace tbf::index {
+
+namespace {
+
+constexpr Bitboard kBackRanks = 0xFF000000000000FFULL;
+
+struct SquareMaps {
+    std::array<std::array<Square, 64>, kSymmetryCount> image{};
+    constexpr SquareMaps() {
+        for (int sym = 0; sym < kSymmetryCount; ++sym) {
+            for (int s = 0; s < 64; ++s) image[sym][s] = transform_square(static_cast<Square>(s), sym);
+        }
+    }
+};
+constexpr SquareMaps kMaps;
+
+// Fewer moves first: the most mobile units become the low-order digits.
+int mobility_rank(UnitType t) {
+    switch (t) {
+        case UnitType::Pawn: return 0;
+        case UnitType::Knight: return 1;
+        case UnitType::King: return 2;
+        case UnitType::Bishop: return 3;
+        case UnitType::Rook: return 4;
+        case UnitType::Queen: return 5;
+    }
+    return 6;
+}
+
+bool in_triangle(Square s) { return file_of(s) <= 3 && rank_of(s) <= file_of(s); }
+
+}  // namespace
+
+std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& material) {
+    if (!is_losing(variant) || material.total() < 2 || material.total() > kMaxUnits) return std::nullopt;
+    struct Group {
+        Unit unit;
+        int count;
+    };
+    std::vector<Group> groups;
+    for (Color c : {Color::White, Color::Black}) {
+        for (int t = 0; t < kUnitTypeCount; ++t) {
+            const auto type = static_cast<UnitType>(t);
+            if (const int n = material.count(c, type)) groups.push_back({make_unit(c, type), n});
+        }
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+        return mobility_rank(unit_type(a.unit)) < mobility_rank(unit_type(b.unit));
+    });
+    const auto root = std::find_if(groups.begin(), groups.end(), [](const Group& g) { return g.count == 1; });
+    if (root == groups.end()) return std::nullopt;
+    std::rotate(groups.begin(), root, root + 1);
+
+    WorkIndex ix;
+    ix.pawnless_ = !material.has_pawns();
+    for (const Group& g : groups) {
+        const int first = ix.units_;
+        for (int k = 0; k < g.count; ++k) {
+            ix.unit_of_[ix.units_] = g.unit;
+            ix.group_first_[ix.units_] = static_cast<std::uint8_t>(first);
+            ix.group_count_[ix.units_] = static_cast<std::uint8_t>(g.count);
+            ix.pawn_[ix.units_] = unit_type(g.unit) == UnitType::Pawn;
+            ++ix.units_;
+        }
+    }
+    ix.shift_ = 6 * (ix.units_ - 1);
+    const bool root_pawn = ix.pawn_[0];
+    // Canonical root squares, numbered in square order.
+    std::array<std::uint8_t, 64> choice_of{};
+    choice_of.fill(kNoChoice);
+    for (int s = 0; s < 64; ++s) {
+        const auto sq = static_cast<Square>(s);
+        const bool canonical = ix.pawnless_ ? in_triangle(sq) : file_of(sq) <= 3;
+        if (!canonical || (root_pawn && (bit(sq) & kBackRanks))) continue;
+        choice_of[s] = static_cast<std::uint8_t>(ix.root_choices_);
+        ix.root_square_[ix.root_choices_] = sq;
+        ix.choice_on_diagonal_[ix.root_choices_] = ix.pawnless_ && file_of(sq) == rank_of(sq);
+        ++ix.root_choices_;
+    }
+    const int symmetries = ix.pawnless_ ? kSymmetryCount : 2;
+    for (int s = 0; s < 64; ++s) {
+        Canonical& c = ix.canonical_[s];
+        for (int k = 0; k < symmetries; ++k) {
+            const int sym = ix.pawnless_ ? k : k * kMirrorFiles;
+            const Square t = kMaps.image[sym][s];
+            if (choice_of[t] == kNoChoice) continue;
+            if (c.choice == kNoChoice) {
+                c.choice = choice_of[t];
+                c.sym = static_cast<std::int8_t>(sym);
+            } else {
+                c.alt_sym = static_cast<std::int8_t>(sym);
+            }
+        }
+    }
+    ix.size_ = static_cast<Index>(ix.root_choices_) << ix.shift_;
+    return ix;
+}
+
+Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept {
+    const auto& map = kMaps.image[sym];
+    Index slot = static_cast<Index>(choice) << shift_;
+    for (int i = 1; i < units_;) {
+        const int count = group_count_[i];
+        if (count == 1) {
+            const Square s = map[squares[i]];
+            if (pawn_[i] && (bit(s) & kBackRanks)) return kNoIndex;
+            slot |= static_cast<Index>(s) << (shift_ - 6 * i);
+            ++i;
+            continue;
+        }
+        Square g[kMaxUnits];
+        for (int k = 0; k < count; ++k) {
+            g[k] = map[squares[i + k]];
+            if (pawn_[i] && (bit(g[k]) & kBackRanks)) return kNoIndex;
+        }
+        for (int k = 1; k < count; ++k) {  // insertion sort: groups are small
+            for (int j = k; j > 0 && g[j] < g[j - 1]; --j) std::swap(g[j], g[j - 1]);
+        }
+        for (int k = 0; k < count; ++k) slot |= static_cast<Index>(g[k]) << (shift_ - 6 * (i + k));
+        i += count;
+    }
+    return slot;
+}
+
+Index WorkIndex::encode(const Square* squares) const noexcept {
+    const Canonical c = canonical_[squares[0]];
+    if (c.choice == kNoChoice) return kNoIndex;
+    const Index slot = encode_with(squares, c.sym, c.choice);
+    if (c.alt_sym < 0) return slot;
+    return std::min(slot, encode_with(squares, c.alt_sym, c.choice));
+}
+
+Index WorkIndex::encode_moved_slow(const Square* squares, int moved, Square to) const noexcept {
+    Square copy[kMaxUnits];
+    std::copy(squares, squares + units_, copy);
+    copy[moved] = to;
+    return encode(copy);
+}
+
+bool WorkIndex::decode(Index slot, Square* squares) const noexcept {
+    const Index choice = slot >> shift_;
+    if (choice >= static_cast<Index>(root_choices_)) return false;
+    squares[0] = root_square_[choice];
+    Bitboard occ = bit(squares[0]);
+    for (int i = 1; i < units_; ++i) {
+        const auto s = static_cast<Square>((slot >> (shift_ - 6 * i)) & 63);
+        if (occ & bit(s)) return false;
+        if (pawn_[i] && (bit(s) & kBackRanks)) return false;
+        if (i > group_first_[i] && s < squares[i - 1]) return false;
+        occ |= bit(s);
+        squares[i] = s;
+    }
+    return !choice_on_diagonal_[choice] || encode(squares) == slot;
+}
+
+}  // namespace tbf::index
