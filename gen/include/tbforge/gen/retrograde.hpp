@@ -34,6 +34,8 @@
 #include <optional>
 #include <vector>
 
+#include <omp.h>
+
 #include "tbforge/gen/table_moves.hpp"
 
 namespace tbf::gen {
@@ -69,21 +71,71 @@ public:
     TableValues build();
 
 private:
-    struct Frontier {
-        std::vector<std::vector<std::uint64_t>> levels;
+    // Positions decided at each distance, both sides to move. A level is
+    // listed while the lists of all levels fit a budget of half a byte per
+    // slot; a level that outgrows it is found again by a scan of the values,
+    // which also reaches predecessors in index order.
+    struct LocalFrontier {
+        std::vector<std::vector<std::uint64_t>> lists;
+        std::vector<std::uint64_t> counts;
+        std::vector<char> overflow;
+        std::size_t cap = 0;
         void add(int level, std::uint64_t packed) {
-            if (levels.size() <= static_cast<std::size_t>(level)) levels.resize(level + 1);
-            levels[level].push_back(packed);
-        }
-        void merge(Frontier& other) {
-            if (levels.size() < other.levels.size()) levels.resize(other.levels.size());
-            for (std::size_t l = 0; l < other.levels.size(); ++l) {
-                levels[l].insert(levels[l].end(), other.levels[l].begin(), other.levels[l].end());
-                other.levels[l].clear();
+            const auto l = static_cast<std::size_t>(level);
+            if (counts.size() <= l) {
+                counts.resize(l + 1);
+                lists.resize(l + 1);
+                overflow.resize(l + 1);
             }
+            ++counts[l];
+            if (overflow[l]) return;
+            if (lists[l].size() >= cap) {
+                overflow[l] = 1;
+                lists[l] = {};
+                return;
+            }
+            lists[l].push_back(packed);
+        }
+    };
+    struct Frontier {
+        std::vector<std::vector<std::uint64_t>> lists;
+        std::vector<std::uint64_t> counts;
+        std::vector<char> overflow;
+        std::uint64_t budget = 0;  // list entries still allowed
+        void drop(std::size_t l) {
+            overflow[l] = 1;
+            budget += lists[l].size();
+            lists[l] = {};
+        }
+        void merge(LocalFrontier& local) {
+            if (counts.size() < local.counts.size()) {
+                counts.resize(local.counts.size());
+                lists.resize(local.counts.size());
+                overflow.resize(local.counts.size());
+            }
+            for (std::size_t l = 0; l < local.counts.size(); ++l) {
+                counts[l] += local.counts[l];
+                if (overflow[l]) continue;
+                if (local.overflow[l] || local.lists[l].size() > budget) {
+                    drop(l);
+                    continue;
+                }
+                budget -= local.lists[l].size();
+                lists[l].insert(lists[l].end(), local.lists[l].begin(), local.lists[l].end());
+            }
+            local.lists.clear();
+            local.counts.clear();
+            local.overflow.clear();
         }
     };
 
+    LocalFrontier local_frontier() const {
+        LocalFrontier local;
+        local.cap = static_cast<std::size_t>(frontier_.budget / static_cast<std::uint64_t>(omp_get_max_threads()));
+        return local;
+    }
+    // Un-moves from one position decided at `level`.
+    void visit(Color side, std::uint64_t index, int level, LocalFrontier& local, SlotList& preds);
     void initial_pass();
     void level_pass(int level);
     int stabilizer_of(Color side, std::uint64_t index) const;

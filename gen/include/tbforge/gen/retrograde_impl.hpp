@@ -16,11 +16,19 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
         values_[c].assign(size_, detail::kUndecided);
         open_moves_[c].assign(size_, 0);
     }
+    frontier_ = {};
+    frontier_.budget = size_ / 8;
     initial_pass();
     // Wins worth two plies wait for level 2 even when no level reaches it.
-    if (!late_wins_.empty() && frontier_.levels.size() < 3) frontier_.levels.resize(3);
+    if (!late_wins_.empty() && frontier_.counts.size() < 3) {
+        LocalFrontier none;
+        none.counts.resize(3);
+        none.lists.resize(3);
+        none.overflow.resize(3);
+        frontier_.merge(none);
+    }
     int passes = 1;
-    for (int level = 0; static_cast<std::size_t>(level) < frontier_.levels.size(); ++level) {
+    for (int level = 0; static_cast<std::size_t>(level) < frontier_.counts.size(); ++level) {
         level_pass(level);
         ++passes;
     }
@@ -55,7 +63,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
     std::atomic<std::uint64_t> done{0};
 #pragma omp parallel reduction(+ : valid)
     {
-        Frontier local;
+        LocalFrontier local = local_frontier();
         std::vector<std::uint64_t> late_win, late_loss, symmetric;
         constexpr std::int64_t kChunk = 1 << 14;
 #pragma omp for schedule(dynamic, 1)
@@ -98,71 +106,108 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 }
 
 template <Ruleset R, TableIndexer Ix>
-void RetrogradeBuilder<R, Ix>::level_pass(int level) {
-    std::vector<std::uint64_t> current = std::move(frontier_.levels[level]);
-    frontier_.levels[level].clear();
-    const auto count = static_cast<std::int64_t>(current.size());
+void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, LocalFrontier& local,
+                                     SlotList& preds) {
     const auto next = static_cast<std::uint16_t>(level + 1);
-    const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
-    std::mutex merge_mutex;
-#pragma omp parallel
-    {
-        Frontier local;
-        SlotList preds;
-        Position pos;
-        Square squares[kMaxTableUnits];
-#pragma omp for schedule(dynamic, 256)
-        for (std::int64_t k = 0; k < count; ++k) {
-            const std::uint64_t packed = current[static_cast<std::size_t>(k)];
-            const Color s = detail::packed_side(packed);
-            const std::uint64_t index = detail::packed_index(packed);
-            const probe::Value v = probe::decode_value(load(s, index));
-            [[maybe_unused]] const bool ok = moves_.decode(index, s, squares, pos);
-            assert(ok);
-            const Color p = ~s;
-            const int stab_w = v.wdl == Wdl::Win && moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
-            // Repeated predecessors only need counting together when the
-            // closed share r |Stab Q| / |Stab W| is not a multiple of r.
-            const bool grouped = stab_w > 1;
-            moves_.predecessors(index, pos, squares, preds, grouped);
-            for (std::size_t at = 0; at < preds.size();) {
-                const std::uint64_t q = preds[at];
-                std::size_t repeats = 1;
-                if (grouped) {
-                    while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
-                }
-                at += repeats;
-                if (v.wdl == Wdl::Loss) {
-                    if (claim(p, q, win_next)) local.add(next, detail::pack(p, q));
-                    continue;
-                }
-                if (load(p, q) != detail::kUndecided) continue;
-                std::atomic_ref<std::uint8_t> open(open_moves_[to_index(p)][q]);
-                if (open.load(std::memory_order_relaxed) == detail::kCannotLose) continue;
-                const auto closed = static_cast<std::uint8_t>(
-                    repeats * static_cast<std::size_t>(stabilizer_of(p, q)) / static_cast<std::size_t>(stab_w));
-                if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) continue;
-                int distance = next;
-                if (distance < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(),
-                                                       detail::pack(p, q))) {
-                    distance = 2;
-                }
-                const auto loss = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
-                if (claim(p, q, loss)) local.add(distance, detail::pack(p, q));
-            }
-            if (progress_ && omp_get_thread_num() == 0 && (k & 0xFFFF) == 0) {
-                progress_("level", level, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(count));
-            }
+    const probe::Value v = probe::decode_value(load(s, index));
+    Position pos;
+    Square squares[kMaxTableUnits];
+    [[maybe_unused]] const bool ok = moves_.decode(index, s, squares, pos);
+    assert(ok);
+    const Color p = ~s;
+    const int stab_w = v.wdl == Wdl::Win && moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+    // Repeated predecessors only need counting together when the closed
+    // share r |Stab Q| / |Stab W| is not a multiple of r.
+    const bool grouped = stab_w > 1;
+    moves_.predecessors(index, pos, squares, preds, grouped);
+    if (v.wdl == Wdl::Loss) {
+        const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
+        for (std::size_t at = 0; at < preds.size(); ++at) {
+            if (claim(p, preds[at], win_next)) local.add(next, detail::pack(p, preds[at]));
         }
-        std::lock_guard lock(merge_mutex);
-        frontier_.merge(local);
+        return;
     }
-    if (next == 2) {
+    for (std::size_t at = 0; at < preds.size();) {
+        const std::uint64_t q = preds[at];
+        std::size_t repeats = 1;
+        if (grouped) {
+            while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
+        }
+        at += repeats;
+        if (load(p, q) != detail::kUndecided) continue;
+        std::atomic_ref<std::uint8_t> open(open_moves_[to_index(p)][q]);
+        if (open.load(std::memory_order_relaxed) == detail::kCannotLose) continue;
+        const auto closed = static_cast<std::uint8_t>(
+            repeats * static_cast<std::size_t>(stabilizer_of(p, q)) / static_cast<std::size_t>(stab_w));
+        if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) continue;
+        int distance = next;
+        if (distance < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), detail::pack(p, q))) {
+            distance = 2;
+        }
+        const auto loss = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
+        if (claim(p, q, loss)) local.add(distance, detail::pack(p, q));
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void RetrogradeBuilder<R, Ix>::level_pass(int level) {
+    const auto l = static_cast<std::size_t>(level);
+    std::mutex merge_mutex;
+    if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
+        const std::vector<std::uint64_t> current = std::move(frontier_.lists[l]);
+        frontier_.lists[l] = {};
+        frontier_.budget += current.size();
+        const auto count = static_cast<std::int64_t>(current.size());
+#pragma omp parallel
+        {
+            LocalFrontier local = local_frontier();
+            SlotList preds;
+#pragma omp for schedule(dynamic, 256)
+            for (std::int64_t k = 0; k < count; ++k) {
+                const std::uint64_t packed = current[static_cast<std::size_t>(k)];
+                visit(detail::packed_side(packed), detail::packed_index(packed), level, local, preds);
+                if (progress_ && omp_get_thread_num() == 0 && (k & 0xFFFF) == 0) {
+                    progress_("level", level, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(count));
+                }
+            }
+            std::lock_guard lock(merge_mutex);
+            frontier_.merge(local);
+        }
+    } else if (frontier_.counts[l] != 0) {
+        // Too many to list: find them by their values.
+        const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
+        const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+        constexpr std::int64_t kChunk = 1 << 14;
+        const auto chunks = static_cast<std::int64_t>((size_ + kChunk - 1) / kChunk);
+#pragma omp parallel
+        {
+            LocalFrontier local = local_frontier();
+            SlotList preds;
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t chunk = 0; chunk < 2 * chunks; ++chunk) {
+                const auto side = static_cast<Color>(chunk & 1);
+                const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
+                const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
+                for (std::uint64_t i = first; i < end; ++i) {
+                    const std::uint16_t code = load(side, i);
+                    if (code == win_code || code == loss_code) visit(side, i, level, local, preds);
+                }
+                if (progress_ && omp_get_thread_num() == 0) {
+                    progress_("level", level, static_cast<std::uint64_t>(chunk), static_cast<std::uint64_t>(2 * chunks));
+                }
+            }
+            std::lock_guard lock(merge_mutex);
+            frontier_.merge(local);
+        }
+    }
+    if (level + 1 == 2) {
+        LocalFrontier local = local_frontier();
         for (const std::uint64_t packed : late_wins_) {
             const Color c = detail::packed_side(packed);
             const std::uint64_t i = detail::packed_index(packed);
-            if (claim(c, i, probe::encode_value({Wdl::Win, 2}))) frontier_.add(2, packed);
+            if (claim(c, i, probe::encode_value({Wdl::Win, 2}))) local.add(2, packed);
         }
+        frontier_.merge(local);
         late_wins_.clear();
     }
 }
