@@ -579,21 +579,32 @@ TEST_CASE("strategy verify: database errors") {
     CHECK(db.check("other-encoding").database_error.find("entry encoding") != std::string::npos);
 }
 
-TEST_CASE("strategy: larger Four File and antichess strategies" * doctest::test_suite("slow")) {
+// The longest win of a table, from the statistics the generator stores.
+std::string longest_win(Db& db, const std::string& table) {
+    auto info = db.database().table_info(table);
+    REQUIRE(info.ok());
+    const std::string& json = info->statistics.json;
+    const std::size_t at = json.find("\"fen\":\"", json.find("\"longest_win\""));
+    REQUIRE(at != std::string::npos);
+    const std::size_t start = at + 7;
+    return json.substr(start, json.find('"', start) - start);
+}
+
+TEST_CASE("strategy: the longest wins of 5-unit Four File and 4-unit antichess tables" *
+          doctest::test_suite("slow")) {
     Db& ff = Db::get(VariantId::FourFile);
-    ff.build({"KRBvKP"});
-    const std::pair<const char*, const char*> roots[] = {
-        {"krbkp-white-to-move", "8/8/4k3/8/8/2p5/8/R1B1K3 w - - 0 1"},
-        {"krbkp-black-to-move", "4k3/2p5/8/8/8/8/8/R1B1K3 b - - 0 1"},
-    };
-    for (const auto& [name, fen] : roots) {
-        const auto s = ff.extract(fen, name, Color::White);
-        MESSAGE(fen << ": " << s.entries << " entries in " << s.seconds << " s");
-        require_closed(ff, name, s.entries);
+    ff.build({"KNPvKN", "KQNvKR"});
+    for (const char* table : {"fourfile/KNPvKN", "fourfile/KQNvKR"}) {
+        const std::string fen = longest_win(ff, table);
+        const auto s = ff.extract(fen, table);
+        MESSAGE(std::string(table) << " " << fen << ": " << s.entries << " entries in " << s.seconds << " s");
+        CHECK(s.kind == storage::StrategyKind::Winning);
+        require_closed(ff, table, s.entries);
     }
     Db& ac = antichess();
     ac.build({"NNvNN"});
-    const auto s = ac.extract("N7/8/8/8/8/8/2n5/4n2N w - - 0 1", "nnvnn-longest");
+    const auto s = ac.extract(longest_win(ac, "antichess/NNvNN"), "nnvnn-longest");
     CHECK(s.root_value == probe::Value{Wdl::Win, 78});
+    MESSAGE("antichess/NNvNN: " << s.entries << " entries in " << s.seconds << " s");
     require_closed(ac, "nnvnn-longest", s.entries);
 }
