@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -222,7 +222,6 @@ int run_index(const std::vector<std::string>& argv) {
     }
     return kExitOk;
 }
-
 
 constexpr const char* kStrategyUsage =
     "usage: tbgen strategy --db DIR --variant V --fen ROOT --name NAME [--side white|black]\n"
