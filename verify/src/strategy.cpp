@@ -84,8 +84,9 @@ public:
     }
 
     // Follows every opponent reply in `child` (the opponent to move, not
-    // terminal). `fen` and `move` name where it came from in reports.
-    void follow_replies(const Board& child, const std::string& fen, const std::string& move,
+    // terminal). `from` and `move` name where it came from in reports; FENs
+    // are written only for problems.
+    void follow_replies(const Board& child, const Board& from, const std::string& move,
                         EntryResult& r) const {
         detail::MoveList replies;
         detail::generate_legal(child, replies);
@@ -95,7 +96,7 @@ public:
             const Outcome o = next.outcome();
             if (o != Outcome::NotTerminal) {
                 if (const std::string end = bad_end(o, winning_); !end.empty()) {
-                    problem(r, {ProblemKind::BadEnd, fen, move, to_uci(reply), next.fen(),
+                    problem(r, {ProblemKind::BadEnd, from.fen(), move, to_uci(reply), next.fen(),
                                 "reply " + to_uci(reply) + " ends the game in a " + end + " for " +
                                     std::string(color_text(side_)),
                                 {}});
@@ -109,7 +110,7 @@ public:
                 return;
             }
             if (!found->has_value()) {
-                problem(r, {ProblemKind::Hole, fen, move, to_uci(reply), next.fen(),
+                problem(r, {ProblemKind::Hole, from.fen(), move, to_uci(reply), next.fen(),
                             "reply " + to_uci(reply) + " reaches " + next.fen() +
                                 ", which has no entry",
                             {}});
@@ -127,23 +128,22 @@ public:
             return r;
         }
         const Board& board = *made.board;
-        const std::string fen = board.fen();
         if (board.side_to_move() != side_) {
-            problem(r, {ProblemKind::BadEntry, fen, "", "", "",
+            problem(r, {ProblemKind::BadEntry, board.fen(), "", "", "",
                         std::string(color_text(board.side_to_move())) +
                             " to move, but the strategy plays " + std::string(color_text(side_)),
                         {}});
             return r;
         }
         if (board_key(canonical(board)) != key) {
-            problem(r, {ProblemKind::BadEntry, fen, "", "", "",
+            problem(r, {ProblemKind::BadEntry, board.fen(), "", "", "",
                         "the key is not in canonical form (en-passant square no capture uses)",
                         {}});
             return r;
         }
         auto plain = storage::decode_move_value(value);
         if (!plain.ok()) {
-            problem(r, {ProblemKind::BadEntry, fen, "", "", "", plain.status().message(), {}});
+            problem(r, {ProblemKind::BadEntry, board.fen(), "", "", "", plain.status().message(), {}});
             return r;
         }
         Move move;
@@ -154,7 +154,7 @@ public:
         detail::MoveList legal;
         detail::generate_legal(board, legal);
         if (std::find(legal.begin(), legal.end(), move) == legal.end()) {
-            problem(r, {ProblemKind::IllegalMove, fen, uci, "", "",
+            problem(r, {ProblemKind::IllegalMove, board.fen(), uci, "", "",
                         "the stored move " + uci + " is not legal here", {}});
             return r;
         }
@@ -162,14 +162,14 @@ public:
         const Outcome o = child.outcome();
         if (o != Outcome::NotTerminal) {
             if (const std::string end = bad_end(flipped(o), winning_); !end.empty()) {
-                problem(r, {ProblemKind::BadEnd, fen, uci, "", child.fen(),
+                problem(r, {ProblemKind::BadEnd, board.fen(), uci, "", child.fen(),
                             "the move " + uci + " ends the game in a " + end + " for " +
                                 std::string(color_text(side_)),
                             {}});
             }
             return r;
         }
-        follow_replies(child, fen, uci, r);
+        follow_replies(child, board, uci, r);
         return r;
     }
 
@@ -194,7 +194,7 @@ public:
             return r;
         }
         if (root.side_to_move() != side_) {
-            follow_replies(root, fen, "", r);
+            follow_replies(root, root, "", r);
             r.successors.clear();  // roots are not entries: no edges for the cycle check
             return r;
         }
