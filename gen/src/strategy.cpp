@@ -87,6 +87,10 @@ Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::strin
                  Color side, storage::StrategyKind kind) {
     Expansion out;
     auto plain = storage::decode_position_key(key);
+    if (!plain.ok()) {  // keys come from position_key(); this would be a bug
+        out.error = StrategyError{kExitDatabase, "internal error: " + plain.status().to_string()};
+        return out;
+    }
     const Position pos = probe::position_from_plain(*plain);
     auto moves = tb.probe_moves(variant, pos);
     if (!moves.ok()) {
