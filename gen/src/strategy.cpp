@@ -83,8 +83,8 @@ std::optional<StrategyError> check_terminal(const Position& pos, Color side,
 }
 
 template <Ruleset R>
-Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::string& key,
-                 Color side, storage::StrategyKind kind) {
+Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::string& key, Color side,
+                 storage::StrategyKind kind) {
     Expansion out;
     auto plain = storage::decode_position_key(key);
     if (!plain.ok()) {  // keys come from position_key(); this would be a bug
@@ -98,10 +98,12 @@ Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::strin
         return out;
     }
     const Wdl needed = kind == storage::StrategyKind::Winning ? Wdl::Win : Wdl::Draw;
-    if (moves->empty() || static_cast<int>(moves->front().for_mover.wdl) < static_cast<int>(needed)) {
-        out.error = StrategyError{kExitDatabase, "tables inconsistent: no move keeps the " +
-                                                     std::string(needed == Wdl::Win ? "win" : "draw") +
-                                                     " in " + to_fen(pos)};
+    if (moves->empty() ||
+        static_cast<int>(moves->front().for_mover.wdl) < static_cast<int>(needed)) {
+        out.error =
+            StrategyError{kExitDatabase, "tables inconsistent: no move keeps the " +
+                                             std::string(needed == Wdl::Win ? "win" : "draw") +
+                                             " in " + to_fen(pos)};
         return out;
     }
     // Best first: for a win the smallest DTC (a quiet move lowers it, a
@@ -153,7 +155,7 @@ std::variant<ExtractSummary, StrategyError> extract(probe::Tablebase& tb, Varian
                                                   ": no strategy keeps a draw"};
     }
     summary.kind = summary.root_value.wdl == Wdl::Win ? storage::StrategyKind::Winning
-                                                       : storage::StrategyKind::NonLoss;
+                                                      : storage::StrategyKind::NonLoss;
 
     storage::StrategySpec spec;
     spec.name = options.name;
@@ -251,13 +253,12 @@ std::variant<ExtractSummary, StrategyError> extract_strategy(probe::Tablebase& t
                                                              const ExtractOptions& options) {
     auto root = parse_fen(root_fen, variant);
     if (!root.ok()) return StrategyError{kExitBadInput, root.error()};
-    return with_variant(variant, [&]<class R>() {
-        return extract<R>(tablebase, variant, *root, options);
-    });
+    return with_variant(variant,
+                        [&]<class R>() { return extract<R>(tablebase, variant, *root, options); });
 }
 
-std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db,
-                                                           VariantId variant, std::istream& in,
+std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db, VariantId variant,
+                                                           std::istream& in,
                                                            const ImportOptions& options) {
     const std::string side_text = options.side == Color::White ? "white" : "black";
     storage::StrategySpec spec;

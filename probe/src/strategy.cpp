@@ -26,7 +26,8 @@ Position position_from_plain(const storage::PlainPosition& plain) {
     Position pos;
     for (int sq = 0; sq < 64; ++sq) {
         const std::uint8_t code = plain.units[static_cast<std::size_t>(sq)];
-        if (code != storage::kEmptySquare) pos.put(static_cast<Square>(sq), static_cast<Unit>(code));
+        if (code != storage::kEmptySquare)
+            pos.put(static_cast<Square>(sq), static_cast<Unit>(code));
     }
     pos.set_side_to_move(plain.side_to_move == 0 ? Color::White : Color::Black);
     pos.set_ep_square(plain.ep_square == storage::kNoEpSquare ? kNoSquare : plain.ep_square);

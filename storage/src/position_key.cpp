@@ -105,8 +105,8 @@ Result<std::string> encode_move_value(const PlainMove& move) {
 
 Result<PlainMove> decode_move_value(std::string_view value) {
     if (value.size() != kMoveValueBytes) {
-        return Status(ErrorCode::Corruption, "bad move value: " + std::to_string(value.size()) +
-                                                 " bytes (expected 2)");
+        return Status(ErrorCode::Corruption,
+                      "bad move value: " + std::to_string(value.size()) + " bytes (expected 2)");
     }
     const auto bits = static_cast<std::uint16_t>(static_cast<std::uint8_t>(value[0]) |
                                                  static_cast<std::uint8_t>(value[1]) << 8);

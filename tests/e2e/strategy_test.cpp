@@ -3,6 +3,8 @@
 // and imported as text, then damaged on purpose. Also the key codec through
 // both position types: rules/ and the verifier's Board must encode every
 // position to the same bytes.
+#include "tbforge/gen/strategy.hpp"
+
 #include <doctest/doctest.h>
 
 #include <map>
@@ -11,7 +13,6 @@
 #include <sstream>
 
 #include "tbforge/gen/generate.hpp"
-#include "tbforge/gen/strategy.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -39,7 +40,8 @@ public:
 
     void build(const std::vector<std::string>& names) {
         std::vector<index::Material> tables;
-        for (const auto& n : names) tables.push_back(index::canonical(*index::parse_table(n, variant_)));
+        for (const auto& n : names)
+            tables.push_back(index::canonical(*index::parse_table(n, variant_)));
         gen::GenerateOptions options;
         options.threads = 2;
         auto result = gen::generate(*tablebase_, variant_, tables, options);
@@ -133,9 +135,9 @@ struct AntichessCase {
     const char* root;
     Color side;
 };
-constexpr AntichessCase kAntichess = test::kSanitized
-    ? AntichessCase{"NNvN", "1n6/8/8/8/8/N7/8/7N b - - 0 1", Color::Black}
-    : AntichessCase{"NNvNN", "2N5/8/7N/8/8/8/5n1n/8 w - - 0 1", Color::White};
+constexpr AntichessCase kAntichess =
+    test::kSanitized ? AntichessCase{"NNvN", "1n6/8/8/8/8/N7/8/7N b - - 0 1", Color::Black}
+                     : AntichessCase{"NNvNN", "2N5/8/7N/8/8/8/5n1n/8 w - - 0 1", Color::White};
 
 Db& antichess() {
     static bool built = false;
@@ -186,10 +188,10 @@ std::string without_name(const std::string& text) {
 
 // Copies strategy `from` to `to` through the storage API, letting `edit`
 // drop an entry (return nullopt) or replace its value.
-void copy_strategy(storage::Database& db, const std::string& from, const std::string& to,
-                   const std::function<std::optional<std::string>(std::string_view,
-                                                                  std::string_view)>& edit,
-                   std::optional<storage::StrategyKind> kind = std::nullopt) {
+void copy_strategy(
+    storage::Database& db, const std::string& from, const std::string& to,
+    const std::function<std::optional<std::string>(std::string_view, std::string_view)>& edit,
+    std::optional<storage::StrategyKind> kind = std::nullopt) {
     auto reader = db.open_strategy(from);
     REQUIRE(reader.ok());
     storage::StrategySpec spec = reader->info().spec;
@@ -361,8 +363,8 @@ TEST_CASE("strategy: extraction errors") {
 TEST_CASE("strategy: a removed entry is a hole naming the position") {
     Db& db = fourfile();
     const auto s = db.extract("8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1", "krkb-full");
-    const std::string root_key = probe::position_key(*parse_fen("8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1",
-                                                               VariantId::FourFile));
+    const std::string root_key =
+        probe::position_key(*parse_fen("8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1", VariantId::FourFile));
     // Drop the middle entry in key order (not the root).
     std::uint64_t index = 0;
     std::string removed_fen;
@@ -413,22 +415,23 @@ TEST_CASE("strategy: a legal but losing move is found at its entry") {
                    name, winning ? Color::White : Color::Black);
         // The first entry (key order) with a move that gives the value away.
         std::string changed_fen, changed_move;
-        copy_strategy(db.database(), name, name + "-spoilt",
-                      [&](std::string_view key, std::string_view value) -> std::optional<std::string> {
-                          if (!changed_fen.empty()) return std::string(value);
-                          const Position pos = entry_position(key);
-                          auto moves = db.tablebase().probe_moves(VariantId::FourFile, pos);
-                          REQUIRE(moves.ok());
-                          for (const auto& mv : *moves) {
-                              const bool spoils = winning ? mv.for_mover.wdl != Wdl::Win
-                                                          : mv.for_mover.wdl == Wdl::Loss;
-                              if (!spoils) continue;
-                              changed_fen = to_fen(pos);
-                              changed_move = mv.uci;
-                              return probe::move_value_bytes(mv.move);
-                          }
-                          return std::string(value);
-                      });
+        copy_strategy(
+            db.database(), name, name + "-spoilt",
+            [&](std::string_view key, std::string_view value) -> std::optional<std::string> {
+                if (!changed_fen.empty()) return std::string(value);
+                const Position pos = entry_position(key);
+                auto moves = db.tablebase().probe_moves(VariantId::FourFile, pos);
+                REQUIRE(moves.ok());
+                for (const auto& mv : *moves) {
+                    const bool spoils =
+                        winning ? mv.for_mover.wdl != Wdl::Win : mv.for_mover.wdl == Wdl::Loss;
+                    if (!spoils) continue;
+                    changed_fen = to_fen(pos);
+                    changed_move = mv.uci;
+                    return probe::move_value_bytes(mv.move);
+                }
+                return std::string(value);
+            });
         REQUIRE(!changed_fen.empty());
         const verify::StrategyReport r = db.check(name + "-spoilt");
         INFO(describe(r));
@@ -502,7 +505,8 @@ TEST_CASE("strategy: a drawing strategy marked winning is rejected with its cycl
     // Each position of the cycle is an entry whose move and some reply lead to the next.
     const auto text = db.export_text("krkb-draw");
     std::map<std::string, std::string> moves;
-    for (const auto& line : body(text)) moves[line.substr(0, line.find('\t'))] = line.substr(line.find('\t') + 1);
+    for (const auto& line : body(text))
+        moves[line.substr(0, line.find('\t'))] = line.substr(line.find('\t') + 1);
     for (std::size_t i = 0; i < cycle->cycle.size(); ++i) {
         const std::string& from = cycle->cycle[i];
         const std::string& to = cycle->cycle[(i + 1) % cycle->cycle.size()];
@@ -548,9 +552,9 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
               storage::ErrorCode::NotFound);
     }
     // A repeated line with the same move is stored once; CRLF and blanks are fine.
-    auto r = db.import(good + good + "  # indented comment\r\n" +
-                           "8/8/8/4R3/4K3/8/8/4k3 w - - 0 1 \t e5e6\r\n",
-                       options);
+    auto r = db.import(
+        good + good + "  # indented comment\r\n" + "8/8/8/4R3/4K3/8/8/4k3 w - - 0 1 \t e5e6\r\n",
+        options);
     REQUIRE(std::holds_alternative<gen::ImportSummary>(r));
     const auto& s = std::get<gen::ImportSummary>(r);
     CHECK(s.entries == 2);
@@ -597,7 +601,8 @@ TEST_CASE("strategy: the longest wins of 5-unit Four File and 4-unit antichess t
     for (const char* table : {"fourfile/KNPvKN", "fourfile/KQNvKR"}) {
         const std::string fen = longest_win(ff, table);
         const auto s = ff.extract(fen, table);
-        MESSAGE(std::string(table) << " " << fen << ": " << s.entries << " entries in " << s.seconds << " s");
+        MESSAGE(std::string(table)
+                << " " << fen << ": " << s.entries << " entries in " << s.seconds << " s");
         CHECK(s.kind == storage::StrategyKind::Winning);
         require_closed(ff, table, s.entries);
     }

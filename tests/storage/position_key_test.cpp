@@ -1,11 +1,11 @@
 // The "position/1 move/1" entry codec: exact bytes of a known position,
 // round trips of random placements, key order, and strict decoding.
+#include "tbforge/storage/position_key.hpp"
+
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
-
-#include "tbforge/storage/position_key.hpp"
 
 using namespace tbf::storage;
 
@@ -54,7 +54,10 @@ TEST_CASE("position key: documented bytes of a known position") {
     p.units[60] = unit_code(1, 0);
     auto key = encode_position_key(p);
     REQUIRE(key.ok());
-    CHECK(hex(*key) == "40" "1000000000000011" "3190");
+    CHECK(hex(*key) ==
+          "40"
+          "1000000000000011"
+          "3190");
 
     // Black to move, en passant on e3, one more unit (even count: no padding).
     p.side_to_move = 1;
@@ -62,7 +65,10 @@ TEST_CASE("position key: documented bytes of a known position") {
     p.units[28] = unit_code(0, 5);  // white pawn e4
     key = encode_position_key(p);
     REQUIRE(key.ok());
-    CHECK(hex(*key) == "94" "1000000010000011" "3169");
+    CHECK(hex(*key) ==
+          "94"
+          "1000000010000011"
+          "3169");
     auto back = decode_position_key(*key);
     REQUIRE(back.ok());
     CHECK(*back == p);
@@ -124,7 +130,10 @@ TEST_CASE("position key: encoding rejects out-of-range input") {
 }
 
 TEST_CASE("position key: decoding is strict") {
-    const std::string good = unhex("40" "1000000000000011" "3190");
+    const std::string good = unhex(
+        "40"
+        "1000000000000011"
+        "3190");
     REQUIRE(decode_position_key(good).ok());
     const auto rejects = [](const std::string& key, const std::string& why) {
         auto r = decode_position_key(key);
@@ -135,13 +144,31 @@ TEST_CASE("position key: decoding is strict") {
     rejects(good.substr(0, 8), "shorter than the header");
     rejects(good.substr(0, 10), "a nibble byte missing");
     rejects(good + '\0', "a trailing byte");
-    rejects(unhex("40" "1000000000000011" "3191"), "padding nibble not zero");
-    rejects(unhex("40" "1000000000000011" "3790"), "unit code 7");
-    rejects(unhex("40" "1000000000000011" "0190"), "unit code 0 on an occupied square");
-    rejects(unhex("41" "1000000000000011" "3190"), "en-passant field 65");
-    rejects(unhex("7f" "1000000000000011" "3190"), "en-passant field 127");
+    rejects(unhex("40"
+                  "1000000000000011"
+                  "3191"),
+            "padding nibble not zero");
+    rejects(unhex("40"
+                  "1000000000000011"
+                  "3790"),
+            "unit code 7");
+    rejects(unhex("40"
+                  "1000000000000011"
+                  "0190"),
+            "unit code 0 on an occupied square");
+    rejects(unhex("41"
+                  "1000000000000011"
+                  "3190"),
+            "en-passant field 65");
+    rejects(unhex("7f"
+                  "1000000000000011"
+                  "3190"),
+            "en-passant field 127");
     // Side bit set, ep 64: black to move, no en passant.
-    auto black = decode_position_key(unhex("c0" "1000000000000011" "3190"));
+    auto black =
+        decode_position_key(unhex("c0"
+                                  "1000000000000011"
+                                  "3190"));
     REQUIRE(black.ok());
     CHECK(black->side_to_move == 1);
     CHECK(black->ep_square == kNoEpSquare);

@@ -59,6 +59,19 @@ Outcome flipped(Outcome o) {
     return o;
 }
 
+StrategyProblem make_problem(ProblemKind kind, std::string fen, std::string message,
+                             std::string move = {}, std::string reply = {},
+                             std::string reached = {}) {
+    StrategyProblem p;
+    p.kind = kind;
+    p.fen = std::move(fen);
+    p.move = std::move(move);
+    p.reply = std::move(reply);
+    p.reached = std::move(reached);
+    p.message = std::move(message);
+    return p;
+}
+
 // The result of checking one entry (or a root whose opponent moves).
 struct EntryResult {
     std::uint64_t replies = 0;
@@ -96,10 +109,10 @@ public:
             const Outcome o = next.outcome();
             if (o != Outcome::NotTerminal) {
                 if (const std::string end = bad_end(o, winning_); !end.empty()) {
-                    problem(r, {ProblemKind::BadEnd, from.fen(), move, to_uci(reply), next.fen(),
-                                "reply " + to_uci(reply) + " ends the game in a " + end + " for " +
-                                    std::string(color_text(side_)),
-                                {}});
+                    problem(r, make_problem(ProblemKind::BadEnd, from.fen(),
+                                            "reply " + to_uci(reply) + " ends the game in a " +
+                                                end + " for " + std::string(color_text(side_)),
+                                            move, to_uci(reply), next.fen()));
                 }
                 continue;
             }
@@ -110,10 +123,10 @@ public:
                 return;
             }
             if (!found->has_value()) {
-                problem(r, {ProblemKind::Hole, from.fen(), move, to_uci(reply), next.fen(),
-                            "reply " + to_uci(reply) + " reaches " + next.fen() +
-                                ", which has no entry",
-                            {}});
+                problem(r, make_problem(ProblemKind::Hole, from.fen(),
+                                        "reply " + to_uci(reply) + " reaches " + next.fen() +
+                                            ", which has no entry",
+                                        move, to_uci(reply), next.fen()));
             } else if (winning_) {
                 r.successors.push_back(storage::xxh64(key));
             }
@@ -124,26 +137,26 @@ public:
         EntryResult r;
         BoardResult made = board_from_key(variant_, key);
         if (!made) {
-            problem(r, {ProblemKind::BadEntry, "", "", "", "", "bad key: " + made.error, {}});
+            problem(r, make_problem(ProblemKind::BadEntry, "", "bad key: " + made.error));
             return r;
         }
         const Board& board = *made.board;
         if (board.side_to_move() != side_) {
-            problem(r, {ProblemKind::BadEntry, board.fen(), "", "", "",
-                        std::string(color_text(board.side_to_move())) +
-                            " to move, but the strategy plays " + std::string(color_text(side_)),
-                        {}});
+            problem(r, make_problem(ProblemKind::BadEntry, board.fen(),
+                                    std::string(color_text(board.side_to_move())) +
+                                        " to move, but the strategy plays " +
+                                        std::string(color_text(side_))));
             return r;
         }
         if (board_key(canonical(board)) != key) {
-            problem(r, {ProblemKind::BadEntry, board.fen(), "", "", "",
-                        "the key is not in canonical form (en-passant square no capture uses)",
-                        {}});
+            problem(r, make_problem(
+                           ProblemKind::BadEntry, board.fen(),
+                           "the key is not in canonical form (en-passant square no capture uses)"));
             return r;
         }
         auto plain = storage::decode_move_value(value);
         if (!plain.ok()) {
-            problem(r, {ProblemKind::BadEntry, board.fen(), "", "", "", plain.status().message(), {}});
+            problem(r, make_problem(ProblemKind::BadEntry, board.fen(), plain.status().message()));
             return r;
         }
         Move move;
@@ -154,18 +167,18 @@ public:
         detail::MoveList legal;
         detail::generate_legal(board, legal);
         if (std::find(legal.begin(), legal.end(), move) == legal.end()) {
-            problem(r, {ProblemKind::IllegalMove, board.fen(), uci, "", "",
-                        "the stored move " + uci + " is not legal here", {}});
+            problem(r, make_problem(ProblemKind::IllegalMove, board.fen(),
+                                    "the stored move " + uci + " is not legal here", uci));
             return r;
         }
         const Board child = board.after(move);
         const Outcome o = child.outcome();
         if (o != Outcome::NotTerminal) {
             if (const std::string end = bad_end(flipped(o), winning_); !end.empty()) {
-                problem(r, {ProblemKind::BadEnd, board.fen(), uci, "", child.fen(),
-                            "the move " + uci + " ends the game in a " + end + " for " +
-                                std::string(color_text(side_)),
-                            {}});
+                problem(r, make_problem(ProblemKind::BadEnd, board.fen(),
+                                        "the move " + uci + " ends the game in a " + end + " for " +
+                                            std::string(color_text(side_)),
+                                        uci, {}, child.fen()));
             }
             return r;
         }
@@ -178,7 +191,7 @@ public:
         EntryResult r;
         BoardResult made = parse_fen(variant_, text);
         if (!made) {
-            problem(r, {ProblemKind::BadRoot, text, "", "", "", "bad root: " + made.error, {}});
+            problem(r, make_problem(ProblemKind::BadRoot, text, "bad root: " + made.error));
             return r;
         }
         const Board root = canonical(*made.board);
@@ -187,9 +200,9 @@ public:
         if (o != Outcome::NotTerminal) {
             const Outcome for_side = root.side_to_move() == side_ ? o : flipped(o);
             if (const std::string end = bad_end(for_side, winning_); !end.empty()) {
-                problem(r, {ProblemKind::BadRoot, fen, "", "", "",
-                            "the root is over: a " + end + " for " + std::string(color_text(side_)),
-                            {}});
+                problem(r, make_problem(ProblemKind::BadRoot, fen,
+                                        "the root is over: a " + end + " for " +
+                                            std::string(color_text(side_))));
             }
             return r;
         }
@@ -202,7 +215,7 @@ public:
         if (!found.ok()) {
             r.database_error = found.status().to_string();
         } else if (!found->has_value()) {
-            problem(r, {ProblemKind::BadRoot, fen, "", "", "", "the root has no entry", {}});
+            problem(r, make_problem(ProblemKind::BadRoot, fen, "the root has no entry"));
         }
         return r;
     }
@@ -242,8 +255,8 @@ public:
         }
         std::vector<std::uint32_t> targets(edge_hashes_.size());
         for (std::size_t e = 0; e < edge_hashes_.size(); ++e) {
-            const auto it = std::lower_bound(hashes_.begin(), hashes_.end(),
-                                             Node{edge_hashes_[e], 0});
+            const auto it =
+                std::lower_bound(hashes_.begin(), hashes_.end(), Node{edge_hashes_[e], 0});
             if (it == hashes_.end() || it->hash != edge_hashes_[e]) {
                 error = "an entry found by key is missing from the stream";
                 return {};
@@ -310,7 +323,9 @@ private:
         std::uint32_t rank;
         bool operator<(const Node& o) const { return hash < o.hash; }
     };
-    [[nodiscard]] std::uint64_t begin(std::uint32_t v) const { return v == 0 ? 0 : offsets_[v - 1]; }
+    [[nodiscard]] std::uint64_t begin(std::uint32_t v) const {
+        return v == 0 ? 0 : offsets_[v - 1];
+    }
 
     std::vector<Node> hashes_;
     std::vector<std::uint64_t> edge_hashes_;
@@ -333,7 +348,8 @@ std::string_view problem_kind_name(ProblemKind kind) {
 
 std::string board_key(const Board& board) {
     storage::PlainPosition plain;
-    for (int sq = 0; sq < 64; ++sq) plain.units[static_cast<std::size_t>(sq)] = code_of(board.unit_on(sq));
+    for (int sq = 0; sq < 64; ++sq)
+        plain.units[static_cast<std::size_t>(sq)] = code_of(board.unit_on(sq));
     plain.side_to_move = board.side_to_move() == Color::White ? 0 : 1;
     plain.ep_square = board.ep_square() == kNoSquare ? storage::kNoEpSquare
                                                      : static_cast<std::uint8_t>(board.ep_square());
@@ -349,8 +365,8 @@ BoardResult board_from_key(Variant variant, std::string_view key) {
     for (int sq = 0; sq < 64; ++sq) {
         const std::uint8_t code = plain->units[static_cast<std::size_t>(sq)];
         if (code == storage::kEmptySquare) continue;
-        units[static_cast<std::size_t>(sq)] =
-            Unit{static_cast<Piece>(((code - 1) & 7) + 1), (code - 1) >> 3 ? Color::Black : Color::White};
+        units[static_cast<std::size_t>(sq)] = Unit{static_cast<Piece>(((code - 1) & 7) + 1),
+                                                   (code - 1) >> 3 ? Color::Black : Color::White};
     }
     const int ep = plain->ep_square == storage::kNoEpSquare ? kNoSquare : plain->ep_square;
     BoardResult made =
@@ -376,9 +392,10 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
     }
     auto reader = db->open_strategy(name);
     if (!reader.ok()) {
-        report.database_error = reader.status().code() == storage::ErrorCode::NotFound
-                                    ? "no strategy '" + std::string(name) + "' in database " + db_path
-                                    : reader.status().to_string();
+        report.database_error =
+            reader.status().code() == storage::ErrorCode::NotFound
+                ? "no strategy '" + std::string(name) + "' in database " + db_path
+                : reader.status().to_string();
         return finish();
     }
     const storage::StrategySpec& spec = reader->info().spec;
@@ -388,7 +405,8 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
     report.roots = spec.roots;
     const std::optional<Variant> variant = variant_from_name(spec.variant);
     if (!variant) {
-        report.database_error = "strategy '" + spec.name + "' has unknown variant '" + spec.variant + "'";
+        report.database_error =
+            "strategy '" + spec.name + "' has unknown variant '" + spec.variant + "'";
         return finish();
     }
     if (spec.entry_encoding != storage::kPositionMoveEncoding) {
@@ -445,7 +463,8 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
         // In key order, so the report does not depend on the threads.
         for (std::size_t k = 0; k < batch.size(); ++k) {
             merge(results[k]);
-            if (winning) graph.add_entry(storage::xxh64(batch[k].first), std::move(results[k].successors));
+            if (winning)
+                graph.add_entry(storage::xxh64(batch[k].first), std::move(results[k].successors));
         }
         report.entries += batch.size();
         if (options.progress) options.progress(report.entries);
@@ -463,9 +482,9 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
     }
     if (cycle.empty()) return finish();
     // The cycle's positions by a second pass over the entries (only on failure).
-    std::vector<std::uint32_t> wanted(cycle.begin(),
-                                      cycle.begin() + static_cast<std::ptrdiff_t>(
-                                                          std::min(cycle.size(), kCycleShown)));
+    std::vector<std::uint32_t> wanted(
+        cycle.begin(),
+        cycle.begin() + static_cast<std::ptrdiff_t>(std::min(cycle.size(), kCycleShown)));
     std::vector<std::string> fens(wanted.size());
     std::uint32_t rank = 0;
     for (it.seek_to_first(); it.valid(); it.next(), ++rank) {

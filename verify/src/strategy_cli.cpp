@@ -75,8 +75,9 @@ void print_text(std::ostream& out, const StrategyReport& r) {
     out << r.name << " (" << r.variant << ", " << r.side << ", " << r.kind << "): " << r.entries
         << " entries, " << r.roots.size() << (r.roots.size() == 1 ? " root, " : " roots, ")
         << r.replies << " replies, " << r.problems << (r.problems == 1 ? " problem" : " problems")
-        << " (" << rate << "): "
-        << (r.closed() ? (r.cycles_checked ? "closed, no cycle" : "closed") : "NOT CLOSED") << '\n';
+        << " (" << rate
+        << "): " << (r.closed() ? (r.cycles_checked ? "closed, no cycle" : "closed") : "NOT CLOSED")
+        << '\n';
 }
 
 void print_json(std::ostream& out, const StrategyReport& r) {
@@ -95,8 +96,7 @@ void print_json(std::ostream& out, const StrategyReport& r) {
     }
     out << "],\"cycles_checked\":" << (r.cycles_checked ? "true" : "false");
     if (!r.database_error.empty()) out << ",\"database_error\":" << json_string(r.database_error);
-    out << ",\"seconds\":" << seconds << ",\"closed\":" << (r.closed() ? "true" : "false")
-        << "}\n";
+    out << ",\"seconds\":" << seconds << ",\"closed\":" << (r.closed() ? "true" : "false") << "}\n";
 }
 
 }  // namespace
@@ -121,7 +121,9 @@ int run_strategy(const std::vector<std::string>& args, std::ostream& out, std::o
     StrategyCheckOptions check;
     if (options.has("threads")) {
         const auto n = parse_number(options.get("threads"), 1, 1024);
-        if (!n) return fail(err, "bad --threads \"" + options.get("threads") + "\" (expected 1 to 1024)");
+        if (!n)
+            return fail(err,
+                        "bad --threads \"" + options.get("threads") + "\" (expected 1 to 1024)");
         check.threads = static_cast<int>(*n);
     }
     if (options.has("max-errors")) {

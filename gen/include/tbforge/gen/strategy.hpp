@@ -80,8 +80,8 @@ struct ImportSummary {
 // moves is an error. The first bad line is reported as "line N: ..." (exit
 // code 2) and nothing is stored. Keeps every key in memory (to name the line
 // of a duplicate): about 80 bytes per entry.
-std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db,
-                                                           VariantId variant, std::istream& in,
+std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db, VariantId variant,
+                                                           std::istream& in,
                                                            const ImportOptions& options);
 
 }  // namespace tbf::gen

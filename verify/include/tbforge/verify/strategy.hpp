@@ -30,18 +30,18 @@ std::string_view problem_kind_name(ProblemKind kind);  // "hole", "bad-end", ...
 
 struct StrategyProblem {
     ProblemKind kind = ProblemKind::Hole;
-    std::string fen;      // the entry (or root) position; "" if it does not decode
-    std::string move;     // the stored move, UCI; "" if none
-    std::string reply;    // the opponent reply that escapes, UCI; "" if none
-    std::string reached;  // the position the reply (or move) reaches; "" if none
-    std::string message;  // one line saying what is wrong
+    std::string fen;                 // the entry (or root) position; "" if it does not decode
+    std::string move;                // the stored move, UCI; "" if none
+    std::string reply;               // the opponent reply that escapes, UCI; "" if none
+    std::string reached;             // the position the reply (or move) reaches; "" if none
+    std::string message;             // one line saying what is wrong
     std::vector<std::string> cycle;  // Cycle: the positions, each moving to the next
 };
 
 struct StrategyCheckOptions {
-    int threads = 0;                // 0: all cores
-    std::size_t max_listed = 20;    // problems kept in the report (all are counted)
-    std::size_t batch = 8192;       // entries read per parallel batch
+    int threads = 0;              // 0: all cores
+    std::size_t max_listed = 20;  // problems kept in the report (all are counted)
+    std::size_t batch = 8192;     // entries read per parallel batch
     std::function<void(std::uint64_t entries)> progress;  // after each batch
 };
 
