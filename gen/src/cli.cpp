@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tbforge/probe/args.hpp"
 #include "tbforge/gen/generate.hpp"
+#include "tbforge/gen/strategy.hpp"
 #include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/perft.hpp"
@@ -31,6 +34,8 @@ constexpr const char* kUsage =
     "  gen     build tables (and every sub-table they need) into a database\n"
     "  index   report index sizes of tables\n"
     "  perft   count leaf nodes of the move tree (move generator check)\n"
+    "  strategy         extract a strategy database from tables\n"
+    "  strategy-import  load a strategy database from FEN<TAB>uci-move text\n"
     "\n"
     "Run 'tbgen <command> --help' for the options of a command.\n"
     "Exit status: 0 success, 1 a check failed, 2 bad usage or input, 3 database or I/O error.\n";
@@ -218,6 +223,143 @@ int run_index(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+constexpr const char* kStrategyUsage =
+    "usage: tbgen strategy --db DIR --variant V --fen ROOT --name NAME [--side white|black]\n"
+    "                      [--replace] [--threads N] [--quiet] [--json]\n"
+    "\n"
+    "Extracts from the tables the strategy that keeps the value of ROOT for the side\n"
+    "to move there (or --side): a winning strategy from a won root (each move the\n"
+    "smallest-DTC win), a non-loss strategy from a drawn one. Every opponent reply is\n"
+    "followed across sub-tables; each position where the side moves is stored with\n"
+    "its move. Exit status: 0 stored, 1 the side loses at ROOT, 2 bad input,\n"
+    "3 database error or missing table.\n";
+
+constexpr const char* kStrategyImportUsage =
+    "usage: tbgen strategy-import --db DIR --variant V --name NAME --side white|black\n"
+    "                             --root FEN [--root FEN...] [--kind non-loss|winning]\n"
+    "                             [--replace] FILE\n"
+    "\n"
+    "Loads a strategy from FILE ('-' for stdin): one 'FEN<TAB>uci-move' per line,\n"
+    "blank lines and '#' comments skipped. Every FEN must have the side to move\n"
+    "and the move must be legal. The first bad line is reported with its number\n"
+    "and nothing is stored. Exit status: 0 stored, 2 bad input, 3 database error.\n";
+
+Color side_option(const std::string& text) {
+    if (text == "white") return Color::White;
+    if (text == "black") return Color::Black;
+    throw cli::UsageError("--side must be white or black, not '" + text + "'");
+}
+
+// The database opened read-write, or nothing after printing why.
+std::optional<storage::Database> open_for_writing(const std::string& dir, bool create) {
+    storage::DatabaseOptions options;
+    options.mode = storage::OpenMode::ReadWrite;
+    options.create_if_missing = create;
+    auto db = storage::Database::open(dir, options);
+    if (!db.ok()) {
+        std::cerr << "tbgen: error: cannot open database " << dir << ": " << db.status().to_string() << '\n';
+        return std::nullopt;
+    }
+    return std::move(*db);
+}
+
+int run_strategy(const std::vector<std::string>& argv) {
+    cli::Args args(argv, {"db", "variant", "fen", "name", "side", "threads"},
+                   {"replace", "quiet", "json", "help"});
+    if (args.flag("help")) {
+        std::cout << kStrategyUsage;
+        return kExitOk;
+    }
+    if (!args.positional().empty()) throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
+    const VariantId variant = variant_option(args);
+    const std::string dir = args.required("db");
+    const std::string fen = args.required("fen");
+    gen::ExtractOptions options;
+    options.name = args.required("name");
+    if (auto side = args.value("side")) options.side = side_option(*side);
+    options.replace = args.flag("replace");
+    if (auto threads = args.number("threads")) {
+        if (*threads == 0 || *threads > 1024) throw cli::UsageError("--threads must be 1..1024");
+        options.threads = static_cast<int>(*threads);
+    }
+    const bool json = args.flag("json");
+    if (!args.flag("quiet") && isatty(STDERR_FILENO)) {
+        options.progress = [](const gen::ExtractProgress& p) {
+            std::fprintf(stderr, "\r%llu entries, %llu pending\033[K",
+                         static_cast<unsigned long long>(p.entries), static_cast<unsigned long long>(p.pending));
+        };
+    }
+    auto db = open_for_writing(dir, false);
+    if (!db) return kExitDatabase;
+    probe::Tablebase tablebase(std::move(*db));
+    auto result = gen::extract_strategy(tablebase, variant, fen, options);
+    if (options.progress) std::fprintf(stderr, "\r\033[K");
+    if (auto* error = std::get_if<gen::StrategyError>(&result)) {
+        std::cerr << "tbgen: error: " << error->message << '\n';
+        return error->exit_code;
+    }
+    const auto& s = std::get<gen::ExtractSummary>(result);
+    const char* kind = s.kind == storage::StrategyKind::Winning ? "winning" : "non-loss";
+    const char* side = s.side == Color::White ? "white" : "black";
+    if (json) {
+        std::cout << "{\"strategy\":\"" << json_escape(options.name) << "\",\"variant\":\""
+                  << variant_name(variant) << "\",\"side\":\"" << side << "\",\"kind\":\"" << kind
+                  << "\",\"root_dtc\":" << s.root_value.dtc << ",\"entries\":" << s.entries
+                  << ",\"entry_bytes\":" << s.entry_bytes << ",\"replies\":" << s.replies
+                  << ",\"seconds\":" << s.seconds << "}\n";
+    } else if (!args.flag("quiet")) {
+        std::printf("%s: %s strategy for %s (root %s%s), %llu entries, %llu bytes, %.2f s\n",
+                    options.name.c_str(), kind, side, s.kind == storage::StrategyKind::Winning ? "win in " : "draw",
+                    s.kind == storage::StrategyKind::Winning ? std::to_string(s.root_value.dtc).c_str() : "",
+                    static_cast<unsigned long long>(s.entries), static_cast<unsigned long long>(s.entry_bytes),
+                    s.seconds);
+    }
+    return kExitOk;
+}
+
+int run_strategy_import(const std::vector<std::string>& argv) {
+    cli::Args args(argv, {"db", "variant", "name", "side", "root", "kind"}, {"replace", "quiet", "help"});
+    if (args.flag("help")) {
+        std::cout << kStrategyImportUsage;
+        return kExitOk;
+    }
+    const VariantId variant = variant_option(args);
+    const std::string dir = args.required("db");
+    gen::ImportOptions options;
+    options.name = args.required("name");
+    options.side = side_option(args.required("side"));
+    options.roots = args.values("root");
+    if (options.roots.empty()) throw cli::UsageError("missing required option --root");
+    if (auto kind = args.value("kind")) {
+        auto parsed = storage::parse_strategy_kind(*kind);
+        if (!parsed) throw cli::UsageError("--kind must be non-loss or winning, not '" + *kind + "'");
+        options.kind = *parsed;
+    }
+    options.replace = args.flag("replace");
+    if (args.positional().size() != 1) throw cli::UsageError("give exactly one input FILE ('-' for stdin)");
+    const std::string file = args.positional()[0];
+    options.source = file;
+    std::ifstream input;
+    if (file != "-") {
+        input.open(file, std::ios::binary);
+        if (!input) throw cli::UsageError("cannot read " + file);
+    }
+    auto db = open_for_writing(dir, true);
+    if (!db) return kExitDatabase;
+    auto result = gen::import_strategy(*db, variant, file == "-" ? std::cin : input, options);
+    if (auto* error = std::get_if<gen::StrategyError>(&result)) {
+        std::cerr << "tbgen: error: " << (file == "-" ? "stdin" : file) << ": " << error->message << '\n';
+        return error->exit_code;
+    }
+    const auto& s = std::get<gen::ImportSummary>(result);
+    if (!args.flag("quiet")) {
+        std::printf("%s: %llu entries from %llu lines (%llu duplicates)\n", options.name.c_str(),
+                    static_cast<unsigned long long>(s.entries), static_cast<unsigned long long>(s.lines),
+                    static_cast<unsigned long long>(s.duplicates));
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -232,6 +374,8 @@ int run_cli(int argc, char** argv) {
         if (command == "perft") return run_perft(args);
         if (command == "gen") return run_gen(args);
         if (command == "index") return run_index(args);
+        if (command == "strategy") return run_strategy(args);
+        if (command == "strategy-import") return run_strategy_import(args);
         throw cli::UsageError("unknown command '" + command + "' (see tbgen --help)");
     } catch (const cli::UsageError& e) {
         std::cerr << "tbgen: error: " << e.message() << '\n';

@@ -2,12 +2,14 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "tbforge/probe/args.hpp"
+#include "tbforge/probe/strategy.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/fen.hpp"
 
@@ -23,6 +25,7 @@ constexpr const char* kUsage =
     "usage: tbprobe --db DIR --variant V --fen FEN [--json] [--cache BYTES]\n"
     "       tbprobe --db DIR --variant V --fen - [--json]     one FEN per line on stdin\n"
     "       tbprobe info --db DIR [--json]\n"
+    "       tbprobe strategy-export --db DIR --name NAME [--output FILE]\n"
     "\n"
     "  --variant V    antichess, antichess-fics, antichess-joint or fourfile\n"
     "  --cache BYTES  decompressed-block cache limit, e.g. 64M (default 256M)\n"
@@ -261,6 +264,47 @@ int run_info(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+constexpr const char* kStrategyExportUsage =
+    "usage: tbprobe strategy-export --db DIR --name NAME [--output FILE]\n"
+    "\n"
+    "Writes the strategy NAME as text: '#' header lines (name, variant, side, kind,\n"
+    "roots, entry count), then one 'FEN<TAB>uci-move' line per entry in key order.\n"
+    "tbgen strategy-import reads the same format. Default output: stdout.\n"
+    "Exit status: 0 success, 2 bad usage, 3 missing strategy, database or I/O error.\n";
+
+int run_strategy_export(const std::vector<std::string>& argv) {
+    cli::Args args(argv, {"db", "name", "output"}, {"help"});
+    if (args.flag("help")) {
+        std::cout << kStrategyExportUsage;
+        return kExitOk;
+    }
+    if (!args.positional().empty())
+        throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
+    const std::string dir = args.required("db");
+    const std::string name = args.required("name");
+    const auto output = args.value("output");
+    auto db = storage::Database::open(dir);
+    if (!db.ok()) {
+        std::cerr << "tbprobe: error: cannot open database " << dir << ": "
+                  << db.status().to_string() << '\n';
+        return kExitDatabase;
+    }
+    std::ofstream file;
+    if (output) {
+        file.open(*output, std::ios::binary | std::ios::trunc);
+        if (!file) {
+            std::cerr << "tbprobe: error: cannot write " << *output << '\n';
+            return kExitDatabase;
+        }
+    }
+    auto written = export_strategy(*db, name, output ? static_cast<std::ostream&>(file) : std::cout);
+    if (!written.ok()) {
+        std::cerr << "tbprobe: error: " << written.error().message << '\n';
+        return kExitDatabase;
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -271,6 +315,7 @@ int run_cli(int argc, char** argv) {
     }
     try {
         if (args[0] == "info") return run_info({args.begin() + 1, args.end()});
+        if (args[0] == "strategy-export") return run_strategy_export({args.begin() + 1, args.end()});
         if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
             std::cout << kUsage;
             return kExitOk;

@@ -36,6 +36,7 @@ constexpr std::string_view kMainUsage =
     "Commands:\n"
     "  perft     count the positions a fixed number of plies below a FEN\n"
     "  tables    re-derive every stored value of tables from their moves\n"
+    "  strategy  check that a strategy database is closed under every reply\n"
     "\n"
     "Run 'tbverify <command> --help' for the options of a command.\n"
     "Exit codes: 0 success, 1 verification found errors, 2 bad command line\n"
@@ -146,6 +147,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"perft", run_perft},
     {"tables", detail::run_tables},
+    {"strategy", detail::run_strategy},
 };
 
 }  // namespace

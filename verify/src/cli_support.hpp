@@ -48,4 +48,7 @@ std::string json_string(std::string_view s);
 // `tbverify tables` (tables_cli.cpp). args[0] is the command name.
 int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// `tbverify strategy` (strategy_cli.cpp).
+int run_strategy(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace tbf::verify::detail
