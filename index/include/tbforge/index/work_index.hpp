@@ -45,8 +45,14 @@ public:
     // `to`, an empty square.
     Index encode_moved(Index slot, const Square* squares, int moved, Square to) const noexcept {
         const auto choice = static_cast<std::size_t>(slot >> shift_);
-        if (moved == 0 || group_count_[moved] != 1 || choice_on_diagonal_[choice] ||
+        if (moved == 0 || group_count_[moved] != 1 ||
             (pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
+            return encode_moved_slow(squares, moved, to);
+        }
+        // A root on the diagonal leaves the transposition to the next unit,
+        // which decides it while it stands off the diagonal and stays.
+        if (choice_on_diagonal_[choice] &&
+            (moved == 1 || group_count_[1] != 1 || file_of(squares[1]) == rank_of(squares[1]))) {
             return encode_moved_slow(squares, moved, to);
         }
         // The root and with it the symmetry stay: one digit changes.
