@@ -635,9 +635,15 @@ std::optional<Slot> Indexer::locate(const Position& pos) const {
         slot.index = index(pos);
         slot.side_to_move = pos.side_to_move();
     } else if (m.flipped() == material_) {
-        const Position flipped = pos.color_flipped();
-        slot.index = index(flipped);
-        slot.side_to_move = flipped.side_to_move();
+        // The placement of pos.color_flipped(), read without building it.
+        Square squares[kMaxUnits];
+        for (int g = 0; g < group_count_; ++g) {
+            const Group& grp = groups_[g];
+            Bitboard b = pos.units(~unit_color(grp.unit), unit_type(grp.unit));
+            for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = static_cast<Square>(pop_lsb(b) ^ 56);
+        }
+        slot.index = encode(squares);
+        slot.side_to_move = ~pos.side_to_move();
         slot.color_flipped = true;
     }
     if (slot.index == kNoIndex) return std::nullopt;
