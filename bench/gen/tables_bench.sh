@@ -26,7 +26,7 @@ run() {  # run LABEL ARGS... : one timed tbgen gen run
   seconds=$(grep -o '"summary":{[^}]*' "$work/out.json" | grep -o '"seconds":[0-9.e+-]*' | cut -d: -f2)
   bytes=$(grep -o '"summary":{[^}]*' "$work/out.json" | grep -o '"bytes":[0-9]*' | cut -d: -f2)
   awk -v l="$label" -v w="$wall" -v r="$rss" -v p="$positions" -v s="$seconds" -v b="$bytes" 'BEGIN {
-    printf "%-28s wall %-10s peak RSS %6d MiB  %14d positions  %8.2f Mpos/s  %12d bytes\n",
+    printf "%-28s wall %-10s peak RSS %6d MiB  %14.0f positions  %8.2f Mpos/s  %12.0f bytes\n",
            l, w, r, p, (s > 0 ? p / s / 1e6 : 0), b }'
 }
 

@@ -175,16 +175,43 @@ Statistics table_statistics(const index::Indexer& ix, const TableValues& values)
     return out;
 }
 
+// Sub-tables decoded for the tables being built, each dropped after the last
+// table of the run that converts into it.
+class ResidentTables {
+public:
+    ResidentTables(VariantId variant, const std::vector<index::Material>& order) {
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            for (const auto& sub : index::sub_tables(order[k], variant)) last_use_[sub.name()] = k;
+        }
+    }
+    probe::ProbeResult<std::shared_ptr<const probe::Table>> get(const probe::Tablebase& tb, VariantId variant,
+                                                                const index::Material& m) {
+        auto it = tables_.find(m.name());
+        if (it != tables_.end()) return it->second;
+        auto table = tb.decode_table(variant, m);
+        if (table.ok()) tables_.emplace(m.name(), *table);
+        return table;
+    }
+    // Table k of the order is done.
+    void done(std::size_t k) {
+        std::erase_if(tables_, [&](const auto& entry) { return last_use_[entry.first] <= k; });
+    }
+
+private:
+    std::unordered_map<std::string, std::size_t> last_use_;
+    std::unordered_map<std::string, std::shared_ptr<const probe::Table>> tables_;
+};
+
 template <Ruleset R>
 std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const index::Material& material,
-                                                    const GenerateOptions& options) {
+                                                    const GenerateOptions& options, ResidentTables& resident) {
     const auto start = std::chrono::steady_clock::now();
     const std::string name = probe::table_name(R::kId, material);
     auto indexer = index::Indexer::create(R::kId, material);
     if (!indexer.ok()) return GenerateError{2, indexer.error()};
     SubtableValues subtables;
     for (const auto& sub : index::sub_tables(material, R::kId)) {
-        auto table = tb.load_resident(R::kId, sub);
+        auto table = resident.get(tb, R::kId, sub);
         if (!table.ok()) return GenerateError{3, "building " + name + ": " + table.error().message};
         subtables.add(sub, *table);
     }
@@ -252,7 +279,10 @@ std::variant<std::vector<TableSummary>, GenerateError> generate(
     const GenerateOptions& options, const std::function<void(const TableSummary&)>& on_table) {
     if (options.threads > 0) omp_set_num_threads(options.threads);
     std::vector<TableSummary> summaries;
-    for (const auto& material : index::dependency_order(variant, tables)) {
+    const std::vector<index::Material> order = index::dependency_order(variant, tables);
+    ResidentTables resident(variant, order);
+    for (std::size_t k = 0; k < order.size(); resident.done(k), ++k) {
+        const index::Material& material = order[k];
         const std::string name = probe::table_name(variant, material);
         auto existing = tablebase.database().table_info(name);
         if (existing.ok()) {
@@ -266,7 +296,7 @@ std::variant<std::vector<TableSummary>, GenerateError> generate(
         if (existing.status().code() != storage::ErrorCode::NotFound) {
             return GenerateError{3, "reading " + name + ": " + existing.status().to_string()};
         }
-        auto built = with_variant(variant, [&]<class R>() { return build_one<R>(tablebase, material, options); });
+        auto built = with_variant(variant, [&]<class R>() { return build_one<R>(tablebase, material, options, resident); });
         if (auto* error = std::get_if<GenerateError>(&built)) return *error;
         summaries.push_back(std::get<TableSummary>(built));
         if (on_table) on_table(summaries.back());

@@ -256,6 +256,15 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
     VariantId variant, const index::Material& material) const {
+    auto copy = decode_table(variant, material);
+    if (!copy.ok() || !(*copy)->resident()) return copy;
+    std::lock_guard lock(state_->mutex);
+    // Another thread may have made it resident meanwhile; either copy serves.
+    return state_->publish(table_key(variant, material), std::move(*copy));
+}
+
+ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
+    VariantId variant, const index::Material& material) const {
     auto opened = table(variant, material);
     if (!opened.ok() || (*opened)->resident()) return opened;
     const Table& source = **opened;
@@ -270,9 +279,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
             copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
         }
     }
-    std::lock_guard lock(state_->mutex);
-    // Another thread may have made it resident meanwhile; either copy serves.
-    return state_->publish(table_key(variant, material), std::move(copy));
+    return std::shared_ptr<const Table>(std::move(copy));
 }
 
 ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {

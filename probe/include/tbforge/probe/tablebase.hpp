@@ -138,8 +138,13 @@ public:
     ProbeResult<std::shared_ptr<const Table>> table(VariantId variant,
                                                     const index::Material& material) const;
     // Decodes a whole table into memory, for the generator's sub-table reads.
+    // load_resident() keeps the decoded table for every later probe of this
+    // Tablebase; decode_table() hands it to the caller alone, so the memory
+    // goes when the caller drops it.
     ProbeResult<std::shared_ptr<const Table>> load_resident(VariantId variant,
                                                             const index::Material& material) const;
+    ProbeResult<std::shared_ptr<const Table>> decode_table(VariantId variant,
+                                                           const index::Material& material) const;
     // Value of a position (no en-passant right, both sides with units) that
     // belongs to `table` in either colour orientation.
     ProbeResult<Value> value_in(const Table& table, const Position& pos) const;
