@@ -184,7 +184,8 @@ std::uint64_t section_offset(int section, std::uint64_t count) {
 
 // ---- WorkDir ----
 
-WorkDir::WorkDir(std::string path, IoCounters& io) : path_(std::move(path)), io_(io) {}
+WorkDir::WorkDir(std::string path, IoCounters& io, bool durable)
+    : path_(std::move(path)), io_(io), durable_(durable) {}
 
 void WorkDir::create() const {
     std::error_code ec;
@@ -218,10 +219,10 @@ void WorkDir::write_atomic(std::string_view name, std::span<const std::uint8_t> 
     {
         Fd fd(temp, O_WRONLY | O_CREAT | O_TRUNC);
         fd.write_all(bytes.data(), bytes.size());
-        fd.sync();
+        if (durable_) fd.sync();
     }
     if (::rename(temp.c_str(), target.c_str()) != 0) fail("cannot rename", temp);
-    sync_directory(path_);
+    if (durable_) sync_directory(path_);
     io_.written += bytes.size();
 }
 
@@ -250,6 +251,7 @@ void WorkDir::append(std::string_view name, std::span<const std::uint8_t> bytes)
 }
 
 void WorkDir::sync(std::string_view name) const {
+    if (!durable_) return;
     Fd fd(file(name), O_WRONLY);
     fd.sync();
 }

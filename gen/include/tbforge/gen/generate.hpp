@@ -26,6 +26,9 @@ struct GenerateOptions {
     // (plan_memory) exceeds it is built out-of-core in `work_dir`.
     std::uint64_t memory_bytes = 0;
     std::string work_dir;  // needed by out-of-core builds; one subdirectory per table
+    // fsync work files at each step, so that even a power loss leaves a
+    // resumable state; without it only a killed process is covered.
+    bool sync_work_files = true;
     // Called after each completed step of an out-of-core build; true stops
     // the run there with an error, as if it had been killed (tests).
     std::function<bool()> stop_after_step;

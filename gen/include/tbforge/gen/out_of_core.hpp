@@ -45,6 +45,7 @@ struct OutOfCoreOptions {
     std::string table;               // table name, recorded in the manifest
     std::string generator_version;   // recorded in the manifest
     std::uint64_t state_bytes = 0;   // budget for the chunk in memory and the update buffers
+    bool durable = true;             // fsync work files (see ooc::WorkDir)
     // Called after every completed step (one chunk of one pass); returning
     // true stops the build there, as a killed process would. For tests.
     std::function<bool()> stop_after_step;
@@ -91,7 +92,7 @@ public:
         : moves_(indexer, std::move(child_value)),
           options_(std::move(options)),
           progress_(std::move(progress)),
-          dir_(options_.work_dir, io_) {}
+          dir_(options_.work_dir, io_, options_.durable) {}
 
     // Runs the passes, resuming from the work directory's manifest if it
     // belongs to this table and layout (otherwise the directory is cleared).
@@ -214,6 +215,7 @@ private:
     std::uint64_t size_ = 0;
     bool resumed_ = false;
     Loaded loaded_;
+    std::uint64_t loaded_frontier_ = 0;  // positions the current visit generates from
     // Updates for other chunks, waiting to be appended to their buckets.
     std::vector<std::vector<Update>> buffers_;
     std::uint64_t buffered_ = 0;
@@ -412,7 +414,9 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
                 while (end < updates.size() && updates[end].level == updates[at].level) ++end;
                 const auto n = static_cast<std::int64_t>(end - at);
                 const Update* run = updates.data() + at;
-#pragma omp parallel
+                // Threads only pay off for long runs (a parallel region costs
+                // microseconds, far more on a loaded machine).
+#pragma omp parallel if (n > 8192)
                 {
                     Tally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(static)
@@ -439,6 +443,7 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
     merge(tallies, entry);
     if (entry.pending.count(level)) {
         Tally generated;
+        loaded_frontier_ = entry.pending[level];
         generate(level, generated);
         dirty = dirty || generated.applied > 0;
         entry.pending.erase(level);  // generate() decides levels above L only
@@ -466,12 +471,14 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
     std::vector<std::vector<std::pair<std::uint64_t, Update>>> outgoing(static_cast<std::size_t>(threads));
     // Slots per batch: outgoing updates are moved to the buffers between
     // batches, so they never hold more than a batch's worth.
-    const auto batch = static_cast<std::int64_t>(std::clamp<std::uint64_t>(buffer_limit_ / 16, 1024, 1 << 18));
+    const auto batch = static_cast<std::int64_t>(std::clamp<std::uint64_t>(buffer_limit_ / 16, 1 << 14, 1 << 18));
     const auto total = static_cast<std::int64_t>(2 * count);
+    // Few decided positions: one thread, no parallel-region cost per batch.
+    const bool parallel = loaded_frontier_ > 256;
     std::uint64_t local_updates = 0;
     for (std::int64_t begin = 0; begin < total; begin += batch) {
         const std::int64_t end = std::min(total, begin + batch);
-#pragma omp parallel reduction(+ : local_updates)
+#pragma omp parallel reduction(+ : local_updates) if (parallel)
         {
             const auto t = static_cast<std::size_t>(omp_get_thread_num());
             Tally& tally = tallies[t];

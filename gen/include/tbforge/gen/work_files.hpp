@@ -37,7 +37,9 @@ struct IoCounters {
 // One table's work directory.
 class WorkDir {
 public:
-    WorkDir(std::string path, IoCounters& io);
+    // durable = false skips every fsync: a killed process still leaves
+    // consistent files, a power loss may not (tests, scratch disks).
+    WorkDir(std::string path, IoCounters& io, bool durable = true);
 
     const std::string& path() const { return path_; }
     std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
@@ -69,6 +71,7 @@ public:
 private:
     std::string path_;
     IoCounters& io_;
+    bool durable_;
 };
 
 // ---- Chunk state ----
