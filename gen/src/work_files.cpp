@@ -213,7 +213,7 @@ std::vector<std::string> WorkDir::list() const {
     return names;
 }
 
-void WorkDir::write_atomic(std::string_view name, std::span<const std::uint8_t> bytes) const {
+void WorkDir::write_atomic(std::string_view name, std::span<const std::uint8_t> bytes, bool sync_directory_now) const {
     const std::string target = file(name);
     const std::string temp = target + ".tmp";
     {
@@ -222,7 +222,7 @@ void WorkDir::write_atomic(std::string_view name, std::span<const std::uint8_t> 
         if (durable_) fd.sync();
     }
     if (::rename(temp.c_str(), target.c_str()) != 0) fail("cannot rename", temp);
-    if (durable_) sync_directory(path_);
+    if (durable_ && sync_directory_now) sync_directory(path_);
     io_.written += bytes.size();
 }
 
@@ -254,6 +254,12 @@ void WorkDir::sync(std::string_view name) const {
     if (!durable_) return;
     Fd fd(file(name), O_WRONLY);
     fd.sync();
+}
+
+void WorkDir::sync_all() const {
+    if (!durable_) return;
+    Fd fd(path_, O_RDONLY | O_DIRECTORY);
+    if (::syncfs(fd.get()) != 0) fail("cannot sync", path_);
 }
 
 void WorkDir::truncate(std::string_view name, std::uint64_t size) const {
@@ -290,7 +296,8 @@ void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk,
     std::memcpy(bytes.data() + 24, sums.data(), 32);
     const std::uint64_t header_sum = storage::xxh64(std::span<const std::uint8_t>(bytes).first(56));
     std::memcpy(bytes.data() + 56, &header_sum, 8);
-    dir.write_atomic(name, bytes);
+    // The manifest's rename syncs the directory before anything names this file.
+    dir.write_atomic(name, bytes, false);
 }
 
 void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
@@ -331,7 +338,7 @@ void write_aux(const WorkDir& dir, std::string_view name, const ChunkAux& aux) {
     w.put(b.data(), b.size());
     w.put(c.data(), c.size());
     seal(w);
-    dir.write_atomic(name, w.bytes);
+    dir.write_atomic(name, w.bytes, false);
 }
 
 ChunkAux read_aux(const WorkDir& dir, std::string_view name) {

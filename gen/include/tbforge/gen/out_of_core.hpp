@@ -610,7 +610,13 @@ bool OutOfCoreBuilder<R, Ix>::checkpoint(std::uint64_t consumed_bucket, std::uin
     }
     std::sort(touched_buckets_.begin(), touched_buckets_.end());
     touched_buckets_.erase(std::unique(touched_buckets_.begin(), touched_buckets_.end()), touched_buckets_.end());
-    for (const std::uint64_t t : touched_buckets_) dir_.sync(bucket_file(t));
+    // fsync costs tens of milliseconds on some disks: past a few files, one
+    // file-system sync is cheaper than one per bucket.
+    if (touched_buckets_.size() > 2) {
+        dir_.sync_all();
+    } else {
+        for (const std::uint64_t t : touched_buckets_) dir_.sync(bucket_file(t));
+    }
     touched_buckets_.clear();
     manifest_.io = io_;
     ooc::write_manifest(dir_, manifest_);

@@ -53,8 +53,11 @@ public:
     // Every file name in the directory.
     std::vector<std::string> list() const;
 
-    // Whole-file write through a temporary name, fsync and rename.
-    void write_atomic(std::string_view name, std::span<const std::uint8_t> bytes) const;
+    // Whole-file write through a temporary name, fsync and rename; the
+    // directory itself is synced unless the caller leaves that to a later
+    // write_atomic in the same directory.
+    void write_atomic(std::string_view name, std::span<const std::uint8_t> bytes,
+                      bool sync_directory = true) const;
     // Whole-file read; WorkError if missing or unreadable.
     std::vector<std::uint8_t> read(std::string_view name) const;
     // `size` bytes from `offset`; WorkError if the file is shorter.
@@ -63,6 +66,9 @@ public:
     void append(std::string_view name, std::span<const std::uint8_t> bytes) const;
     // Makes appended data durable.
     void sync(std::string_view name) const;
+    // Makes everything written on the directory's file system durable: one
+    // call instead of an fsync per file when a step touched many buckets.
+    void sync_all() const;
     // Cuts a file back to `size` bytes; WorkError if it is shorter (a file
     // the manifest counts on has lost data). A missing file counts as empty.
     void truncate(std::string_view name, std::uint64_t size) const;
