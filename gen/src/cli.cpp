@@ -14,6 +14,7 @@
 #include "tbforge/probe/args.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "tbforge/gen/strategy.hpp"
+#include "tbforge/gen/work_files.hpp"
 #include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/perft.hpp"
@@ -51,13 +52,18 @@ constexpr const char* kPerftUsage =
     "The last line of output is the node count.\n";
 
 constexpr const char* kGenUsage =
-    "usage: tbgen gen --variant V --db DIR [--threads N] [--quiet] [--json] (--upto K | TABLE...)\n"
+    "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR] [--quiet] [--json]\n"
+    "                 (--upto K | TABLE...)\n"
     "\n"
     "  --variant V   antichess, antichess-fics, antichess-joint or fourfile\n"
     "  --db DIR      database directory (created if missing)\n"
     "  --upto K      every table with at most K units (Four File: kings included)\n"
     "  TABLE...      tables by name, e.g. KQvR (either colour orientation)\n"
     "  --threads N   worker threads (default: all cores)\n"
+    "  --memory SIZE memory cap, e.g. 4G, 512M, 1MiB or bytes: tables that do not fit\n"
+    "                are built out-of-core in the work directory (needs --work)\n"
+    "  --work DIR    work directory of out-of-core builds (one subdirectory per table,\n"
+    "                removed when the table is stored; a rerun resumes from it)\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"
     "\n"
@@ -142,7 +148,7 @@ std::vector<index::Material> table_arguments(const cli::Args& args, VariantId va
 }
 
 int run_gen(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"variant", "db", "threads", "upto"}, {"quiet", "json", "help"});
+    cli::Args args(argv, {"variant", "db", "threads", "upto", "memory", "work"}, {"quiet", "json", "help"});
     if (args.flag("help")) {
         std::cout << kGenUsage;
         return kExitOk;
@@ -154,6 +160,16 @@ int run_gen(const std::vector<std::string>& argv) {
     if (auto threads = args.number("threads")) {
         if (*threads == 0 || *threads > 1024) throw cli::UsageError("--threads must be 1..1024");
         options.threads = static_cast<int>(*threads);
+    }
+    if (auto memory = args.value("memory")) {
+        auto bytes = gen::ooc::parse_byte_size(*memory);
+        if (!bytes) throw cli::UsageError("bad --memory '" + *memory + "' (e.g. 4G, 512M, 1MiB, 1048576)");
+        options.memory_bytes = *bytes;
+        auto work = args.value("work");
+        if (!work || work->empty()) throw cli::UsageError("--memory needs --work DIR");
+        options.work_dir = *work;
+    } else if (args.value("work")) {
+        throw cli::UsageError("--work is only used with --memory");
     }
     const bool quiet = args.flag("quiet");
     const bool json = args.flag("json");
@@ -173,7 +189,14 @@ int run_gen(const std::vector<std::string>& argv) {
         if (json) {
             std::cout << "{\"table\":\"" << json_escape(t.name) << "\",\"built\":" << (t.built ? "true" : "false")
                       << ",\"positions\":" << t.positions << ",\"bytes\":" << t.stored_bytes
-                      << ",\"max_dtc\":" << t.max_dtc << ",\"seconds\":" << t.seconds << "}" << std::endl;
+                      << ",\"max_dtc\":" << t.max_dtc << ",\"seconds\":" << t.seconds
+                      << ",\"out_of_core\":" << (t.out_of_core ? "true" : "false");
+            if (t.out_of_core) {
+                std::cout << ",\"resumed\":" << (t.resumed ? "true" : "false") << ",\"chunks\":" << t.chunks
+                          << ",\"bytes_read\":" << t.bytes_read << ",\"bytes_written\":" << t.bytes_written
+                          << ",\"crossing_fraction\":" << t.crossing_fraction;
+            }
+            std::cout << "}" << std::endl;
         } else if (!quiet && t.built) {
             std::printf("%-28s %12llu positions  max DTC %4d  %10llu bytes  %7.2f s\n", t.name.c_str(),
                         static_cast<unsigned long long>(t.positions), t.max_dtc,

@@ -3,12 +3,16 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
+#include <span>
 #include <sstream>
 #include <unordered_map>
 
+#include "tbforge/gen/out_of_core.hpp"
 #include "tbforge/gen/table_build.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -107,72 +111,138 @@ struct Statistics {
     int max_dtc = 0;
 };
 
-Statistics table_statistics(const index::Indexer& ix, const TableValues& values) {
-    Statistics out;
-    std::array<std::array<std::uint64_t, 3>, 2> wdl{};  // loss, draw, win
-    std::vector<std::uint64_t> win_histogram, loss_histogram;
-    int longest_win = -1;
-    Color longest_side = Color::White;
-    std::uint64_t longest_index = 0;
-    for (int c = 0; c < 2; ++c) {
-        const auto side = static_cast<Color>(c);
-        const auto& v = values.values[c];
-        for (std::uint64_t i = 0; i < v.size(); ++i) {
-            const probe::Value value = probe::decode_value(v[i]);
+// Statistics of a table from its final values, fed in slot order (White to
+// move first): W/D/L per side, DTC histograms, the first longest win.
+class StatisticsAccumulator {
+public:
+    void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
+        const int c = to_index(side);
+        for (std::size_t k = 0; k < codes.size(); ++k) {
+            const probe::Value value = probe::decode_value(codes[k]);
             if (value.wdl == Wdl::Draw) continue;
-            auto& histogram = value.wdl == Wdl::Win ? win_histogram : loss_histogram;
+            auto& histogram = value.wdl == Wdl::Win ? win_histogram_ : loss_histogram_;
             if (histogram.size() <= value.dtc) histogram.resize(value.dtc + 1);
             ++histogram[value.dtc];
-            ++wdl[c][value.wdl == Wdl::Win ? 2 : 0];
-            out.max_dtc = std::max<int>(out.max_dtc, value.dtc);
-            if (value.wdl == Wdl::Win && value.dtc > longest_win) {
-                longest_win = value.dtc;
-                longest_side = side;
-                longest_index = i;
+            ++wdl_[c][value.wdl == Wdl::Win ? 2 : 0];
+            max_dtc_ = std::max<int>(max_dtc_, value.dtc);
+            if (value.wdl == Wdl::Win && value.dtc > longest_win_) {
+                longest_win_ = value.dtc;
+                longest_side_ = side;
+                longest_index_ = first + k;
             }
         }
     }
-    // Draws are what remains of the valid positions: stored zeros include
-    // invalid slots.
-    std::array<std::uint64_t, 2> valid_per_side{};
-    for (int c = 0; c < 2; ++c) {
-        std::uint64_t n = 0;
-        const auto side = static_cast<Color>(c);
+
+    Statistics finish(const index::Indexer& ix) const {
+        Statistics out;
+        out.max_dtc = max_dtc_;
+        auto wdl = wdl_;
+        // Draws are what remains of the valid positions: stored zeros include
+        // invalid slots.
+        std::array<std::uint64_t, 2> valid_per_side{};
+        for (int c = 0; c < 2; ++c) {
+            std::uint64_t n = 0;
+            const auto side = static_cast<Color>(c);
 #pragma omp parallel for reduction(+ : n) schedule(static)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(ix.size()); ++i) {
-            n += ix.is_valid(static_cast<std::uint64_t>(i), side);
+            for (std::int64_t i = 0; i < static_cast<std::int64_t>(ix.size()); ++i) {
+                n += ix.is_valid(static_cast<std::uint64_t>(i), side);
+            }
+            valid_per_side[c] = n;
+            wdl[c][1] = n - wdl[c][0] - wdl[c][2];
         }
-        valid_per_side[c] = n;
-        wdl[c][1] = n - wdl[c][0] - wdl[c][2];
+        const char* sides[2] = {"white", "black"};
+        std::ostringstream json;
+        json << "{";
+        for (int c = 0; c < 2; ++c) {
+            json << (c ? "," : "") << '"' << sides[c] << "\":{\"win\":" << wdl[c][2]
+                 << ",\"draw\":" << wdl[c][1] << ",\"loss\":" << wdl[c][0] << '}';
+            out.stored.counters.push_back({std::string(sides[c]) + ".valid", valid_per_side[c]});
+            out.stored.counters.push_back({std::string(sides[c]) + ".win", wdl[c][2]});
+            out.stored.counters.push_back({std::string(sides[c]) + ".draw", wdl[c][1]});
+            out.stored.counters.push_back({std::string(sides[c]) + ".loss", wdl[c][0]});
+        }
+        out.stored.counters.push_back({"max_dtc", static_cast<std::uint64_t>(out.max_dtc)});
+        json << ",\"max_dtc\":" << out.max_dtc;
+        auto histogram_json = [&](const char* name, const std::vector<std::uint64_t>& h) {
+            json << ",\"" << name << "\":[";
+            for (std::size_t i = 0; i < h.size(); ++i) json << (i ? "," : "") << h[i];
+            json << ']';
+        };
+        histogram_json("win_dtc_histogram", win_histogram_);
+        histogram_json("loss_dtc_histogram", loss_histogram_);
+        if (longest_win_ >= 0) {
+            auto pos = ix.position(longest_index_, longest_side_);
+            json << ",\"longest_win\":{\"dtc\":" << longest_win_ << ",\"fen\":\""
+                 << (pos ? to_fen(*pos) : std::string()) << "\"}";
+        }
+        json << '}';
+        out.stored.json = json.str();
+        return out;
     }
-    const char* sides[2] = {"white", "black"};
-    std::ostringstream json;
-    json << "{";
-    for (int c = 0; c < 2; ++c) {
-        json << (c ? "," : "") << '"' << sides[c] << "\":{\"win\":" << wdl[c][2]
-             << ",\"draw\":" << wdl[c][1] << ",\"loss\":" << wdl[c][0] << '}';
-        out.stored.counters.push_back({std::string(sides[c]) + ".valid", valid_per_side[c]});
-        out.stored.counters.push_back({std::string(sides[c]) + ".win", wdl[c][2]});
-        out.stored.counters.push_back({std::string(sides[c]) + ".draw", wdl[c][1]});
-        out.stored.counters.push_back({std::string(sides[c]) + ".loss", wdl[c][0]});
+
+private:
+    std::array<std::array<std::uint64_t, 3>, 2> wdl_{};  // loss, draw, win
+    std::vector<std::uint64_t> win_histogram_, loss_histogram_;
+    int max_dtc_ = 0;
+    int longest_win_ = -1;
+    Color longest_side_ = Color::White;
+    std::uint64_t longest_index_ = 0;
+};
+
+// Final values of a table in slot order, White to move first, handed to a
+// sink piece by piece: whichever builder produced them, they are stored and
+// counted by the same code.
+using ValueSink = std::function<void(Color side, std::uint64_t first, std::span<const std::uint16_t> codes)>;
+using ValueSource = std::function<void(const ValueSink&)>;
+
+struct Stored {
+    std::uint64_t stored_bytes = 0;
+    int max_dtc = 0;
+};
+
+std::variant<Stored, GenerateError> store_table(probe::Tablebase& tb, const index::Indexer& ix,
+                                                const std::string& name, std::string_view variant_name,
+                                                const index::Material& material, const GenerateOptions& options,
+                                                std::uint16_t max_code, const ValueSource& source) {
+    storage::TableSpec spec;
+    spec.name = name;
+    spec.variant = std::string(variant_name);
+    spec.material = material.name();
+    spec.slot_count = 2 * ix.size();
+    spec.value_encoding = std::string(probe::kValueEncoding);
+    spec.generator_version = std::string(kGeneratorVersion);
+    spec.value_width = max_code <= 0xFF ? 1 : 2;
+    storage::TableWriteOptions write_options;
+    write_options.compression = options.compression;
+    auto writer = tb.database().create_table(spec, write_options);
+    if (!writer.ok()) return GenerateError{3, "writing " + name + ": " + writer.status().to_string()};
+    StatisticsAccumulator statistics;
+    storage::Status status;
+    std::vector<std::uint8_t> narrow;
+    source([&](Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
+        statistics.add(side, first, codes);
+        if (!status.ok()) return;
+        if (spec.value_width == 1) {
+            narrow.assign(codes.begin(), codes.end());
+            status = writer->append(std::span<const std::uint8_t>(narrow));
+        } else {
+            status = writer->append(codes);
+        }
+    });
+    if (!status.ok()) return GenerateError{3, "writing " + name + ": " + status.to_string()};
+    const Statistics stats = statistics.finish(ix);
+    if (auto committed = writer->commit(stats.stored); !committed.ok()) {
+        return GenerateError{3, "writing " + name + ": " + committed.to_string()};
     }
-    out.stored.counters.push_back({"max_dtc", static_cast<std::uint64_t>(out.max_dtc)});
-    json << ",\"max_dtc\":" << out.max_dtc;
-    auto histogram_json = [&](const char* name, const std::vector<std::uint64_t>& h) {
-        json << ",\"" << name << "\":[";
-        for (std::size_t i = 0; i < h.size(); ++i) json << (i ? "," : "") << h[i];
-        json << ']';
-    };
-    histogram_json("win_dtc_histogram", win_histogram);
-    histogram_json("loss_dtc_histogram", loss_histogram);
-    if (longest_win >= 0) {
-        auto pos = ix.position(longest_index, longest_side);
-        json << ",\"longest_win\":{\"dtc\":" << longest_win << ",\"fen\":\""
-             << (pos ? to_fen(*pos) : std::string()) << "\"}";
-    }
-    json << '}';
-    out.stored.json = json.str();
-    return out;
+    auto info = tb.database().table_info(name);
+    return Stored{info.ok() ? info->stored_bytes : 0, stats.max_dtc};
+}
+
+// "antichess/KQvK" -> "antichess_KQvK": one work subdirectory per table.
+std::string work_subdir(const std::string& work_dir, const std::string& name) {
+    std::string leaf = name;
+    std::replace(leaf.begin(), leaf.end(), '/', '_');
+    return work_dir + "/" + leaf;
 }
 
 // Sub-tables decoded for the tables being built, each dropped after the last
@@ -209,70 +279,111 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
     const std::string name = probe::table_name(R::kId, material);
     auto indexer = index::Indexer::create(R::kId, material);
     if (!indexer.ok()) return GenerateError{2, indexer.error()};
+    const auto subs = index::sub_tables(material, R::kId);
+    std::uint64_t subtable_bytes = 0;
+    for (const auto& sub : subs) {
+        auto info = tb.database().table_info(probe::table_name(R::kId, sub));
+        if (!info.ok()) return GenerateError{3, "building " + name + ": " + info.status().to_string()};
+        subtable_bytes += 2 * info->spec.slot_count;
+    }
+    const auto work = index::WorkIndex::create(R::kId, material);
+    const MemoryPlan plan =
+        plan_memory(indexer->size(), subtable_bytes, options.memory_bytes, work ? work->size() : 0);
+    if (plan.out_of_core && options.work_dir.empty()) {
+        return GenerateError{2, name + " needs an out-of-core build under the memory cap: give a work directory"};
+    }
     SubtableValues subtables;
-    for (const auto& sub : index::sub_tables(material, R::kId)) {
-        auto table = resident.get(tb, R::kId, sub);
+    for (const auto& sub : subs) {
+        auto table = plan.resident_subtables ? resident.get(tb, R::kId, sub) : tb.table(R::kId, sub);
         if (!table.ok()) return GenerateError{3, "building " + name + ": " + table.error().message};
         subtables.add(sub, *table);
     }
     ProgressLine progress(options.progress, name);
-    TableValues values = build_table_values<R>(
-        *indexer, [&](const Position& child) { return subtables.value(tb, child); },
-        [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
-            progress.update(pass, level, done, total);
-        });
-    progress.finish();
-    if (!subtables.error().empty()) {
-        return GenerateError{3, "building " + name + ": " + subtables.error()};
-    }
-    const Statistics stats = table_statistics(*indexer, values);
-
-    storage::TableSpec spec;
-    spec.name = name;
-    spec.variant = std::string(R::kName);
-    spec.material = material.name();
-    spec.slot_count = 2 * indexer->size();
-    spec.value_encoding = std::string(probe::kValueEncoding);
-    spec.generator_version = std::string(kGeneratorVersion);
-    std::uint16_t max_code = 0;
-    for (const auto& side : values.values) {
-        for (auto v : side) max_code = std::max(max_code, v);
-    }
-    spec.value_width = max_code <= 0xFF ? 1 : 2;
-    storage::TableWriteOptions write_options;
-    write_options.compression = options.compression;
-    auto writer = tb.database().create_table(spec, write_options);
-    if (!writer.ok()) return GenerateError{3, "writing " + name + ": " + writer.status().to_string()};
-    for (const auto& side : values.values) {
-        storage::Status status;
-        if (spec.value_width == 1) {
-            constexpr std::size_t kChunk = 1 << 16;
-            std::vector<std::uint8_t> narrow;
-            for (std::size_t at = 0; at < side.size() && status.ok(); at += kChunk) {
-                const std::size_t n = std::min(kChunk, side.size() - at);
-                narrow.assign(side.begin() + static_cast<long>(at), side.begin() + static_cast<long>(at + n));
-                status = writer->append(std::span<const std::uint8_t>(narrow));
-            }
-        } else {
-            status = writer->append(std::span<const std::uint16_t>(side));
-        }
-        if (!status.ok()) return GenerateError{3, "writing " + name + ": " + status.to_string()};
-    }
-    if (auto status = writer->commit(stats.stored); !status.ok()) {
-        return GenerateError{3, "writing " + name + ": " + status.to_string()};
-    }
-    auto info = tb.database().table_info(name);
+    auto child_value = [&](const Position& child) { return subtables.value(tb, child); };
+    auto on_progress = [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
+        progress.update(pass, level, done, total);
+    };
     TableSummary summary;
     summary.name = name;
     summary.built = true;
-    summary.positions = values.stats.positions;
-    summary.stored_bytes = info.ok() ? info->stored_bytes : 0;
-    summary.max_dtc = stats.max_dtc;
+    std::variant<Stored, GenerateError> stored;
+    if (!plan.out_of_core) {
+        TableValues values = build_table_values<R>(*indexer, child_value, on_progress);
+        progress.finish();
+        if (!subtables.error().empty()) return GenerateError{3, "building " + name + ": " + subtables.error()};
+        std::uint16_t max_code = 0;
+        for (const auto& side : values.values) {
+            for (auto v : side) max_code = std::max(max_code, v);
+        }
+        stored = store_table(tb, *indexer, name, R::kName, material, options, max_code, [&](const ValueSink& sink) {
+            constexpr std::size_t kPiece = 1 << 16;
+            for (int c = 0; c < 2; ++c) {
+                const std::span<const std::uint16_t> side(values.values[c]);
+                for (std::size_t at = 0; at < side.size(); at += kPiece) {
+                    sink(static_cast<Color>(c), at, side.subspan(at, std::min(kPiece, side.size() - at)));
+                }
+            }
+        });
+        summary.positions = values.stats.positions;
+    } else {
+        OutOfCoreOptions ooc_options;
+        ooc_options.work_dir = work_subdir(options.work_dir, name);
+        ooc_options.table = name;
+        ooc_options.generator_version = std::string(kGeneratorVersion);
+        ooc_options.state_bytes = plan.state_bytes;
+        ooc_options.stop_after_step = options.stop_after_step;
+        ooc_options.durable = options.sync_work_files;
+        // A failed sub-table read must not be recorded as a completed step.
+        ooc_options.child_error = [&] { return subtables.error(); };
+        OutOfCoreBuilder<R, index::Indexer> builder(*indexer, child_value, ooc_options, on_progress);
+        try {
+            const bool finished = builder.build();
+            progress.finish();
+            if (!finished) {
+                return GenerateError{3, "building " + name + ": stopped after a step; run again to resume from " +
+                                            ooc_options.work_dir};
+            }
+            stored = store_table(tb, *indexer, name, R::kName, material, options, builder.max_code(),
+                                 [&](const ValueSink& sink) { builder.stream_values(sink); });
+            if (std::holds_alternative<Stored>(stored)) builder.remove_work();
+        } catch (const ooc::WorkError& e) {
+            progress.finish();
+            std::string message = "building " + name + ": " + e.what();
+            if (message.find("damaged work file") != std::string::npos) {
+                message += "; remove " + ooc_options.work_dir + " to build the table from the start";
+            }
+            return GenerateError{3, message};
+        }
+        const OutOfCoreReport report = builder.report();
+        summary.positions = report.positions;
+        summary.out_of_core = true;
+        summary.resumed = report.resumed;
+        summary.chunks = report.chunks;
+        summary.bytes_read = report.io.read;
+        summary.bytes_written = report.io.written;
+        summary.crossing_fraction = report.crossing_fraction();
+    }
+    if (auto* error = std::get_if<GenerateError>(&stored)) return *error;
+    summary.stored_bytes = std::get<Stored>(stored).stored_bytes;
+    summary.max_dtc = std::get<Stored>(stored).max_dtc;
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return summary;
 }
 
 }  // namespace
+
+MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, std::uint64_t memory_bytes,
+                       std::uint64_t work_size) {
+    MemoryPlan plan;
+    plan.subtable_bytes = subtable_bytes;
+    plan.in_ram_bytes =
+        (work_size != 0 ? 7 * work_size + 4 * index_size : 10 * index_size) + subtable_bytes;
+    if (memory_bytes == 0 || plan.in_ram_bytes <= memory_bytes) return plan;
+    plan.out_of_core = true;
+    plan.resident_subtables = subtable_bytes <= memory_bytes / 2;
+    plan.state_bytes = plan.resident_subtables ? memory_bytes - subtable_bytes : memory_bytes;
+    return plan;
+}
 
 std::variant<std::vector<TableSummary>, GenerateError> generate(
     probe::Tablebase& tablebase, VariantId variant, const std::vector<index::Material>& tables,
@@ -286,6 +397,12 @@ std::variant<std::vector<TableSummary>, GenerateError> generate(
         const std::string name = probe::table_name(variant, material);
         auto existing = tablebase.database().table_info(name);
         if (existing.ok()) {
+            // A run killed between publishing a table and clearing its work
+            // files leaves them behind.
+            if (!options.work_dir.empty()) {
+                std::error_code ignored;
+                std::filesystem::remove_all(work_subdir(options.work_dir, name), ignored);
+            }
             TableSummary summary;
             summary.name = name;
             summary.stored_bytes = existing->stored_bytes;

@@ -22,7 +22,37 @@ struct GenerateOptions {
     int threads = 0;         // 0: OpenMP's default
     bool progress = false;   // progress lines on stderr (a terminal)
     storage::Compression compression = storage::Compression::Lz4;
+    // Memory cap in bytes, 0 for none. A table whose in-RAM estimate
+    // (plan_memory) exceeds it is built out-of-core in `work_dir`.
+    std::uint64_t memory_bytes = 0;
+    std::string work_dir;  // needed by out-of-core builds; one subdirectory per table
+    // fsync work files at each step, so that even a power loss leaves a
+    // resumable state; without it only a killed process is covered.
+    bool sync_work_files = true;
+    // Called after each completed step of an out-of-core build; true stops
+    // the run there with an error, as if it had been killed (tests).
+    std::function<bool()> stop_after_step;
 };
+
+// How one table is built under a memory cap (docs/generation.md, "Memory").
+struct MemoryPlan {
+    std::uint64_t in_ram_bytes = 0;      // estimate of an in-RAM build, resident sub-tables included
+    std::uint64_t subtable_bytes = 0;    // the sub-tables decoded in memory
+    bool out_of_core = false;
+    bool resident_subtables = true;      // false: probed through the database's block cache
+    std::uint64_t state_bytes = 0;       // out-of-core: budget for the chunk and update buffers
+};
+
+// In RAM: 6 bytes per slot (two sides, 16-bit value and 8-bit counter), 4
+// more for the frontier lists (8-byte ids; the two largest levels together
+// rarely hold a quarter of the positions), plus the sub-tables (2 bytes per
+// stored slot). A build on the work index (work_size slots, see
+// table_build.hpp) takes 7 bytes per work slot (its lists are capped at one
+// byte per slot) and 4 per exact slot for the renumbered values. Out-of-core: the sub-tables stay resident if they take at
+// most half the cap and count against it; otherwise they are probed through
+// the block cache and the whole cap goes to the chunk state.
+MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, std::uint64_t memory_bytes,
+                       std::uint64_t work_size = 0);
 
 struct TableSummary {
     std::string name;
@@ -31,6 +61,13 @@ struct TableSummary {
     std::uint64_t stored_bytes = 0;
     double seconds = 0;
     int max_dtc = 0;
+    // Out-of-core builds only:
+    bool out_of_core = false;
+    bool resumed = false;             // continued from an interrupted run's work files
+    std::uint64_t chunks = 0;
+    std::uint64_t bytes_read = 0;     // work-file bytes, all runs of the table
+    std::uint64_t bytes_written = 0;
+    double crossing_fraction = 0;     // predecessor updates sent to another chunk
 };
 
 struct GenerateError {

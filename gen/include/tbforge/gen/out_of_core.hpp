@@ -1,0 +1,633 @@
+#pragma once
+// Out-of-core retrograde analysis of one table (DESIGN.md section 6,
+// docs/generation.md "Out-of-core"): the same passes as RetrogradeBuilder,
+// with the working state kept in chunk files of a work directory and only
+// one chunk in memory at a time.
+//
+// A chunk is a contiguous range of slots, both sides to move. Level pass L
+// visits the chunks in order; a visit loads the chunk, applies the updates
+// waiting in its bucket (in the order they were sent, which is by level),
+// claims the late wins (pass 1), then generates the predecessors of the
+// chunk's positions decided at distance L. Updates for the chunk itself are
+// applied at once; updates for other chunks are buffered per target chunk and
+// appended to its bucket, to be applied when that chunk is next visited:
+// later in the same pass, or early in the next one (before the chunk
+// generates anything, so every level's updates land before the next level's).
+// Within a level, updates commute (claims from undecided, count-downs), so the
+// values are those of the in-RAM builder for any chunk size and thread count.
+// The positions decided at distance L are found by their value, so no
+// frontier lists are stored; per chunk the manifest only counts them by level
+// so that chunks without work are skipped.
+//
+// Restart: after each chunk of each pass the manifest records the chunk
+// files' generations and the valid length of each bucket; a restarted build
+// cuts the buckets back, removes files the manifest does not name and goes
+// on with the next chunk. All chess logic is TableMoves', shared with the
+// in-RAM builder.
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tbforge/gen/table_moves.hpp"
+#include "tbforge/gen/work_files.hpp"
+
+namespace tbf::gen {
+
+struct OutOfCoreOptions {
+    std::string work_dir;            // this table's own directory (created, removed by remove_work())
+    std::string table;               // table name, recorded in the manifest
+    std::string generator_version;   // recorded in the manifest
+    std::uint64_t state_bytes = 0;   // budget for the chunk in memory and the update buffers
+    bool durable = true;             // fsync work files (see ooc::WorkDir)
+    // Called after every completed step (one chunk of one pass); returning
+    // true stops the build there, as a killed process would. For tests.
+    std::function<bool()> stop_after_step;
+    // Non-empty once a sub-table read has failed: the step is then not
+    // recorded (its values may be wrong) and build() throws.
+    std::function<std::string()> child_error;
+};
+
+struct OutOfCoreReport {
+    std::uint64_t chunks = 0;
+    std::uint64_t chunk_slots = 0;
+    std::uint64_t positions = 0;  // valid positions, both sides
+    std::uint64_t passes = 0;
+    std::uint64_t updates_local = 0;  // predecessor visits inside the visiting chunk
+    std::uint64_t updates_cross = 0;  // visits sent to another chunk's bucket
+    ooc::IoCounters io;               // work-file bytes, all runs of this table
+    bool resumed = false;             // a manifest of an earlier run was found
+
+    double crossing_fraction() const {
+        const std::uint64_t all = updates_local + updates_cross;
+        return all ? static_cast<double>(updates_cross) / static_cast<double>(all) : 0.0;
+    }
+};
+
+// Working memory per slot of a chunk: 2 values and 2 counters (6 bytes) plus
+// the symmetric-position bitmap (0.25 byte) and late lists; a quarter of the
+// budget is kept for update buffers: slots = budget * 3/4 / 6.5.
+inline std::uint64_t chunk_slots_for(std::uint64_t state_bytes, std::uint64_t index_size) {
+    constexpr std::uint64_t kMinSlots = 1024;
+    constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << 30;  // local packed ids fit 32 bits
+    const std::uint64_t slots = std::clamp(state_bytes / 26 * 3, kMinSlots, kMaxSlots);
+    return std::max<std::uint64_t>(1, std::min(slots, index_size));
+}
+
+template <Ruleset R, TableIndexer Ix>
+class OutOfCoreBuilder {
+public:
+    using ChildValue = std::function<probe::Value(const Position&)>;
+    using Progress = std::function<void(const char* pass, int level, std::uint64_t done,
+                                        std::uint64_t total)>;
+
+    OutOfCoreBuilder(const Ix& indexer, ChildValue child_value, OutOfCoreOptions options,
+                     Progress progress = {})
+        : moves_(indexer, std::move(child_value)),
+          options_(std::move(options)),
+          progress_(std::move(progress)),
+          dir_(options_.work_dir, io_, options_.durable) {}
+
+    // Runs the passes, resuming from the work directory's manifest if it
+    // belongs to this table and layout (otherwise the directory is cleared).
+    // False if stopped by the test hook. Throws ooc::WorkError.
+    bool build();
+
+    // Largest final value code (after build()).
+    std::uint16_t max_code() const {
+        std::uint16_t m = 0;
+        for (const auto& c : manifest_.chunks) m = std::max(m, c.max_code);
+        return m;
+    }
+
+    // Final values in slot order, White to move first: sink(side, first
+    // index, span of codes). Throws ooc::WorkError.
+    template <class Sink>
+    void stream_values(Sink&& sink) {
+        std::vector<std::uint16_t> values;
+        for (int side = 0; side < 2; ++side) {
+            for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
+                ooc::read_chunk_values(dir_, chunk_file(c, manifest_.chunks[c].generation), c, chunk_size(c),
+                                       side, values);
+                for (auto& v : values) v = final_code(v);
+                // Pieces keep the consumer's own buffers small.
+                constexpr std::size_t kPiece = 1 << 16;
+                const std::span<const std::uint16_t> all(values);
+                for (std::size_t at = 0; at < all.size(); at += kPiece) {
+                    sink(static_cast<Color>(side), first_slot(c) + at,
+                         all.subspan(at, std::min(kPiece, all.size() - at)));
+                }
+            }
+        }
+    }
+
+    OutOfCoreReport report() const {
+        OutOfCoreReport r;
+        r.chunks = manifest_.chunk_count();
+        r.chunk_slots = manifest_.chunk_slots;
+        r.positions = manifest_.valid_positions;
+        r.passes = manifest_.passes;
+        r.updates_local = manifest_.updates_local;
+        r.updates_cross = manifest_.updates_cross;
+        r.io = io_;
+        r.resumed = resumed_;
+        return r;
+    }
+
+    // Deletes the table's work directory (after the table is committed).
+    void remove_work() { dir_.remove_all(); }
+
+private:
+    using Update = ooc::Update;
+
+    // The chunk in memory with its fixed lists.
+    struct Loaded {
+        std::uint64_t chunk = 0;
+        ooc::ChunkState state;
+        ooc::ChunkAux aux;
+        std::vector<std::uint64_t> symmetric_bits;  // per local packed id
+    };
+
+    // Per-thread tallies of one parallel loop.
+    struct Tally {
+        std::vector<std::uint64_t> decided;  // by level
+        std::uint64_t applied = 0;           // updates that changed the state
+        void decide(int level) {
+            if (decided.size() <= static_cast<std::size_t>(level)) decided.resize(level + 1);
+            ++decided[level];
+        }
+    };
+
+    static std::uint16_t final_code(std::uint16_t v) {
+        return v == detail::kInvalid || v == detail::kDrawFinal ? 0 : v;
+    }
+    static std::string chunk_file(std::uint64_t c, std::uint64_t generation) {
+        return "chunk-" + std::to_string(c) + "." + std::to_string(generation);
+    }
+    static std::string aux_file(std::uint64_t c) { return "aux-" + std::to_string(c); }
+    static std::string bucket_file(std::uint64_t c) { return "bucket-" + std::to_string(c); }
+
+    std::uint64_t first_slot(std::uint64_t c) const { return c * manifest_.chunk_slots; }
+    std::uint64_t chunk_size(std::uint64_t c) const {
+        return std::min(manifest_.chunk_slots, size_ - first_slot(c));
+    }
+
+    void start_over();
+    void resume();
+    void initial_chunk(std::uint64_t c);
+    bool has_work(std::uint64_t c, int level) const;
+    bool any_work(int level) const;
+    void visit(std::uint64_t c, int level);
+    void load(std::uint64_t c);
+    void apply_bucket(std::uint64_t c);
+    void generate(int level, Tally& tally_out);
+    bool apply(const Update& u, Tally& tally);
+    int stabilizer_of(std::uint32_t slot) const;
+    void merge(const std::vector<Tally>& tallies, ooc::ChunkEntry& entry);
+    void flush_buffers();
+    std::uint16_t chunk_max_code() const;
+    // Writes the manifest, then removes what it no longer names; false if the
+    // test hook asks to stop.
+    bool checkpoint(std::uint64_t consumed_bucket = ~std::uint64_t{0}, std::uint64_t old_generation_of = ~std::uint64_t{0},
+                    std::uint64_t old_generation = 0);
+
+    std::uint16_t load_value(int side, std::uint32_t i) const {
+        return std::atomic_ref<const std::uint16_t>(loaded_.state.values[side][i]).load(std::memory_order_relaxed);
+    }
+    bool claim(int side, std::uint32_t i, std::uint16_t value) {
+        std::uint16_t expected = detail::kUndecided;
+        return std::atomic_ref<std::uint16_t>(loaded_.state.values[side][i])
+            .compare_exchange_strong(expected, value, std::memory_order_relaxed);
+    }
+
+    TableMoves<R, Ix> moves_;
+    OutOfCoreOptions options_;
+    Progress progress_;
+    ooc::IoCounters io_;
+    ooc::WorkDir dir_;
+    ooc::Manifest manifest_;
+    std::uint64_t size_ = 0;
+    bool resumed_ = false;
+    Loaded loaded_;
+    std::uint64_t loaded_frontier_ = 0;  // positions the current visit generates from
+    // Updates for other chunks, waiting to be appended to their buckets.
+    std::vector<std::vector<Update>> buffers_;
+    std::uint64_t buffered_ = 0;
+    std::uint64_t buffer_limit_ = 0;  // updates
+    std::vector<std::uint64_t> touched_buckets_;  // appended since the last checkpoint
+};
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::build() {
+    size_ = moves_.indexer().size();
+    const std::uint64_t chunk_slots = chunk_slots_for(options_.state_bytes, size_);
+    buffer_limit_ = std::max<std::uint64_t>(512, options_.state_bytes / 4 / sizeof(Update));
+    dir_.create();
+    auto existing = ooc::read_manifest(dir_);
+    if (existing && existing->table == options_.table && existing->generator_version == options_.generator_version &&
+        existing->index_size == size_ && existing->chunk_slots == chunk_slots) {
+        manifest_ = std::move(*existing);
+        io_ = manifest_.io;
+        resumed_ = true;
+        resume();
+    } else {
+        // Nothing, or the state of another table, generator or chunk layout.
+        dir_.remove_all();
+        dir_.create();
+        manifest_ = ooc::Manifest();
+        manifest_.generator_version = options_.generator_version;
+        manifest_.table = options_.table;
+        manifest_.index_size = size_;
+        manifest_.chunk_slots = chunk_slots;
+        manifest_.chunks.resize((size_ + chunk_slots - 1) / chunk_slots);
+    }
+    buffers_.assign(manifest_.chunk_count(), {});
+
+    while (manifest_.phase == ooc::Phase::Initial) {
+        const std::uint64_t c = manifest_.next_chunk;
+        initial_chunk(c);
+        if (progress_) progress_("init", -1, first_slot(c) + chunk_size(c), size_);
+        ++manifest_.next_chunk;
+        if (manifest_.next_chunk == manifest_.chunk_count()) {
+            manifest_.phase = ooc::Phase::Levels;
+            manifest_.level = 0;
+            manifest_.next_chunk = 0;
+            manifest_.passes = 1;
+        }
+        if (!checkpoint()) return false;
+    }
+    while (manifest_.phase == ooc::Phase::Levels) {
+        const int level = manifest_.level;
+        if (manifest_.next_chunk == 0 && !any_work(level)) {
+            manifest_.phase = ooc::Phase::Finished;
+            if (!checkpoint()) return false;
+            break;
+        }
+        for (std::uint64_t c = manifest_.next_chunk; c < manifest_.chunk_count(); ++c) {
+            if (!has_work(c, level)) continue;
+            const std::uint64_t old_generation = manifest_.chunks[c].generation;
+            visit(c, level);
+            if (progress_) progress_("level", level, c + 1, manifest_.chunk_count());
+            manifest_.next_chunk = c + 1;
+            if (!checkpoint(c, c, old_generation)) return false;
+        }
+        manifest_.level = level + 1;
+        manifest_.next_chunk = 0;
+        ++manifest_.passes;
+        if (!checkpoint()) return false;
+    }
+    loaded_ = Loaded();
+    buffers_ = {};
+    return true;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::resume() {
+    const std::uint64_t chunks = manifest_.chunk_count();
+    if (chunks != (size_ + manifest_.chunk_slots - 1) / manifest_.chunk_slots) {
+        throw ooc::WorkError("damaged work file " + dir_.file(ooc::kManifestName) + " (chunk count)");
+    }
+    // Files of a step that did not complete: temporaries, chunk generations
+    // the manifest does not name, auxiliary files of chunks not yet started.
+    for (const auto& name : dir_.list()) {
+        if (name == ooc::kManifestName) continue;
+        bool keep = false;
+        for (std::uint64_t c = 0; c < chunks && !keep; ++c) {
+            const auto& e = manifest_.chunks[c];
+            keep = (e.generation != 0 && name == chunk_file(c, e.generation)) ||
+                   (e.generation != 0 && name == aux_file(c)) || name == bucket_file(c);
+        }
+        if (!keep) dir_.remove(name);
+    }
+    // Updates appended after the last completed step are sent again.
+    for (std::uint64_t c = 0; c < chunks; ++c) dir_.truncate(bucket_file(c), manifest_.chunks[c].bucket_bytes);
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
+    const std::uint64_t first = first_slot(c);
+    const std::uint64_t count = chunk_size(c);
+    auto& state = loaded_.state;
+    state.resize(count);
+    loaded_.chunk = c;
+    const auto total = static_cast<std::int64_t>(2 * count);
+    std::vector<Tally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+    std::vector<ooc::ChunkAux> auxes(tallies.size());
+    std::uint64_t valid = 0;
+#pragma omp parallel reduction(+ : valid)
+    {
+        const auto t = static_cast<std::size_t>(omp_get_thread_num());
+        Tally& tally = tallies[t];
+        ooc::ChunkAux& aux = auxes[t];
+#pragma omp for schedule(dynamic, 1024)
+        for (std::int64_t local = 0; local < total; ++local) {
+            const auto id = static_cast<std::uint32_t>(local);
+            const int side = static_cast<int>(id & 1);
+            const std::uint32_t i = id >> 1;
+            const SlotStart s = moves_.start(static_cast<Color>(side), first + i);
+            state.values[side][i] = s.value;
+            state.open[side][i] = s.open;
+            valid += s.value != detail::kInvalid;
+            if (s.level >= 0) tally.decide(s.level);
+            if (s.late_win) aux.late_wins.push_back(id);
+            if (s.late_loss) aux.late_losses.push_back(id);
+            if (s.stabilizer > 1) aux.symmetric.push_back(std::uint64_t{id} << 3 | s.stabilizer);
+        }
+    }
+    ooc::ChunkAux aux;
+    for (auto& a : auxes) {
+        aux.late_wins.insert(aux.late_wins.end(), a.late_wins.begin(), a.late_wins.end());
+        aux.late_losses.insert(aux.late_losses.end(), a.late_losses.begin(), a.late_losses.end());
+        aux.symmetric.insert(aux.symmetric.end(), a.symmetric.begin(), a.symmetric.end());
+    }
+    std::sort(aux.late_wins.begin(), aux.late_wins.end());
+    std::sort(aux.late_losses.begin(), aux.late_losses.end());
+    std::sort(aux.symmetric.begin(), aux.symmetric.end());
+    auto& entry = manifest_.chunks[c];
+    entry = ooc::ChunkEntry();
+    merge(tallies, entry);
+    entry.late_wins = aux.late_wins.size();
+    entry.max_code = chunk_max_code();
+    entry.generation = 1;
+    ooc::write_aux(dir_, aux_file(c), aux);
+    ooc::write_chunk(dir_, chunk_file(c, 1), c, state);
+    manifest_.valid_positions += valid;
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::has_work(std::uint64_t c, int level) const {
+    const auto& e = manifest_.chunks[c];
+    return e.pending.count(level) || e.bucket_bytes > 0 || (level == 1 && e.late_wins > 0);
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::any_work(int level) const {
+    // Late wins keep passes 0 to 2 alive, as in the in-RAM builder.
+    for (const auto& e : manifest_.chunks) {
+        if (!e.pending.empty() || e.bucket_bytes > 0 || (level <= 1 && e.late_wins > 0)) return true;
+    }
+    return false;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::load(std::uint64_t c) {
+    const std::uint64_t count = chunk_size(c);
+    loaded_.chunk = c;
+    ooc::read_chunk(dir_, chunk_file(c, manifest_.chunks[c].generation), c, count, loaded_.state);
+    loaded_.aux = ooc::read_aux(dir_, aux_file(c));
+    loaded_.symmetric_bits.assign((2 * count + 63) / 64, 0);
+    for (const std::uint64_t entry : loaded_.aux.symmetric) {
+        const std::uint64_t id = entry >> 3;
+        if (id >= 2 * count) throw ooc::WorkError("damaged work file " + dir_.file(aux_file(c)) + " (bad slot)");
+        loaded_.symmetric_bits[id >> 6] |= std::uint64_t{1} << (id & 63);
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
+    load(c);
+    auto& entry = manifest_.chunks[c];
+    bool dirty = false;
+    std::vector<Tally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+    if (entry.bucket_bytes > 0) {
+        const std::uint64_t count = chunk_size(c);
+        int last_level = 0;
+        ooc::for_each_update_frame(dir_, bucket_file(c), entry.bucket_bytes, [&](std::span<const Update> updates) {
+            // Validate before the parallel loop: a damaged record must not
+            // touch memory, and levels must not go back.
+            for (const Update& u : updates) {
+                if (u.slot >= 2 * count || u.level < last_level || u.level > level || (u.child & 0x7F) == 0) {
+                    throw ooc::WorkError("damaged work file " + dir_.file(bucket_file(c)) + " (bad update)");
+                }
+                last_level = u.level;
+            }
+            // One level at a time: updates of one level commute, those of
+            // different levels do not.
+            for (std::size_t at = 0; at < updates.size();) {
+                std::size_t end = at;
+                while (end < updates.size() && updates[end].level == updates[at].level) ++end;
+                const auto n = static_cast<std::int64_t>(end - at);
+                const Update* run = updates.data() + at;
+                // Threads only pay off for long runs (a parallel region costs
+                // microseconds, far more on a loaded machine).
+#pragma omp parallel if (n > 8192)
+                {
+                    Tally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+                    for (std::int64_t k = 0; k < n; ++k) apply(run[k], tally);
+                }
+                at = end;
+            }
+        });
+        dirty = true;
+    }
+    if (level == 1 && entry.late_wins > 0) {
+        // In RAM these are claimed after level pass 1; every update that
+        // could reach them first gives the same value (a win in 2), and
+        // count-downs skip them (they cannot lose).
+        const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
+        for (const std::uint32_t id : loaded_.aux.late_wins) {
+            if (claim(static_cast<int>(id & 1), id >> 1, win2)) tallies[0].decide(2);
+        }
+        entry.late_wins = 0;
+        dirty = true;
+    }
+    // The bucket's updates of level L - 1 decide positions at L: count them
+    // before asking whether the chunk has anything to generate.
+    merge(tallies, entry);
+    if (entry.pending.count(level)) {
+        Tally generated;
+        loaded_frontier_ = entry.pending[level];
+        generate(level, generated);
+        dirty = dirty || generated.applied > 0;
+        entry.pending.erase(level);  // generate() decides levels above L only
+        merge({generated}, entry);
+    }
+    entry.bucket_bytes = 0;
+    if (dirty) {
+        entry.max_code = chunk_max_code();
+        ++entry.generation;
+        ooc::write_chunk(dir_, chunk_file(c, entry.generation), c, loaded_.state);
+    }
+    flush_buffers();
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
+    const std::uint64_t c = loaded_.chunk;
+    const std::uint64_t first = first_slot(c);
+    const std::uint64_t count = chunk_size(c);
+    const std::uint64_t k = manifest_.chunk_slots;
+    const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
+    const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+    const int threads = omp_get_max_threads();
+    std::vector<Tally> tallies(static_cast<std::size_t>(threads));
+    std::vector<std::vector<std::pair<std::uint64_t, Update>>> outgoing(static_cast<std::size_t>(threads));
+    // Slots per batch: outgoing updates are moved to the buffers between
+    // batches, so they never hold more than a batch's worth.
+    const auto batch = static_cast<std::int64_t>(std::clamp<std::uint64_t>(buffer_limit_ / 16, 1 << 14, 1 << 18));
+    const auto total = static_cast<std::int64_t>(2 * count);
+    // Few decided positions: one thread, no parallel-region cost per batch.
+    const bool parallel = loaded_frontier_ > 256;
+    std::uint64_t local_updates = 0;
+    for (std::int64_t begin = 0; begin < total; begin += batch) {
+        const std::int64_t end = std::min(total, begin + batch);
+#pragma omp parallel reduction(+ : local_updates) if (parallel)
+        {
+            const auto t = static_cast<std::size_t>(omp_get_thread_num());
+            Tally& tally = tallies[t];
+            auto& send = outgoing[t];
+            std::vector<std::uint64_t> preds;
+            Position pos;
+            Square squares[kMaxTableUnits];
+#pragma omp for schedule(dynamic, 256)
+            for (std::int64_t local = begin; local < end; ++local) {
+                const auto id = static_cast<std::uint32_t>(local);
+                const int side = static_cast<int>(id & 1);
+                const std::uint16_t v = load_value(side, id >> 1);
+                if (v != win_code && v != loss_code) continue;
+                const std::uint64_t index = first + (id >> 1);
+                [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
+                assert(ok);
+                moves_.predecessors(index, pos, squares, preds);
+                const int p = side ^ 1;
+                const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+                const auto child = static_cast<std::uint8_t>((v == loss_code ? ooc::kLossChild : 0) | stab_w);
+                for (std::size_t at = 0; at < preds.size();) {
+                    const std::uint64_t q = preds[at];
+                    std::size_t repeats = 1;
+                    while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
+                    at += repeats;
+                    const std::uint64_t target = q / k;
+                    const Update u{static_cast<std::uint32_t>((q - target * k) * 2 + static_cast<std::uint64_t>(p)),
+                                   static_cast<std::uint16_t>(level), static_cast<std::uint8_t>(repeats), child};
+                    if (target == c) {
+                        apply(u, tally);
+                        ++local_updates;
+                    } else {
+                        send.emplace_back(target, u);
+                    }
+                }
+            }
+        }
+        for (auto& send : outgoing) {
+            for (const auto& [target, u] : send) buffers_[target].push_back(u);
+            buffered_ += send.size();
+            manifest_.updates_cross += send.size();
+            send.clear();
+        }
+        if (buffered_ > buffer_limit_) flush_buffers();
+    }
+    manifest_.updates_local += local_updates;
+    for (const auto& t : tallies) {
+        if (out.decided.size() < t.decided.size()) out.decided.resize(t.decided.size());
+        for (std::size_t l = 0; l < t.decided.size(); ++l) out.decided[l] += t.decided[l];
+        out.applied += t.applied;
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+int OutOfCoreBuilder<R, Ix>::stabilizer_of(std::uint32_t slot) const {
+    if (!(loaded_.symmetric_bits[slot >> 6] & (std::uint64_t{1} << (slot & 63)))) return 1;
+    const auto& list = loaded_.aux.symmetric;
+    const auto it = std::lower_bound(list.begin(), list.end(), std::uint64_t{slot} << 3);
+    return static_cast<int>(*it & 7);
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::apply(const Update& u, Tally& tally) {
+    // The same steps as RetrogradeBuilder::level_pass for one predecessor.
+    const int side = static_cast<int>(u.slot & 1);
+    const std::uint32_t i = u.slot >> 1;
+    const auto next = static_cast<std::uint16_t>(u.level + 1);
+    if (u.child & ooc::kLossChild) {
+        if (!claim(side, i, probe::encode_value({Wdl::Win, next}))) return false;
+        tally.decide(next);
+        ++tally.applied;
+        return true;
+    }
+    if (load_value(side, i) != detail::kUndecided) return false;
+    std::atomic_ref<std::uint8_t> open(loaded_.state.open[side][i]);
+    if (open.load(std::memory_order_relaxed) == detail::kCannotLose) return false;
+    const int stab_w = u.child & 0x7F;
+    const auto closed = static_cast<std::uint8_t>(static_cast<std::size_t>(u.repeats) *
+                                                  static_cast<std::size_t>(stabilizer_of(u.slot)) /
+                                                  static_cast<std::size_t>(stab_w));
+    ++tally.applied;
+    if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) return true;
+    int distance = next;
+    if (distance < 2 && std::binary_search(loaded_.aux.late_losses.begin(), loaded_.aux.late_losses.end(), u.slot)) {
+        distance = 2;
+    }
+    if (claim(side, i, probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}))) {
+        tally.decide(distance);
+    }
+    return true;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::merge(const std::vector<Tally>& tallies, ooc::ChunkEntry& entry) {
+    for (const auto& t : tallies) {
+        for (std::size_t l = 0; l < t.decided.size(); ++l) {
+            if (t.decided[l]) entry.pending[static_cast<int>(l)] += t.decided[l];
+        }
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::flush_buffers() {
+    for (std::uint64_t t = 0; t < buffers_.size(); ++t) {
+        auto& buffer = buffers_[t];
+        if (buffer.empty()) continue;
+        manifest_.chunks[t].bucket_bytes += ooc::append_updates(dir_, bucket_file(t), buffer);
+        touched_buckets_.push_back(t);
+        buffer.clear();
+        buffer.shrink_to_fit();
+    }
+    buffered_ = 0;
+}
+
+template <Ruleset R, TableIndexer Ix>
+std::uint16_t OutOfCoreBuilder<R, Ix>::chunk_max_code() const {
+    std::uint16_t m = 0;
+    for (const auto& side : loaded_.state.values) {
+        for (const std::uint16_t v : side) m = std::max(m, final_code(v));
+    }
+    return m;
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::checkpoint(std::uint64_t consumed_bucket, std::uint64_t old_generation_of,
+                                         std::uint64_t old_generation) {
+    if (options_.child_error) {
+        if (std::string error = options_.child_error(); !error.empty()) throw ooc::WorkError(error);
+    }
+    std::sort(touched_buckets_.begin(), touched_buckets_.end());
+    touched_buckets_.erase(std::unique(touched_buckets_.begin(), touched_buckets_.end()), touched_buckets_.end());
+    // fsync costs tens of milliseconds on some disks: past a few files, one
+    // file-system sync is cheaper than one per bucket.
+    if (touched_buckets_.size() > 2) {
+        dir_.sync_all();
+    } else {
+        for (const std::uint64_t t : touched_buckets_) dir_.sync(bucket_file(t));
+    }
+    touched_buckets_.clear();
+    manifest_.io = io_;
+    ooc::write_manifest(dir_, manifest_);
+    // Only now may the previous state go: a restart before this point
+    // resumes from the previous manifest, which names it.
+    if (consumed_bucket < manifest_.chunk_count()) dir_.truncate(bucket_file(consumed_bucket), 0);
+    if (old_generation_of < manifest_.chunk_count() && old_generation != 0 &&
+        old_generation != manifest_.chunks[old_generation_of].generation) {
+        dir_.remove(chunk_file(old_generation_of, old_generation));
+    }
+    return !(options_.stop_after_step && options_.stop_after_step());
+}
+
+}  // namespace tbf::gen

@@ -1,0 +1,206 @@
+#pragma once
+// The files of an out-of-core build (docs/generation.md, "Out-of-core"):
+// one directory per table holding chunk files (working values and open-move
+// counters of a contiguous slot range, both sides to move), per-chunk
+// auxiliary lists written once by the initial pass, per-chunk update buckets
+// (append-only, in checksummed frames) and a manifest naming the last
+// completed step. Every file except the buckets is written to a temporary
+// name, synced and renamed, so a killed run leaves either the old or the new
+// version; bucket files are cut back to the length the manifest recorded.
+//
+// Errors (I/O failures, damaged or truncated files) are thrown as WorkError;
+// the out-of-core builder turns them into one-line messages.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tbf::gen::ooc {
+
+class WorkError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Bytes moved through the work files (what the benchmark reports).
+struct IoCounters {
+    std::uint64_t read = 0;
+    std::uint64_t written = 0;
+};
+
+// One table's work directory.
+class WorkDir {
+public:
+    // durable = false skips every fsync: a killed process still leaves
+    // consistent files, a power loss may not (tests, scratch disks).
+    WorkDir(std::string path, IoCounters& io, bool durable = true);
+
+    const std::string& path() const { return path_; }
+    std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+    // Creates the directory (and its parents) if missing.
+    void create() const;
+    // Removes the directory and everything in it.
+    void remove_all() const;
+    bool exists(std::string_view name) const;
+    void remove(std::string_view name) const;
+    // Every file name in the directory.
+    std::vector<std::string> list() const;
+
+    // Whole-file write through a temporary name, fsync and rename; the
+    // directory itself is synced unless the caller leaves that to a later
+    // write_atomic in the same directory.
+    void write_atomic(std::string_view name, std::span<const std::uint8_t> bytes,
+                      bool sync_directory = true) const;
+    // Whole-file read; WorkError if missing or unreadable.
+    std::vector<std::uint8_t> read(std::string_view name) const;
+    // `size` bytes from `offset`; WorkError if the file is shorter.
+    void read_at(std::string_view name, std::uint64_t offset, std::span<std::uint8_t> out) const;
+    // Appends to a file (created if missing); not synced until sync().
+    void append(std::string_view name, std::span<const std::uint8_t> bytes) const;
+    // Makes appended data durable.
+    void sync(std::string_view name) const;
+    // Makes everything written on the directory's file system durable: one
+    // call instead of an fsync per file when a step touched many buckets.
+    void sync_all() const;
+    // Cuts a file back to `size` bytes; WorkError if it is shorter (a file
+    // the manifest counts on has lost data). A missing file counts as empty.
+    void truncate(std::string_view name, std::uint64_t size) const;
+    std::uint64_t size(std::string_view name) const;
+
+private:
+    std::string path_;
+    IoCounters& io_;
+    bool durable_;
+};
+
+// ---- Chunk state ----
+
+// Working state of the slots [first, first + count) of both sides to move:
+// values (retrograde.hpp's working codes) and open-move counters.
+struct ChunkState {
+    std::array<std::vector<std::uint16_t>, 2> values;
+    std::array<std::vector<std::uint8_t>, 2> open;
+
+    std::uint64_t count() const { return values[0].size(); }
+    void resize(std::uint64_t count) {
+        for (int c = 0; c < 2; ++c) {
+            values[c].assign(count, 0);
+            open[c].assign(count, 0);
+        }
+    }
+};
+
+// Header (64 bytes) + values of White + values of Black + counters of White +
+// counters of Black; each section has its own checksum so that the final
+// output can read one side's values alone.
+void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, const ChunkState& state);
+void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                ChunkState& state);
+// The values of one side only (section 0 White, 1 Black).
+void read_chunk_values(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                       int side, std::vector<std::uint16_t>& out);
+
+// Lists fixed by the initial pass, in local packed ids (local index * 2 +
+// side), sorted: wins worth two plies through an en-passant double push,
+// losses whose longest known move takes two plies, and positions with a
+// non-trivial stabiliser (id << 3 | stabiliser size).
+struct ChunkAux {
+    std::vector<std::uint32_t> late_wins;
+    std::vector<std::uint32_t> late_losses;
+    std::vector<std::uint64_t> symmetric;
+};
+void write_aux(const WorkDir& dir, std::string_view name, const ChunkAux& aux);
+ChunkAux read_aux(const WorkDir& dir, std::string_view name);
+
+// ---- Updates ----
+
+// One visit from a decided child to a predecessor in another chunk.
+struct Update {
+    std::uint32_t slot;     // local packed id of the predecessor in its chunk
+    std::uint16_t level;    // distance of the child: the level pass that sent it
+    std::uint8_t repeats;   // un-moves from the child into this predecessor
+    std::uint8_t child;     // kLossChild | stabiliser size of the child
+};
+static_assert(sizeof(Update) == 8);
+inline constexpr std::uint8_t kLossChild = 0x80;
+
+// Appends one checksummed frame of updates to a bucket file; returns the
+// bytes appended.
+std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::span<const Update> updates);
+// Reads the frames of a bucket file's first `length` bytes one at a time,
+// calling `apply` with each frame's updates.
+template <class F>
+void for_each_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t length, F&& apply);
+// Frame header: magic, update count, XXH64 of the updates.
+inline constexpr std::uint64_t kFrameHeaderBytes = 16;
+// Reads one frame header at `offset`; returns the number of updates.
+std::uint32_t read_frame_header(const WorkDir& dir, std::string_view name, std::uint64_t offset,
+                                std::uint64_t length, std::uint64_t& checksum);
+void check_frame(std::string_view file, std::span<const Update> updates, std::uint64_t checksum);
+
+template <class F>
+void for_each_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t length, F&& apply) {
+    std::vector<Update> updates;
+    for (std::uint64_t at = 0; at < length;) {
+        std::uint64_t checksum = 0;
+        const std::uint32_t n = read_frame_header(dir, name, at, length, checksum);
+        updates.resize(n);
+        dir.read_at(name, at + kFrameHeaderBytes,
+                    {reinterpret_cast<std::uint8_t*>(updates.data()), n * sizeof(Update)});
+        check_frame(dir.file(name), updates, checksum);
+        apply(std::span<const Update>(updates));
+        at += kFrameHeaderBytes + n * sizeof(Update);
+    }
+}
+
+// ---- Manifest ----
+
+enum class Phase : std::uint8_t { Initial = 0, Levels = 1, Finished = 2 };
+
+struct ChunkEntry {
+    std::uint64_t generation = 0;     // chunk-<c>.<generation> holds the state; 0: not written yet
+    std::uint64_t bucket_bytes = 0;   // valid bytes of bucket-<c>
+    std::uint16_t max_code = 0;       // largest final value code in the chunk
+    std::uint64_t late_wins = 0;      // late wins not yet claimed
+    std::map<int, std::uint64_t> pending;  // level -> positions decided there, not yet visited
+};
+
+struct Manifest {
+    static constexpr std::uint32_t kFormat = 1;
+    std::string generator_version;
+    std::string table;
+    std::uint64_t index_size = 0;   // slots per side to move
+    std::uint64_t chunk_slots = 0;  // slots per chunk (the last one may be shorter)
+    Phase phase = Phase::Initial;
+    int level = 0;                  // level pass in progress (Phase::Levels)
+    std::uint64_t next_chunk = 0;   // first chunk of that pass (or of the initial pass) not done
+    std::uint64_t valid_positions = 0;
+    std::uint64_t passes = 0;       // passes completed (the initial one included)
+    std::uint64_t updates_local = 0;
+    std::uint64_t updates_cross = 0;
+    IoCounters io;                  // bytes moved by earlier steps, runs before a restart included
+    std::vector<ChunkEntry> chunks;
+
+    std::uint64_t chunk_count() const { return chunks.size(); }
+};
+
+inline constexpr std::string_view kManifestName = "manifest";
+
+void write_manifest(const WorkDir& dir, const Manifest& manifest);
+// nullopt if the directory holds no manifest; WorkError if it is damaged.
+std::optional<Manifest> read_manifest(const WorkDir& dir);
+
+// ---- Sizes ----
+
+// "4G", "512M", "1MiB", "64k", "1000000": binary multiples (K = 1024);
+// nullopt for anything else, zero, or an overflow.
+std::optional<std::uint64_t> parse_byte_size(std::string_view text);
+
+}  // namespace tbf::gen::ooc

@@ -1,0 +1,506 @@
+#include "tbforge/gen/work_files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "tbforge/storage/checksum.hpp"
+
+namespace tbf::gen::ooc {
+
+static_assert(std::endian::native == std::endian::little, "work files are written in host order");
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& what, const std::string& file) {
+    throw WorkError(what + " " + file + ": " + std::strerror(errno));
+}
+
+[[noreturn]] void damaged(const std::string& file, const std::string& why) {
+    throw WorkError("damaged work file " + file + " (" + why + ")");
+}
+
+class Fd {
+public:
+    Fd(const std::string& file, int flags, mode_t mode = 0644) : file_(file), fd_(::open(file.c_str(), flags, mode)) {
+        if (fd_ < 0) fail("cannot open", file);
+    }
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+
+    void write_all(const std::uint8_t* data, std::size_t n) {
+        while (n > 0) {
+            const ssize_t w = ::write(fd_, data, n);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) fail("cannot write", file_);
+            data += w;
+            n -= static_cast<std::size_t>(w);
+        }
+    }
+    // False if the file ends first.
+    bool read_all_at(std::uint8_t* data, std::size_t n, std::uint64_t offset) {
+        while (n > 0) {
+            const ssize_t r = ::pread(fd_, data, n, static_cast<off_t>(offset));
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) fail("cannot read", file_);
+            if (r == 0) return false;
+            data += r;
+            n -= static_cast<std::size_t>(r);
+            offset += static_cast<std::uint64_t>(r);
+        }
+        return true;
+    }
+    void sync() {
+        if (::fsync(fd_) != 0) fail("cannot sync", file_);
+    }
+    int get() const { return fd_; }
+
+private:
+    std::string file_;
+    int fd_;
+};
+
+void sync_directory(const std::string& dir) {
+    Fd fd(dir, O_RDONLY | O_DIRECTORY);
+    fd.sync();
+}
+
+// Little-endian field writer and checked reader for headers and manifests.
+class Writer {
+public:
+    void u64(std::uint64_t v) { put(&v, 8); }
+    void u32(std::uint32_t v) { put(&v, 4); }
+    void str(std::string_view s) {
+        u64(s.size());
+        put(s.data(), s.size());
+    }
+    void put(const void* p, std::size_t n) {
+        const auto* b = static_cast<const std::uint8_t*>(p);
+        bytes.insert(bytes.end(), b, b + n);
+    }
+    std::vector<std::uint8_t> bytes;
+};
+
+class Reader {
+public:
+    Reader(std::span<const std::uint8_t> bytes, std::string file) : bytes_(bytes), file_(std::move(file)) {}
+    std::uint64_t u64() {
+        std::uint64_t v;
+        get(&v, 8);
+        return v;
+    }
+    std::uint32_t u32() {
+        std::uint32_t v;
+        get(&v, 4);
+        return v;
+    }
+    std::string str() {
+        const std::uint64_t n = u64();
+        if (n > bytes_.size() - at_) damaged(file_, "truncated");
+        std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
+        at_ += n;
+        return s;
+    }
+    void get(void* p, std::size_t n) {
+        if (n > bytes_.size() - at_) damaged(file_, "truncated");
+        std::memcpy(p, bytes_.data() + at_, n);
+        at_ += n;
+    }
+    bool done() const { return at_ == bytes_.size(); }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::string file_;
+    std::size_t at_ = 0;
+};
+
+template <class T>
+std::span<const std::uint8_t> as_bytes(const std::vector<T>& v) {
+    return {reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(T)};
+}
+
+// Appends an XXH64 of everything before it.
+void seal(Writer& w) { w.u64(storage::xxh64(std::span<const std::uint8_t>(w.bytes))); }
+
+// The payload of a sealed file, checked.
+std::span<const std::uint8_t> unseal(const std::vector<std::uint8_t>& bytes, const std::string& file) {
+    if (bytes.size() < 16) damaged(file, "truncated");
+    const auto payload = std::span<const std::uint8_t>(bytes).first(bytes.size() - 8);
+    std::uint64_t stored;
+    std::memcpy(&stored, bytes.data() + payload.size(), 8);
+    if (storage::xxh64(payload) != stored) damaged(file, "checksum mismatch");
+    return payload;
+}
+
+constexpr char kChunkMagic[8] = {'T', 'B', 'F', 'C', 'H', 'N', 'K', '1'};
+constexpr char kAuxMagic[8] = {'T', 'B', 'F', 'A', 'U', 'X', '0', '1'};
+constexpr char kManifestMagic[8] = {'T', 'B', 'F', 'M', 'A', 'N', '0', '1'};
+constexpr std::uint32_t kFrameMagic = 0x55464254;  // "TBFU"
+constexpr std::size_t kChunkHeaderBytes = 64;
+
+struct ChunkHeader {
+    std::uint64_t chunk = 0;
+    std::uint64_t count = 0;
+    std::array<std::uint64_t, 4> sums{};
+};
+
+ChunkHeader read_chunk_header(const WorkDir& dir, std::string_view name, std::uint64_t chunk,
+                              std::uint64_t count) {
+    std::array<std::uint8_t, kChunkHeaderBytes> raw{};
+    dir.read_at(name, 0, raw);
+    const std::string file = dir.file(name);
+    if (std::memcmp(raw.data(), kChunkMagic, 8) != 0) damaged(file, "not a chunk file");
+    std::uint64_t header_sum;
+    std::memcpy(&header_sum, raw.data() + 56, 8);
+    if (storage::xxh64(std::span<const std::uint8_t>(raw).first(56)) != header_sum) {
+        damaged(file, "header checksum mismatch");
+    }
+    ChunkHeader h;
+    std::memcpy(&h.chunk, raw.data() + 8, 8);
+    std::memcpy(&h.count, raw.data() + 16, 8);
+    std::memcpy(h.sums.data(), raw.data() + 24, 32);
+    if (h.chunk != chunk || h.count != count) damaged(file, "belongs to another chunk");
+    return h;
+}
+
+std::uint64_t section_offset(int section, std::uint64_t count) {
+    // Two value sections of 2 bytes per slot, then two counter sections.
+    return kChunkHeaderBytes +
+           (section < 2 ? 2 * count * static_cast<std::uint64_t>(section)
+                        : 4 * count + count * static_cast<std::uint64_t>(section - 2));
+}
+
+}  // namespace
+
+// ---- WorkDir ----
+
+WorkDir::WorkDir(std::string path, IoCounters& io, bool durable)
+    : path_(std::move(path)), io_(io), durable_(durable) {}
+
+void WorkDir::create() const {
+    std::error_code ec;
+    fs::create_directories(path_, ec);
+    if (ec) throw WorkError("cannot create work directory " + path_ + ": " + ec.message());
+}
+
+void WorkDir::remove_all() const {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    if (ec) throw WorkError("cannot remove work directory " + path_ + ": " + ec.message());
+}
+
+bool WorkDir::exists(std::string_view name) const { return ::access(file(name).c_str(), F_OK) == 0; }
+
+void WorkDir::remove(std::string_view name) const {
+    if (::unlink(file(name).c_str()) != 0 && errno != ENOENT) fail("cannot remove", file(name));
+}
+
+std::vector<std::string> WorkDir::list() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(path_, ec)) names.push_back(entry.path().filename().string());
+    if (ec) throw WorkError("cannot list work directory " + path_ + ": " + ec.message());
+    return names;
+}
+
+void WorkDir::write_atomic(std::string_view name, std::span<const std::uint8_t> bytes, bool sync_directory_now) const {
+    const std::string target = file(name);
+    const std::string temp = target + ".tmp";
+    {
+        Fd fd(temp, O_WRONLY | O_CREAT | O_TRUNC);
+        fd.write_all(bytes.data(), bytes.size());
+        if (durable_) fd.sync();
+    }
+    if (::rename(temp.c_str(), target.c_str()) != 0) fail("cannot rename", temp);
+    if (durable_ && sync_directory_now) sync_directory(path_);
+    io_.written += bytes.size();
+}
+
+std::vector<std::uint8_t> WorkDir::read(std::string_view name) const {
+    const std::string f = file(name);
+    Fd fd(f, O_RDONLY);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) fail("cannot stat", f);
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+    if (!fd.read_all_at(bytes.data(), bytes.size(), 0)) damaged(f, "truncated");
+    io_.read += bytes.size();
+    return bytes;
+}
+
+void WorkDir::read_at(std::string_view name, std::uint64_t offset, std::span<std::uint8_t> out) const {
+    const std::string f = file(name);
+    Fd fd(f, O_RDONLY);
+    if (!fd.read_all_at(out.data(), out.size(), offset)) damaged(f, "truncated");
+    io_.read += out.size();
+}
+
+void WorkDir::append(std::string_view name, std::span<const std::uint8_t> bytes) const {
+    Fd fd(file(name), O_WRONLY | O_CREAT | O_APPEND);
+    fd.write_all(bytes.data(), bytes.size());
+    io_.written += bytes.size();
+}
+
+void WorkDir::sync(std::string_view name) const {
+    if (!durable_) return;
+    Fd fd(file(name), O_WRONLY);
+    fd.sync();
+}
+
+void WorkDir::sync_all() const {
+    if (!durable_) return;
+    Fd fd(path_, O_RDONLY | O_DIRECTORY);
+    if (::syncfs(fd.get()) != 0) fail("cannot sync", path_);
+}
+
+void WorkDir::truncate(std::string_view name, std::uint64_t size) const {
+    const std::string f = file(name);
+    if (!exists(name)) {
+        if (size == 0) return;
+        damaged(f, "missing");
+    }
+    if (this->size(name) < size) damaged(f, "truncated");
+    if (::truncate(f.c_str(), static_cast<off_t>(size)) != 0) fail("cannot truncate", f);
+}
+
+std::uint64_t WorkDir::size(std::string_view name) const {
+    struct stat st {};
+    if (::stat(file(name).c_str(), &st) != 0) return 0;
+    return static_cast<std::uint64_t>(st.st_size);
+}
+
+// ---- Chunks ----
+
+void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, const ChunkState& state) {
+    const std::uint64_t count = state.count();
+    std::vector<std::uint8_t> bytes(section_offset(3, count) + count);
+    std::array<std::uint64_t, 4> sums{};
+    for (int section = 0; section < 4; ++section) {
+        std::span<const std::uint8_t> data =
+            section < 2 ? as_bytes(state.values[section]) : as_bytes(state.open[section - 2]);
+        std::memcpy(bytes.data() + section_offset(section, count), data.data(), data.size());
+        sums[section] = storage::xxh64(data);
+    }
+    std::memcpy(bytes.data(), kChunkMagic, 8);
+    std::memcpy(bytes.data() + 8, &chunk, 8);
+    std::memcpy(bytes.data() + 16, &count, 8);
+    std::memcpy(bytes.data() + 24, sums.data(), 32);
+    const std::uint64_t header_sum = storage::xxh64(std::span<const std::uint8_t>(bytes).first(56));
+    std::memcpy(bytes.data() + 56, &header_sum, 8);
+    // The manifest's rename syncs the directory before anything names this file.
+    dir.write_atomic(name, bytes, false);
+}
+
+void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                ChunkState& state) {
+    const ChunkHeader h = read_chunk_header(dir, name, chunk, count);
+    state.resize(count);
+    for (int section = 0; section < 4; ++section) {
+        std::span<std::uint8_t> out =
+            section < 2 ? std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(state.values[section].data()),
+                                                  2 * count)
+                        : std::span<std::uint8_t>(state.open[section - 2].data(), count);
+        dir.read_at(name, section_offset(section, count), out);
+        if (storage::xxh64(std::span<const std::uint8_t>(out)) != h.sums[section]) {
+            damaged(dir.file(name), "checksum mismatch");
+        }
+    }
+}
+
+void read_chunk_values(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                       int side, std::vector<std::uint16_t>& out) {
+    const ChunkHeader h = read_chunk_header(dir, name, chunk, count);
+    out.resize(count);
+    std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(out.data()), 2 * count);
+    dir.read_at(name, section_offset(side, count), bytes);
+    if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != h.sums[side]) {
+        damaged(dir.file(name), "checksum mismatch");
+    }
+}
+
+void write_aux(const WorkDir& dir, std::string_view name, const ChunkAux& aux) {
+    Writer w;
+    w.put(kAuxMagic, 8);
+    w.u64(aux.late_wins.size());
+    w.u64(aux.late_losses.size());
+    w.u64(aux.symmetric.size());
+    const auto a = as_bytes(aux.late_wins), b = as_bytes(aux.late_losses), c = as_bytes(aux.symmetric);
+    w.put(a.data(), a.size());
+    w.put(b.data(), b.size());
+    w.put(c.data(), c.size());
+    seal(w);
+    dir.write_atomic(name, w.bytes, false);
+}
+
+ChunkAux read_aux(const WorkDir& dir, std::string_view name) {
+    const std::string file = dir.file(name);
+    const auto bytes = dir.read(name);
+    Reader r(unseal(bytes, file), file);
+    char magic[8];
+    r.get(magic, 8);
+    if (std::memcmp(magic, kAuxMagic, 8) != 0) damaged(file, "not an auxiliary chunk file");
+    ChunkAux aux;
+    const std::uint64_t wins = r.u64(), losses = r.u64(), symmetric = r.u64();
+    if (wins > bytes.size() || losses > bytes.size() || symmetric > bytes.size()) damaged(file, "bad counts");
+    aux.late_wins.resize(wins);
+    aux.late_losses.resize(losses);
+    aux.symmetric.resize(symmetric);
+    r.get(aux.late_wins.data(), wins * 4);
+    r.get(aux.late_losses.data(), losses * 4);
+    r.get(aux.symmetric.data(), symmetric * 8);
+    if (!r.done()) damaged(file, "trailing bytes");
+    return aux;
+}
+
+// ---- Updates ----
+
+std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::span<const Update> updates) {
+    Writer w;
+    w.u32(kFrameMagic);
+    w.u32(static_cast<std::uint32_t>(updates.size()));
+    const std::span<const std::uint8_t> raw(reinterpret_cast<const std::uint8_t*>(updates.data()),
+                                            updates.size_bytes());
+    w.u64(storage::xxh64(raw));
+    w.put(raw.data(), raw.size());
+    dir.append(name, w.bytes);
+    return w.bytes.size();
+}
+
+std::uint32_t read_frame_header(const WorkDir& dir, std::string_view name, std::uint64_t offset,
+                                std::uint64_t length, std::uint64_t& checksum) {
+    const std::string file = dir.file(name);
+    if (length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
+    std::array<std::uint8_t, kFrameHeaderBytes> raw{};
+    dir.read_at(name, offset, raw);
+    std::uint32_t magic, count;
+    std::memcpy(&magic, raw.data(), 4);
+    std::memcpy(&count, raw.data() + 4, 4);
+    std::memcpy(&checksum, raw.data() + 8, 8);
+    if (magic != kFrameMagic) damaged(file, "bad update frame");
+    if ((length - offset - kFrameHeaderBytes) / sizeof(Update) < count) damaged(file, "truncated update frame");
+    return count;
+}
+
+void check_frame(std::string_view file, std::span<const Update> updates, std::uint64_t checksum) {
+    const std::span<const std::uint8_t> raw(reinterpret_cast<const std::uint8_t*>(updates.data()),
+                                            updates.size_bytes());
+    if (storage::xxh64(raw) != checksum) damaged(std::string(file), "update frame checksum mismatch");
+}
+
+// ---- Manifest ----
+
+void write_manifest(const WorkDir& dir, const Manifest& m) {
+    Writer w;
+    w.put(kManifestMagic, 8);
+    w.u32(Manifest::kFormat);
+    w.str(m.generator_version);
+    w.str(m.table);
+    w.u64(m.index_size);
+    w.u64(m.chunk_slots);
+    w.u64(static_cast<std::uint64_t>(m.phase));
+    w.u64(static_cast<std::uint64_t>(m.level));
+    w.u64(m.next_chunk);
+    w.u64(m.valid_positions);
+    w.u64(m.passes);
+    w.u64(m.updates_local);
+    w.u64(m.updates_cross);
+    w.u64(m.io.read);
+    w.u64(m.io.written);
+    w.u64(m.chunks.size());
+    for (const auto& c : m.chunks) {
+        w.u64(c.generation);
+        w.u64(c.bucket_bytes);
+        w.u64(c.max_code);
+        w.u64(c.late_wins);
+        w.u64(c.pending.size());
+        for (const auto& [level, count] : c.pending) {
+            w.u64(static_cast<std::uint64_t>(level));
+            w.u64(count);
+        }
+    }
+    seal(w);
+    dir.write_atomic(kManifestName, w.bytes);
+}
+
+std::optional<Manifest> read_manifest(const WorkDir& dir) {
+    if (!dir.exists(kManifestName)) return std::nullopt;
+    const std::string file = dir.file(kManifestName);
+    const auto bytes = dir.read(kManifestName);
+    Reader r(unseal(bytes, file), file);
+    char magic[8];
+    r.get(magic, 8);
+    if (std::memcmp(magic, kManifestMagic, 8) != 0) damaged(file, "not a manifest");
+    if (r.u32() != Manifest::kFormat) damaged(file, "unknown manifest format");
+    Manifest m;
+    m.generator_version = r.str();
+    m.table = r.str();
+    m.index_size = r.u64();
+    m.chunk_slots = r.u64();
+    const std::uint64_t phase = r.u64();
+    if (phase > static_cast<std::uint64_t>(Phase::Finished)) damaged(file, "bad phase");
+    m.phase = static_cast<Phase>(phase);
+    m.level = static_cast<int>(r.u64());
+    m.next_chunk = r.u64();
+    m.valid_positions = r.u64();
+    m.passes = r.u64();
+    m.updates_local = r.u64();
+    m.updates_cross = r.u64();
+    m.io.read = r.u64();
+    m.io.written = r.u64();
+    const std::uint64_t chunks = r.u64();
+    if (chunks > bytes.size()) damaged(file, "bad chunk count");
+    m.chunks.resize(chunks);
+    for (auto& c : m.chunks) {
+        c.generation = r.u64();
+        c.bucket_bytes = r.u64();
+        c.max_code = static_cast<std::uint16_t>(r.u64());
+        c.late_wins = r.u64();
+        const std::uint64_t pending = r.u64();
+        if (pending > bytes.size()) damaged(file, "bad level count");
+        for (std::uint64_t k = 0; k < pending; ++k) {
+            const auto level = static_cast<int>(r.u64());
+            c.pending[level] = r.u64();
+        }
+    }
+    if (!r.done()) damaged(file, "trailing bytes");
+    return m;
+}
+
+// ---- Sizes ----
+
+std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
+    std::uint64_t value = 0;
+    std::size_t at = 0;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
+        const auto digit = static_cast<std::uint64_t>(text[at] - '0');
+        if (value > (~std::uint64_t{0} - digit) / 10) return std::nullopt;
+        value = value * 10 + digit;
+        ++at;
+    }
+    if (at == 0) return std::nullopt;
+    std::string unit(text.substr(at));
+    for (auto& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    int shift = 0;
+    if (unit.empty() || unit == "B") {
+        shift = 0;
+    } else {
+        const char* kUnits = "KMGT";
+        const char* found = unit[0] != '\0' ? std::strchr(kUnits, unit[0]) : nullptr;
+        const std::string rest = unit.substr(1);
+        if (!found || !(rest.empty() || rest == "B" || rest == "IB")) return std::nullopt;
+        shift = 10 * static_cast<int>(found - kUnits + 1);
+    }
+    if (value == 0 || value > (~std::uint64_t{0} >> shift)) return std::nullopt;
+    return value << shift;
+}
+
+}  // namespace tbf::gen::ooc

@@ -1,0 +1,405 @@
+// Out-of-core generation: tables forced out-of-core by a tiny memory cap (many
+// chunks) store exactly the bytes and metadata of the in-RAM build, for any
+// chunk size and thread count; a run stopped after any step resumes to the
+// same bytes; damaged work files give an error, never wrong values.
+#include <doctest/doctest.h>
+
+#include <omp.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "tbforge/gen/generate.hpp"
+#include "tbforge/gen/work_files.hpp"
+#include "test_support.hpp"
+
+using namespace tbf;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One read-write database in its own scratch directory, plus a work directory.
+class Db {
+public:
+    Db() {
+        storage::DatabaseOptions options;
+        options.mode = storage::OpenMode::ReadWrite;
+        options.create_if_missing = true;
+        auto db = storage::Database::open(dir_.sub("db"), options);
+        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+        tb_ = std::make_unique<probe::Tablebase>(std::move(*db));
+    }
+    probe::Tablebase& tb() { return *tb_; }
+    std::string work() const { return dir_.sub("work"); }
+
+    using Outcome = std::variant<std::vector<gen::TableSummary>, gen::GenerateError>;
+    Outcome run(VariantId variant, const std::vector<std::string>& tables, gen::GenerateOptions options) {
+        std::vector<index::Material> materials;
+        for (const auto& t : tables) materials.push_back(index::canonical(*index::parse_table(t, variant)));
+        return gen::generate(*tb_, variant, materials, options);
+    }
+    std::vector<gen::TableSummary> build(VariantId variant, const std::vector<std::string>& tables,
+                                         gen::GenerateOptions options) {
+        auto outcome = run(variant, tables, std::move(options));
+        if (auto* e = std::get_if<gen::GenerateError>(&outcome)) FAIL(e->message);
+        return std::get<std::vector<gen::TableSummary>>(outcome);
+    }
+
+private:
+    test::ScratchDir dir_;
+    std::unique_ptr<probe::Tablebase> tb_;
+};
+
+gen::GenerateOptions in_ram(int threads = 2) {
+    gen::GenerateOptions options;
+    options.threads = threads;
+    return options;
+}
+
+// Without fsync unless asked: the tests stop builds, they do not cut power,
+// and thousands of tiny steps would wait for the disk.
+gen::GenerateOptions out_of_core(const Db& db, std::uint64_t memory, int threads = 2, bool sync = false) {
+    gen::GenerateOptions options;
+    options.sync_work_files = sync;
+    options.threads = threads;
+    options.memory_bytes = memory;
+    options.work_dir = db.work();
+    return options;
+}
+
+// Everything stored about a table that does not depend on when it was
+// written: metadata, statistics, checksums and every block's values.
+struct Stored {
+    storage::TableInfo info;
+    std::vector<std::vector<std::uint8_t>> blocks;
+};
+
+Stored stored(const probe::Tablebase& tb, const std::string& name) {
+    auto reader = tb.database().open_table(name);
+    REQUIRE_MESSAGE(reader.ok(), name << ": " << reader.status().to_string());
+    Stored out;
+    out.info = reader->info();
+    out.info.storage_id = 0;  // a key prefix: depends on the order tables were created
+    for (std::uint64_t b = 0; b < out.info.block_count; ++b) {
+        auto block = reader->read_block(b, storage::CacheUse::Bypass);
+        REQUIRE(block.ok());
+        const auto bytes = (*block)->bytes();
+        out.blocks.emplace_back(bytes.begin(), bytes.end());
+    }
+    return out;
+}
+
+// The in-RAM build of one antichess table, made once per test run.
+const Stored& in_ram_table(const std::string& table) {
+    static std::map<std::string, Stored> built;
+    auto it = built.find(table);
+    if (it == built.end()) {
+        Db db;
+        const auto summaries = db.build(VariantId::Antichess, {table}, in_ram());
+        it = built.emplace(table, stored(db.tb(), summaries.back().name)).first;
+    }
+    return it->second;
+}
+
+void check_same_tables(const probe::Tablebase& expected, const probe::Tablebase& actual,
+                       const std::vector<gen::TableSummary>& tables) {
+    for (const auto& t : tables) {
+        INFO(t.name);
+        const Stored a = stored(expected, t.name);
+        const Stored b = stored(actual, t.name);
+        CHECK(a.info == b.info);
+        CHECK(a.blocks == b.blocks);
+    }
+}
+
+int out_of_core_count(const std::vector<gen::TableSummary>& tables) {
+    int n = 0;
+    for (const auto& t : tables) n += t.out_of_core;
+    return n;
+}
+
+bool empty_or_missing(const std::string& dir) {
+    std::error_code ec;
+    return !fs::exists(dir, ec) || fs::is_empty(dir, ec);
+}
+
+// A stopping hook: stops after step `stop_at` (1-based), counts all steps.
+struct StepCounter {
+    int steps = 0;
+    int stop_at = 0;  // 0: never stop
+    std::function<bool()> hook() {
+        return [this] { return ++steps == stop_at; };
+    }
+};
+
+// Builds `tables` in RAM and out-of-core under `memory`, and compares.
+void check_against_in_ram(VariantId variant, const std::vector<std::string>& tables, std::uint64_t memory,
+                          int min_out_of_core, bool sync = false) {
+    Db ram, ooc;
+    const auto expected = ram.build(variant, tables, in_ram());
+    const auto built = ooc.build(variant, tables, out_of_core(ooc, memory, 2, sync));
+    REQUIRE(built.size() == expected.size());
+    CHECK(out_of_core_count(built) >= min_out_of_core);
+    for (const auto& t : built) {
+        if (!t.out_of_core) continue;
+        INFO(t.name);
+        CHECK(t.chunks > 1);
+        CHECK(t.crossing_fraction > 0.0);
+        CHECK(t.crossing_fraction < 0.5);
+        CHECK(t.bytes_written > 0);
+        CHECK(t.bytes_read > 0);
+    }
+    check_same_tables(ram.tb(), ooc.tb(), expected);
+    CHECK(empty_or_missing(ooc.work()));
+}
+
+// The table's work directory while a build is stopped.
+std::string table_work(const Db& db, const std::string& name) {
+    std::string leaf = name;
+    std::replace(leaf.begin(), leaf.end(), '/', '_');
+    return db.work() + "/" + leaf;
+}
+
+// Builds the sub-tables of `table` in RAM, so that steps count only its own.
+void prepare(Db& db, VariantId variant, const std::string& table) {
+    std::vector<std::string> subs;
+    for (const auto& m : index::sub_tables(index::canonical(*index::parse_table(table, variant)), variant)) {
+        subs.push_back(m.name());
+    }
+    if (!subs.empty()) db.build(variant, subs, in_ram());
+}
+
+// Stops a build of `table` after its step `k` (sub-tables built in RAM first).
+void stop_after(Db& db, VariantId variant, const std::string& table, std::uint64_t memory, int k) {
+    prepare(db, variant, table);
+    StepCounter counter;
+    counter.stop_at = k;
+    auto options = out_of_core(db, memory);
+    options.stop_after_step = counter.hook();
+    auto outcome = db.run(variant, {table}, options);
+    REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
+    CHECK(std::get<gen::GenerateError>(outcome).message.find("stopped after a step") != std::string::npos);
+}
+
+const std::vector<std::string> kSmall = {"PvP", "KvQ", "NPvQ", "KQvR"};
+const std::vector<std::string> kSmallSanitized = {"PvP", "KvQ"};
+
+}  // namespace
+
+TEST_CASE("memory sizes parse as binary multiples") {
+    using gen::ooc::parse_byte_size;
+    CHECK(parse_byte_size("1048576") == 1048576u);
+    CHECK(parse_byte_size("4G") == std::uint64_t{4} << 30);
+    CHECK(parse_byte_size("512M") == std::uint64_t{512} << 20);
+    CHECK(parse_byte_size("1MiB") == std::uint64_t{1} << 20);
+    CHECK(parse_byte_size("64k") == std::uint64_t{64} << 10);
+    CHECK(parse_byte_size("2GB") == std::uint64_t{2} << 30);
+    CHECK(parse_byte_size("1T") == std::uint64_t{1} << 40);
+    for (const char* bad : {"", "G", "0", "-1", "4X", "4 G", "1.5G", "99999999999999999999", "20000000000T"}) {
+        INFO(bad);
+        CHECK_FALSE(parse_byte_size(bad).has_value());
+    }
+}
+
+TEST_CASE("the memory plan chooses out-of-core only above the cap") {
+    const auto unlimited = gen::plan_memory(1000000, 500000, 0);
+    CHECK_FALSE(unlimited.out_of_core);
+    CHECK(unlimited.in_ram_bytes == 10 * 1000000 + 500000);
+    CHECK_FALSE(gen::plan_memory(1000000, 500000, 10500000).out_of_core);
+    const auto tight = gen::plan_memory(1000000, 500000, 2000000);
+    CHECK(tight.out_of_core);
+    CHECK(tight.resident_subtables);
+    CHECK(tight.state_bytes == 1500000);
+    const auto big_subtables = gen::plan_memory(1000000, 1500000, 2000000);
+    CHECK(big_subtables.out_of_core);
+    CHECK_FALSE(big_subtables.resident_subtables);
+    CHECK(big_subtables.state_bytes == 2000000);
+}
+
+TEST_CASE("out-of-core builds store the same bytes as in-RAM builds") {
+    // 64 KiB: chunks of 7560 slots; 3-unit tables get 2 to 13 chunks.
+    if (test::kSanitized) {
+        check_against_in_ram(VariantId::Antichess, kSmallSanitized, 4 << 10, 2, true);
+    } else {
+        check_against_in_ram(VariantId::Antichess, kSmall, 64 << 10, 2, true);
+    }
+    // Four File: invalid slots (the side not to move in check), royal kings.
+    check_against_in_ram(VariantId::FourFile, {test::kSanitized ? "KNvK" : "KRvKN"}, 16 << 10, 1);
+}
+
+TEST_CASE("chunk size and thread count do not change the stored bytes") {
+    const std::string table = "KQvR";
+    Db ram;
+    const auto expected = ram.build(VariantId::Antichess, {table}, in_ram());
+    for (const auto& [memory, threads] : std::vector<std::pair<std::uint64_t, int>>{{4 << 10, 1}, {40 << 10, 2}}) {
+        INFO(memory << " bytes, " << threads << " threads");
+        Db ooc;
+        const auto built = ooc.build(VariantId::Antichess, {table}, out_of_core(ooc, memory, threads));
+        CHECK(built.back().out_of_core);
+        check_same_tables(ram.tb(), ooc.tb(), expected);
+    }
+    omp_set_num_threads(2);
+}
+
+TEST_CASE("a build stopped after any step resumes to the same bytes") {
+    // PvP: en-passant late wins and losses, which only pass 1 settles.
+    const std::string table = test::kSanitized ? "PvP" : "NPvQ";
+    const std::string name = "antichess/" + std::string(test::kSanitized ? "PvP" : "NPvQ");
+    constexpr std::uint64_t kMemory = 16 << 10;
+    Db ram;
+    const auto expected = ram.build(VariantId::Antichess, {table}, in_ram());
+
+    // Steps of an uninterrupted build (the sub-tables are built in RAM).
+    int total_steps = 0;
+    {
+        Db ooc;
+        prepare(ooc, VariantId::Antichess, table);
+        StepCounter counter;
+        auto options = out_of_core(ooc, kMemory);
+        options.stop_after_step = counter.hook();
+        const auto built = ooc.build(VariantId::Antichess, {table}, options);
+        REQUIRE(out_of_core_count(built) == 1);
+        total_steps = counter.steps;
+    }
+    REQUIRE(total_steps > 10);
+
+    // Stop at the first step, in the initial pass, in the level passes and
+    // at the very end; stop twice in one build.
+    for (const std::vector<int>& stops : std::vector<std::vector<int>>{
+             {1}, {3, 2}, {total_steps / 2}, {total_steps - 1}, {total_steps}}) {
+        CAPTURE(stops.front());
+        Db ooc;
+        for (const int k : stops) stop_after(ooc, VariantId::Antichess, table, kMemory, k);
+        CHECK(fs::exists(table_work(ooc, name) + "/manifest"));
+        CHECK_FALSE(ooc.tb().database().table_info(name).ok());
+        const auto built = ooc.build(VariantId::Antichess, {table}, out_of_core(ooc, kMemory));
+        CHECK(built.back().resumed);
+        check_same_tables(ram.tb(), ooc.tb(), expected);
+        CHECK(empty_or_missing(ooc.work()));
+    }
+}
+
+TEST_CASE("damaged work files give an error, never wrong values") {
+    const std::string table = "PvP";
+    const std::string name = "antichess/PvP";
+    constexpr std::uint64_t kMemory = 8 << 10;
+    auto check_built = [&](Db& db, const gen::TableSummary& t) {
+        const Stored& expected = in_ram_table(table);
+        const Stored actual = stored(db.tb(), t.name);
+        CHECK(expected.info == actual.info);
+        CHECK(expected.blocks == actual.blocks);
+    };
+
+    auto expect_error = [&](Db& db, const std::string& needle) {
+        auto outcome = db.run(VariantId::Antichess, {table}, out_of_core(db, kMemory));
+        REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
+        const auto& e = std::get<gen::GenerateError>(outcome);
+        CHECK(e.exit_code == 3);
+        CHECK_MESSAGE(e.message.find(needle) != std::string::npos, e.message);
+        CHECK(e.message.find('\n') == std::string::npos);
+        CHECK_FALSE(db.tb().database().table_info(name).ok());
+    };
+    auto flip_byte = [](const std::string& file, std::uint64_t offset) {
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        REQUIRE(f);
+        f.seekg(static_cast<std::streamoff>(offset));
+        char c = 0;
+        f.get(c);
+        f.seekp(static_cast<std::streamoff>(offset));
+        f.put(static_cast<char>(c ^ 0x5A));
+    };
+    auto files_named = [](const std::string& dir, const std::string& prefix) {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            if (e.path().filename().string().rfind(prefix, 0) == 0 && fs::file_size(e.path()) > 0) {
+                out.push_back(e.path().string());
+            }
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+
+    SUBCASE("a flipped byte in a chunk file") {
+        Db db;
+        stop_after(db, VariantId::Antichess, table, kMemory, 5);
+        const auto chunks = files_named(table_work(db, name), "chunk-");
+        REQUIRE(!chunks.empty());
+        flip_byte(chunks.front(), 64 + 10);
+        expect_error(db, "damaged work file");
+    }
+    SUBCASE("a truncated manifest") {
+        Db db;
+        stop_after(db, VariantId::Antichess, table, kMemory, 5);
+        const std::string manifest = table_work(db, name) + "/manifest";
+        fs::resize_file(manifest, fs::file_size(manifest) - 3);
+        expect_error(db, "damaged work file");
+    }
+    // A build stopped in a level pass with updates waiting in a bucket.
+    auto stopped_with_bucket = [&](std::string& bucket) {
+        for (int k = 2; k < 40; ++k) {
+            auto db = std::make_unique<Db>();
+            stop_after(*db, VariantId::Antichess, table, kMemory, k);
+            const auto buckets = files_named(table_work(*db, name), "bucket-");
+            if (buckets.empty()) continue;
+            bucket = buckets.front();
+            return db;
+        }
+        FAIL("no step leaves updates in a bucket");
+        return std::unique_ptr<Db>();
+    };
+    SUBCASE("a bucket shorter than the manifest says") {
+        std::string bucket;
+        auto db = stopped_with_bucket(bucket);
+        fs::resize_file(bucket, fs::file_size(bucket) - 1);
+        expect_error(*db, "damaged work file");
+    }
+    SUBCASE("a flipped byte in a bucket") {
+        std::string bucket;
+        auto db = stopped_with_bucket(bucket);
+        flip_byte(bucket, 20);
+        expect_error(*db, "damaged work file");
+    }
+    SUBCASE("a manifest of another table starts the table over") {
+        Db db;
+        // Stop a build of KvP, then pass its work directory off as PvP's.
+        stop_after(db, VariantId::Antichess, "KvP", kMemory, 2);
+        prepare(db, VariantId::Antichess, table);
+        fs::rename(table_work(db, "antichess/KvP"), table_work(db, name));
+        const auto built = db.build(VariantId::Antichess, {table}, out_of_core(db, kMemory));
+        CHECK_FALSE(built.back().resumed);
+        check_built(db, built.back());
+        CHECK(empty_or_missing(table_work(db, name)));
+    }
+    SUBCASE("another memory cap starts the table over") {
+        Db db;
+        stop_after(db, VariantId::Antichess, table, kMemory, 4);
+        auto options = out_of_core(db, 2 * kMemory);
+        const auto built = db.build(VariantId::Antichess, {table}, options);
+        CHECK_FALSE(built.back().resumed);
+        check_built(db, built.back());
+    }
+}
+
+TEST_CASE("4-unit tables out-of-core equal the in-RAM build" * doctest::test_suite("slow")) {
+    // Pawnless with 8 symmetries (stabilisers), and pawns with en passant.
+    check_against_in_ram(VariantId::Antichess, {"KRvKN", "PPvP", "KPvKP"}, 1 << 20, 3);
+}
+
+TEST_CASE("a 5-unit table out-of-core equals the in-RAM build" * doctest::test_suite("slow")) {
+    check_against_in_ram(VariantId::Antichess, {"RBNvK"}, 4 << 20, 1);
+}
+
+TEST_CASE("a 4-unit build stopped in a level pass resumes to the same bytes" * doctest::test_suite("slow")) {
+    Db ram, ooc;
+    const auto expected = ram.build(VariantId::Antichess, {"KPvKP"}, in_ram());
+    StepCounter counter;
+    auto options = out_of_core(ooc, 1 << 20);
+    options.stop_after_step = [&] { return ++counter.steps == 60; };
+    auto outcome = ooc.run(VariantId::Antichess, {"KPvKP"}, options);
+    REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
+    const auto built = ooc.build(VariantId::Antichess, {"KPvKP"}, out_of_core(ooc, 1 << 20));
+    CHECK(built.back().resumed);
+    check_same_tables(ram.tb(), ooc.tb(), expected);
+}
