@@ -70,12 +70,12 @@ if (( small )); then
     measured_gen ooc --db "$out/ooc.db" --memory "${SMALL_MEMORY:-16M}" --work "$out/work" "$table"
     a=$(checksum "$out/ram.db" "$table"); b=$(checksum "$out/ooc.db" "$table")
     echo "checksum in RAM $a, out-of-core $b: $([[ $a == "$b" ]] && echo identical || echo DIFFERENT)"
-    "$tbverify" tables --db "$out/ooc.db" "$table" --sample 1000000
+    "$tbverify" tables --db "$out/ooc.db" "antichess/$table" --sample 1000000
     [[ $a == "$b" ]]
     exit
 fi
 
 for table in "${PAWNLESS:-KQRvKBN}" "${PAWNS:-KRPvKBN}"; do
     measured_gen "$table" --db "$out/tables.db" --memory "${MEMORY:-4G}" --work "$out/work" "$table"
-    "$tbverify" tables --db "$out/tables.db" "$table" --sample 1000000
+    "$tbverify" tables --db "$out/tables.db" "antichess/$table" --sample 1000000
 done

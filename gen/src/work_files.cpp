@@ -85,8 +85,10 @@ public:
         put(s.data(), s.size());
     }
     void put(const void* p, std::size_t n) {
-        const auto* b = static_cast<const std::uint8_t*>(p);
-        bytes.insert(bytes.end(), b, b + n);
+        if (n == 0) return;
+        const std::size_t at = bytes.size();
+        bytes.resize(at + n);
+        std::memcpy(bytes.data() + at, p, n);
     }
     std::vector<std::uint8_t> bytes;
 };
@@ -112,6 +114,7 @@ public:
         return s;
     }
     void get(void* p, std::size_t n) {
+        if (n == 0) return;  // p may be an empty vector's null data()
         if (n > bytes_.size() - at_) damaged(file_, "truncated");
         std::memcpy(p, bytes_.data() + at_, n);
         at_ += n;

@@ -141,16 +141,18 @@ void check_against_in_ram(VariantId variant, const std::vector<std::string>& tab
     const auto expected = ram.build(variant, tables, in_ram());
     const auto built = ooc.build(variant, tables, out_of_core(ooc, memory, 2, sync));
     REQUIRE(built.size() == expected.size());
-    CHECK(out_of_core_count(built) >= min_out_of_core);
+    int chunked = 0;  // out-of-core in several chunks (small sub-tables fit one)
     for (const auto& t : built) {
         if (!t.out_of_core) continue;
         INFO(t.name);
-        CHECK(t.chunks > 1);
-        CHECK(t.crossing_fraction > 0.0);
+        CHECK(t.chunks >= 1);
+        chunked += t.chunks > 1;
+        if (t.chunks > 1) CHECK(t.crossing_fraction > 0.0);
         CHECK(t.crossing_fraction < 0.5);
         CHECK(t.bytes_written > 0);
         CHECK(t.bytes_read > 0);
     }
+    CHECK(chunked >= min_out_of_core);
     check_same_tables(ram.tb(), ooc.tb(), expected);
     CHECK(empty_or_missing(ooc.work()));
 }
@@ -226,7 +228,7 @@ TEST_CASE("out-of-core builds store the same bytes as in-RAM builds") {
         check_against_in_ram(VariantId::Antichess, kSmall, 64 << 10, 2, true);
     }
     // Four File: invalid slots (the side not to move in check), royal kings.
-    check_against_in_ram(VariantId::FourFile, {test::kSanitized ? "KNvK" : "KRvKN"}, 16 << 10, 1);
+    check_against_in_ram(VariantId::FourFile, {test::kSanitized ? "KNvKN" : "KRvKN"}, 16 << 10, 1);
 }
 
 TEST_CASE("chunk size and thread count do not change the stored bytes") {
