@@ -76,21 +76,6 @@ constexpr const char* kIndexUsage =
     "Prints per table the number of slots N, the valid positions per side to move\n"
     "(counted by decoding every slot) and the ratio slots/valid.\n";
 
-std::string json_escape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
-
 VariantId variant_option(const cli::Args& args) {
     const std::string name = args.required("variant");
     auto id = parse_variant(name);
@@ -187,7 +172,7 @@ int run_gen(const std::vector<std::string>& argv) {
     const auto start = std::chrono::steady_clock::now();
     auto on_table = [&](const gen::TableSummary& t) {
         if (json) {
-            std::cout << "{\"table\":\"" << json_escape(t.name) << "\",\"built\":" << (t.built ? "true" : "false")
+            std::cout << "{\"table\":" << cli::json_string(t.name) << ",\"built\":" << (t.built ? "true" : "false")
                       << ",\"positions\":" << t.positions << ",\"bytes\":" << t.stored_bytes
                       << ",\"max_dtc\":" << t.max_dtc << ",\"seconds\":" << t.seconds
                       << ",\"out_of_core\":" << (t.out_of_core ? "true" : "false");
@@ -325,7 +310,7 @@ int run_strategy(const std::vector<std::string>& argv) {
     const char* kind = s.kind == storage::StrategyKind::Winning ? "winning" : "non-loss";
     const char* side = s.side == Color::White ? "white" : "black";
     if (json) {
-        std::cout << "{\"strategy\":\"" << json_escape(options.name) << "\",\"variant\":\""
+        std::cout << "{\"strategy\":" << cli::json_string(options.name) << ",\"variant\":\""
                   << variant_name(variant) << "\",\"side\":\"" << side << "\",\"kind\":\"" << kind
                   << "\",\"root_dtc\":" << s.root_value.dtc << ",\"entries\":" << s.entries
                   << ",\"entry_bytes\":" << s.entry_bytes << ",\"replies\":" << s.replies

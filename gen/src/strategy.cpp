@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tbforge/probe/args.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -26,21 +27,6 @@ constexpr int kExitDatabase = 3;
 // Positions expanded per parallel batch: large enough to keep the threads
 // busy, small enough that a batch's successor keys stay a few megabytes.
 constexpr std::size_t kBatch = 4096;
-
-std::string json_escape(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
 
 StrategyError from_probe(const probe::ProbeError& e, const Position& pos) {
     const int code = e.code == probe::ProbeCode::BadInput ? kExitBadInput : kExitDatabase;
@@ -267,7 +253,7 @@ std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db
     spec.side = to_side(options.side);
     spec.kind = options.kind;
     spec.entry_encoding = std::string(storage::kPositionMoveEncoding);
-    spec.json = "{\"source\":\"import\",\"file\":\"" + json_escape(options.source) + "\"}";
+    spec.json = "{\"source\":\"import\",\"file\":" + cli::json_string(options.source) + "}";
     if (options.roots.empty()) return StrategyError{kExitBadInput, "no root given (--root FEN)"};
     for (const std::string& fen : options.roots) {
         auto root = parse_fen(fen, variant);

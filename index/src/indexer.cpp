@@ -5,6 +5,7 @@
 
 #include "combinatorics.hpp"
 #include "root_table.hpp"
+#include "unit_order.hpp"
 #include "tbforge/rules/movegen.hpp"
 
 namespace tbf::index {
@@ -98,6 +99,7 @@ namespace {
 
 using detail::binomial;
 using detail::kSymmetry;
+using detail::mobility_rank;
 
 constexpr Bitboard kPawnRanks = 0x00FFFFFFFFFFFF00ULL;
 // The root takes further groups while its raw key space stays below
@@ -106,19 +108,6 @@ constexpr std::uint64_t kRootLimit = std::uint64_t{1} << 18;
 constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
 // Root choices outside the uniform block whose tail divisors are kept.
 constexpr std::size_t kListedTailLimit = 4096;
-
-// Fewer moves first, so the most mobile units become the low-order digits.
-int mobility_rank(UnitType t) {
-    switch (t) {
-        case UnitType::Pawn: return 0;
-        case UnitType::Knight: return 1;
-        case UnitType::King: return 2;
-        case UnitType::Bishop: return 3;
-        case UnitType::Rook: return 4;
-        case UnitType::Queen: return 5;
-    }
-    return 6;
-}
 
 Bitboard domain_of(VariantId variant, UnitType t) {
     if (is_losing(variant)) return t == UnitType::Pawn ? kPawnRanks : kAllSquares;

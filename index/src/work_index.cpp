@@ -3,10 +3,13 @@
 #include <algorithm>
 
 #include "tbforge/rules/symmetry.hpp"
+#include "unit_order.hpp"
 
 namespace tbf::index {
 
 namespace {
+
+using detail::mobility_rank;
 
 constexpr Bitboard kBackRanks = 0xFF000000000000FFULL;
 
@@ -19,19 +22,6 @@ struct SquareMaps {
     }
 };
 constexpr SquareMaps kMaps;
-
-// Fewer moves first: the most mobile units become the low-order digits.
-int mobility_rank(UnitType t) {
-    switch (t) {
-        case UnitType::Pawn: return 0;
-        case UnitType::Knight: return 1;
-        case UnitType::King: return 2;
-        case UnitType::Bishop: return 3;
-        case UnitType::Rook: return 4;
-        case UnitType::Queen: return 5;
-    }
-    return 6;
-}
 
 bool in_triangle(Square s) { return file_of(s) <= 3 && rank_of(s) <= file_of(s); }
 

@@ -1,9 +1,69 @@
 #include "tbforge/probe/args.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <limits>
 
 namespace tbf::cli {
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence at text[i], or 0.
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char c = byte(i);
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // range of the second byte (no overlongs, no surrogates)
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + n > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k) {
+        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+    }
+    return n;
+}
+
+}  // namespace
+
+// A JSON string literal. Input lines are echoed in error objects, so bytes
+// that are not UTF-8 become U+FFFD to keep every output line valid JSON.
+std::string json_string(const std::string& text) {
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20 || c == 0x7F) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+            ++i;
+        } else if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (const std::size_t n = utf8_length(text, i); n != 0) {
+            out.append(text, i, n);
+            i += n;
+        } else {
+            out += "\\ufffd";
+            ++i;
+        }
+    }
+    return out + "\"";
+}
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& value_options,
            const std::set<std::string>& flag_options) {

@@ -54,61 +54,6 @@ const char* category(Wdl wdl) {
     return "draw";
 }
 
-// Length of the well-formed UTF-8 sequence at text[i], or 0.
-std::size_t utf8_length(const std::string& text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char c = byte(i);
-    std::size_t n = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // range of the second byte (no overlongs, no surrogates)
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + n > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k) {
-        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-    }
-    return n;
-}
-
-// A JSON string literal. Input lines are echoed in error objects, so bytes
-// that are not UTF-8 become U+FFFD to keep every output line valid JSON.
-std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-            ++i;
-        } else if (c < 0x20 || c == 0x7F) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            ++i;
-        } else if (c < 0x80) {
-            out += static_cast<char>(c);
-            ++i;
-        } else if (const std::size_t n = utf8_length(text, i); n != 0) {
-            out.append(text, i, n);
-            i += n;
-        } else {
-            out += "\\ufffd";
-            ++i;
-        }
-    }
-    return out + "\"";
-}
-
 // A line of standard input without surrounding blanks (and the \r of CRLF).
 std::string trimmed(const std::string& line) {
     const auto first = line.find_first_not_of(" \t\r\n");
@@ -130,7 +75,7 @@ std::string describe(Value v) {
 int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bool json) {
     auto fail = [&](int code, const std::string& message) {
         if (json) {
-            std::cout << "{\"fen\":" << json_string(fen) << ",\"error\":" << json_string(message)
+            std::cout << "{\"fen\":" << cli::json_string(fen) << ",\"error\":" << cli::json_string(message)
                       << "}\n"
                       << std::flush;
         } else {
@@ -146,7 +91,7 @@ int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bo
     if (!moves.ok()) return fail(exit_code(moves.error()), moves.error().message);
     if (json) {
         std::ostringstream out;
-        out << "{\"fen\":" << json_string(to_fen(*pos)) << ",\"category\":\""
+        out << "{\"fen\":" << cli::json_string(to_fen(*pos)) << ",\"category\":\""
             << category(value->wdl) << "\",\"dtc\":" << value->dtc << ",\"moves\":[";
         for (std::size_t i = 0; i < moves->size(); ++i) {
             const MoveValue& mv = (*moves)[i];
@@ -235,12 +180,12 @@ int run_info(const std::vector<std::string>& argv) {
         char checksum[24];
         std::snprintf(checksum, sizeof checksum, "%016" PRIx64, t.values_checksum);
         if (json) {
-            std::cout << "{\"variant\":" << json_string(t.spec.variant)
-                      << ",\"table\":" << json_string(t.spec.material)
+            std::cout << "{\"variant\":" << cli::json_string(t.spec.variant)
+                      << ",\"table\":" << cli::json_string(t.spec.material)
                       << ",\"slots\":" << t.spec.slot_count << ",\"bytes\":" << t.stored_bytes
                       << ",\"checksum\":\"" << checksum
                       << "\",\"value_width\":" << t.spec.value_width
-                      << ",\"generator\":" << json_string(t.spec.generator_version)
+                      << ",\"generator\":" << cli::json_string(t.spec.generator_version)
                       << ",\"statistics\":"
                       << (t.statistics.json.empty() ? "{}" : t.statistics.json) << "}\n";
         } else {

@@ -20,6 +20,10 @@ private:
     std::string message_;
 };
 
+// `text` as a JSON string literal, quotes included. Bytes that are not UTF-8
+// become U+FFFD, so every output line stays valid JSON.
+std::string json_string(const std::string& text);
+
 class Args {
 public:
     // Throws UsageError on an unknown option or a value missing after one.
