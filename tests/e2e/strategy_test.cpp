@@ -101,21 +101,8 @@ private:
     std::unique_ptr<probe::Tablebase> tablebase_;
 };
 
-struct CloseDatabases : doctest::IReporter {
-    explicit CloseDatabases(const doctest::ContextOptions&) {}
-    void report_query(const doctest::QueryData&) override {}
-    void test_run_start() override {}
-    void test_run_end(const doctest::TestRunStats&) override { Db::close_all(); }
-    void test_case_start(const doctest::TestCaseData&) override {}
-    void test_case_reenter(const doctest::TestCaseData&) override {}
-    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
-    void test_case_exception(const doctest::TestCaseException&) override {}
-    void subcase_start(const doctest::SubcaseSignature&) override {}
-    void subcase_end() override {}
-    void log_assert(const doctest::AssertData&) override {}
-    void log_message(const doctest::MessageData&) override {}
-    void test_case_skipped(const doctest::TestCaseData&) override {}
-};
+// Closes the shared databases at the end of the run, before static destruction.
+using CloseDatabases = test::RunEndListener<&Db::close_all>;
 REGISTER_LISTENER("close-strategy-databases", 1, CloseDatabases);
 
 Db& fourfile() {

@@ -62,21 +62,7 @@ private:
 };
 
 // Closes the shared databases at the end of the run, before static destruction.
-struct CloseDatabases : doctest::IReporter {
-    explicit CloseDatabases(const doctest::ContextOptions&) {}
-    void report_query(const doctest::QueryData&) override {}
-    void test_run_start() override {}
-    void test_run_end(const doctest::TestRunStats&) override { Built::close_all(); }
-    void test_case_start(const doctest::TestCaseData&) override {}
-    void test_case_reenter(const doctest::TestCaseData&) override {}
-    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
-    void test_case_exception(const doctest::TestCaseException&) override {}
-    void subcase_start(const doctest::SubcaseSignature&) override {}
-    void subcase_end() override {}
-    void log_assert(const doctest::AssertData&) override {}
-    void log_message(const doctest::MessageData&) override {}
-    void test_case_skipped(const doctest::TestCaseData&) override {}
-};
+using CloseDatabases = test::RunEndListener<&Built::close_all>;
 REGISTER_LISTENER("close-databases", 1, CloseDatabases);
 
 probe::Value probe_or_fail(const probe::Tablebase& tb, VariantId v, const Position& pos) {

@@ -92,3 +92,28 @@ private:
 };
 
 }  // namespace tbf::test
+
+#include <doctest/doctest.h>
+
+namespace tbf::test {
+
+// A doctest listener that calls OnEnd when the run ends, before static
+// destruction: shared databases must close while RocksDB's globals live.
+template <void (*OnEnd)()>
+struct RunEndListener : doctest::IReporter {
+    explicit RunEndListener(const doctest::ContextOptions&) {}
+    void report_query(const doctest::QueryData&) override {}
+    void test_run_start() override {}
+    void test_run_end(const doctest::TestRunStats&) override { OnEnd(); }
+    void test_case_start(const doctest::TestCaseData&) override {}
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+    void test_case_exception(const doctest::TestCaseException&) override {}
+    void subcase_start(const doctest::SubcaseSignature&) override {}
+    void subcase_end() override {}
+    void log_assert(const doctest::AssertData&) override {}
+    void log_message(const doctest::MessageData&) override {}
+    void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+}  // namespace tbf::test
