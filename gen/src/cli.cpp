@@ -180,6 +180,9 @@ int run_gen(const std::vector<std::string>& argv) {
                 std::cout << ",\"resumed\":" << (t.resumed ? "true" : "false") << ",\"chunks\":" << t.chunks
                           << ",\"bytes_read\":" << t.bytes_read << ",\"bytes_written\":" << t.bytes_written
                           << ",\"crossing_fraction\":" << t.crossing_fraction;
+            } else if (t.built) {
+                std::cout << ",\"phases\":{\"initial\":" << t.phases.initial << ",\"levels\":" << t.phases.levels
+                          << ",\"renumber\":" << t.phases.renumber << ",\"store\":" << t.phases.store << '}';
             }
             std::cout << "}" << std::endl;
         } else if (!quiet && t.built) {

@@ -315,6 +315,7 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         for (const auto& side : values.values) {
             for (auto v : side) max_code = std::max(max_code, v);
         }
+        const auto store_start = std::chrono::steady_clock::now();
         stored = store_table(tb, *indexer, name, R::kName, material, options, max_code, [&](const ValueSink& sink) {
             constexpr std::size_t kPiece = 1 << 16;
             for (int c = 0; c < 2; ++c) {
@@ -325,6 +326,11 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
             }
         });
         summary.positions = values.stats.positions;
+        summary.phases.initial = values.stats.initial_seconds;
+        summary.phases.levels = values.stats.seconds - values.stats.initial_seconds;
+        summary.phases.renumber = values.stats.renumber_seconds;
+        summary.phases.store =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
     } else {
         OutOfCoreOptions ooc_options;
         ooc_options.work_dir = work_subdir(options.work_dir, name);

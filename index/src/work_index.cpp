@@ -88,6 +88,7 @@ std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& ma
             }
         }
     }
+    ix.transposed_ = kMaps.image[kTranspose];
     ix.size_ = static_cast<Index>(ix.root_choices_) << ix.shift_;
     return ix;
 }
@@ -146,7 +147,31 @@ bool WorkIndex::decode(Index slot, Square* squares) const noexcept {
         occ |= bit(s);
         squares[i] = s;
     }
-    return !choice_on_diagonal_[choice] || encode(squares) == slot;
+    return !choice_on_diagonal_[choice] || canonical_on_diagonal(squares);
+}
+
+bool WorkIndex::canonical_on_diagonal(const Square* squares) const noexcept {
+    // The digits compared from the most significant: the first unit group
+    // that differs from its transpose decides.
+    for (int i = 1; i < units_;) {
+        const int count = group_count_[i];
+        if (count == 1) {
+            const Square t = transposed_[squares[i]];
+            if (t != squares[i]) return squares[i] < t;
+            ++i;
+            continue;
+        }
+        Square g[kMaxUnits];
+        for (int k = 0; k < count; ++k) g[k] = transposed_[squares[i + k]];
+        for (int k = 1; k < count; ++k) {
+            for (int j = k; j > 0 && g[j] < g[j - 1]; --j) std::swap(g[j], g[j - 1]);
+        }
+        for (int k = 0; k < count; ++k) {
+            if (g[k] != squares[i + k]) return squares[i + k] < g[k];
+        }
+        i += count;
+    }
+    return true;  // the placement is its own transpose
 }
 
 }  // namespace tbf::index

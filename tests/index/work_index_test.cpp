@@ -88,7 +88,7 @@ TEST_CASE("work index slots correspond one to one to exact index slots") {
 }
 
 TEST_CASE("a moved unit's slot equals the full encoding") {
-    for (const char* name : {"QRvN", "KNvBP", "RRvB", "KPPvK"}) {
+    for (const char* name : {"QRvN", "KNvBP", "RRvB", "KPPvK", "RBNvKN", "KNvRB", "KvP"}) {
         CAPTURE(name);
         const Pair p = make(name);
         std::mt19937_64 rng(11);
@@ -99,14 +99,18 @@ TEST_CASE("a moved unit's slot equals the full encoding") {
             if (!p.work.decode(slot, squares)) continue;
             Bitboard occ = 0;
             for (int i = 0; i < p.work.unit_count(); ++i) occ |= bit(squares[i]);
-            const int moved = static_cast<int>(rng() % static_cast<unsigned>(p.work.unit_count()));
-            const auto to = static_cast<Square>(rng() % 64);
-            if (occ & bit(to)) continue;
-            Square copy[kMaxUnits];
-            std::copy(squares, squares + p.work.unit_count(), copy);
-            copy[moved] = to;
-            CHECK(p.work.encode_moved(slot, squares, moved, to) == p.work.encode(copy));
-            ++checked;
+            // Several moves of one position share the cached images.
+            WorkIndex::Neighbours neighbours(p.work, slot, squares);
+            for (int k = 0; k < 12; ++k) {
+                const int moved = static_cast<int>(rng() % static_cast<unsigned>(p.work.unit_count()));
+                const auto to = static_cast<Square>(rng() % 64);
+                if (occ & bit(to)) continue;
+                Square copy[kMaxUnits];
+                std::copy(squares, squares + p.work.unit_count(), copy);
+                copy[moved] = to;
+                CHECK(neighbours.moved(moved, to) == p.work.encode(copy));
+                ++checked;
+            }
         }
     }
 }

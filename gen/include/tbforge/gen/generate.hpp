@@ -60,6 +60,11 @@ struct TableSummary {
     std::uint64_t positions = 0;
     std::uint64_t stored_bytes = 0;
     double seconds = 0;
+    // In-RAM builds: where the time went (initial pass, level passes,
+    // renumbering into the exact index, storing with statistics).
+    struct Phases {
+        double initial = 0, levels = 0, renumber = 0, store = 0;
+    } phases;
     int max_dtc = 0;
     // Out-of-core builds only:
     bool out_of_core = false;

@@ -49,6 +49,8 @@ struct BuildStats {
     std::uint64_t positions = 0;  // valid positions, both sides
     int passes = 0;
     double seconds = 0;
+    double initial_seconds = 0;  // the initial pass; the level passes take the rest
+    double renumber_seconds = 0;  // work index to exact index (table_build.hpp)
 };
 
 struct TableValues {

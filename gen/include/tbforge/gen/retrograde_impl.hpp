@@ -19,6 +19,8 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     frontier_ = {};
     frontier_.budget = size_ / 8;
     initial_pass();
+    const double initial_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Wins worth two plies wait for level 2 even when no level reaches it.
     if (!late_wins_.empty() && frontier_.counts.size() < 3) {
         LocalFrontier none;
@@ -42,6 +44,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     }
     out.stats.positions = valid_positions_;
     out.stats.passes = passes;
+    out.stats.initial_seconds = initial_seconds;
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;

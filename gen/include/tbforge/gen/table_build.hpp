@@ -4,6 +4,8 @@
 
 #include <omp.h>
 
+#include <chrono>
+
 #include "tbforge/gen/retrograde.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/index/work_index.hpp"
@@ -59,7 +61,11 @@ TableValues build_table_values(const index::Indexer& exact,
                                typename RetrogradeBuilder<R, index::Indexer>::Progress progress = {}) {
     if (auto work = index::WorkIndex::create(R::kId, exact.material())) {
         RetrogradeBuilder<R, index::WorkIndex> builder(*work, std::move(child_value), std::move(progress));
-        return to_exact_index(exact, *work, builder.build());
+        const auto start = std::chrono::steady_clock::now();
+        TableValues values = to_exact_index(exact, *work, builder.build());
+        const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        values.stats.renumber_seconds = total - values.stats.seconds;
+        return values;
     }
     RetrogradeBuilder<R, index::Indexer> builder(exact, std::move(child_value), std::move(progress));
     return builder.build();

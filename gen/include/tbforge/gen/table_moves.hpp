@@ -34,11 +34,11 @@ concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
     { ix.encode(placement) } -> std::convertible_to<std::uint64_t>;
 };
 
-// An indexer that also knows the slot of a placement that differs from a
-// decoded slot by one unit's square, faster than a full encode.
+// An indexer that also knows the slots of the placements that differ from a
+// decoded slot by one unit's square, faster than full encodes.
 template <class Ix>
-concept MoveIndexer = TableIndexer<Ix> && requires(const Ix& ix, std::uint64_t i, Square* squares) {
-    { ix.encode_moved(i, squares, 0, Square{}) } -> std::convertible_to<std::uint64_t>;
+concept MoveIndexer = TableIndexer<Ix> && requires(const Ix& ix, std::uint64_t i, const Square* squares) {
+    { typename Ix::Neighbours(ix, i, squares).moved(0, Square{}) } -> std::convertible_to<std::uint64_t>;
 };
 
 namespace detail {
@@ -263,11 +263,18 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
     const Color p = ~s;  // the side that made the last move
     const Bitboard occ = pos.occupied();
     const Bitboard empty = ~occ & R::kBoard;
+    [[maybe_unused]] auto neighbours = [&] {
+        if constexpr (MoveIndexer<Ix>) {
+            return typename Ix::Neighbours(ix_, index, squares);
+        } else {
+            return 0;
+        }
+    }();
     int unit = 0;
     auto add = [&](Square from, Square to) {
         std::uint64_t q;
         if constexpr (MoveIndexer<Ix>) {
-            q = ix_.encode_moved(index, squares, unit, from);
+            q = neighbours.moved(unit, from);
         } else {
             squares[unit] = from;
             q = ix_.encode(squares);

@@ -16,12 +16,14 @@
 //
 // Thread safety: immutable after create().
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
 
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/index/material.hpp"
+#include "tbforge/rules/symmetry.hpp"
 
 namespace tbf::index {
 
@@ -41,24 +43,7 @@ public:
     // The canonical slot of a placement (distinct squares, identical units in
     // any order, any symmetric image); kNoIndex if a pawn stands on rank 1 or 8.
     Index encode(const Square* squares) const noexcept;
-    // The slot of `squares` (as decoded from `slot`) with unit `moved` on
-    // `to`, an empty square.
-    Index encode_moved(Index slot, const Square* squares, int moved, Square to) const noexcept {
-        const auto choice = static_cast<std::size_t>(slot >> shift_);
-        if (moved == 0 || group_count_[moved] != 1 ||
-            (pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
-            return encode_moved_slow(squares, moved, to);
-        }
-        // A root on the diagonal leaves the transposition to the next unit,
-        // which decides it while it stands off the diagonal and stays.
-        if (choice_on_diagonal_[choice] &&
-            (moved == 1 || group_count_[1] != 1 || file_of(squares[1]) == rank_of(squares[1]))) {
-            return encode_moved_slow(squares, moved, to);
-        }
-        // The root and with it the symmetry stay: one digit changes.
-        const int shift = shift_ - 6 * moved;
-        return slot - (static_cast<Index>(squares[moved]) << shift) + (static_cast<Index>(to) << shift);
-    }
+    class Neighbours;
 
 private:
     struct Canonical {
@@ -72,6 +57,8 @@ private:
     WorkIndex() = default;
     Index encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept;
     Index encode_moved_slow(const Square* squares, int moved, Square to) const noexcept;
+    // Is the decoded placement the smaller of itself and its transpose?
+    bool canonical_on_diagonal(const Square* squares) const noexcept;
 
     bool pawnless_ = true;
     int units_ = 0;
@@ -86,6 +73,67 @@ private:
     std::array<Square, 64> root_square_{};  // per choice
     int root_choices_ = 0;
     std::array<bool, 64> choice_on_diagonal_{};
+    std::array<Square, 64> transposed_{};
+};
+
+// The slots of the placements one unit move away from one decoded slot. The
+// moves of a position share most of their work: a non-root unit changes one
+// digit (and, with the root on the a1-h8 diagonal, one digit of the
+// transposed slot too); a root move re-maps the other units by the symmetry
+// that brings the root's new square home, and each such image is computed
+// once per position.
+class WorkIndex::Neighbours {
+public:
+    // `squares` (as decoded from `slot`) must outlive this object.
+    Neighbours(const WorkIndex& ix, Index slot, const Square* squares) noexcept
+        : ix_(ix), slot_(slot), squares_(squares) {
+        images_.fill(kNotComputed);
+    }
+
+    // The slot with unit `moved` on `to`, an empty square.
+    Index moved(int moved, Square to) noexcept {
+        if (moved == 0) return root_moved(to);
+        if (ix_.group_count_[moved] != 1 || (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
+            return ix_.encode_moved_slow(squares_, moved, to);
+        }
+        const int shift = ix_.shift_ - 6 * moved;
+        const Index plain =
+            slot_ - (static_cast<Index>(squares_[moved]) << shift) + (static_cast<Index>(to) << shift);
+        const auto choice = static_cast<std::size_t>(slot_ >> ix_.shift_);
+        if (!ix_.choice_on_diagonal_[choice]) return plain;
+        // The root stays on the diagonal: the canonical slot is the smaller
+        // of the placement's and its transpose's.
+        if (transposed_ == kNotComputed) {
+            transposed_ = ix_.encode_with(squares_, kTranspose, static_cast<std::uint8_t>(choice));
+        }
+        const Index transposed = transposed_ - (static_cast<Index>(ix_.transposed_[squares_[moved]]) << shift) +
+                                 (static_cast<Index>(ix_.transposed_[to]) << shift);
+        return std::min(plain, transposed);
+    }
+
+private:
+    static constexpr Index kNotComputed = ~Index{0} - 1;
+
+    Index root_moved(Square to) noexcept {
+        const Canonical c = ix_.canonical_[to];
+        if (c.choice == kNoChoice) return kNoIndex;
+        const Index root = static_cast<Index>(c.choice) << ix_.shift_;
+        const Index slot = root | image(c.sym);
+        if (c.alt_sym < 0) return slot;
+        return std::min(slot, root | image(c.alt_sym));
+    }
+    // The digits of the units after the root under one symmetry.
+    Index image(int sym) noexcept {
+        Index& digits = images_[static_cast<std::size_t>(sym)];
+        if (digits == kNotComputed) digits = ix_.encode_with(squares_, sym, 0);
+        return digits;
+    }
+
+    const WorkIndex& ix_;
+    Index slot_;
+    const Square* squares_;
+    Index transposed_ = kNotComputed;
+    std::array<Index, kSymmetryCount> images_{};
 };
 
 }  // namespace tbf::index

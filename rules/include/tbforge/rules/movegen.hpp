@@ -2,9 +2,12 @@
 // Legal move generation and game-end detection, templated on the ruleset so
 // the hot loops carry no run-time variant checks.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <new>
 #include <optional>
+#include <type_traits>
 
 #include "tbforge/rules/bitboard.hpp"
 #include "tbforge/rules/position.hpp"
@@ -18,20 +21,32 @@ class MoveList {
 public:
     static constexpr std::size_t kCapacity = 512;
 
-    void push(Move m) { moves_[size_++] = m; }
+    MoveList() {}  // storage left uninitialised: a list is built per position in hot loops
+    MoveList(const MoveList& other) : size_(other.size_) { std::copy(other.begin(), other.end(), data()); }
+    MoveList& operator=(const MoveList& other) {
+        size_ = other.size_;
+        std::copy(other.begin(), other.end(), data());
+        return *this;
+    }
+
+    void push(Move m) { new (data() + size_++) Move(m); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear() { size_ = 0; }
     void resize(std::size_t n) { size_ = n; }
-    Move operator[](std::size_t i) const { return moves_[i]; }
-    Move& operator[](std::size_t i) { return moves_[i]; }
-    const Move* begin() const { return moves_.data(); }
-    const Move* end() const { return moves_.data() + size_; }
-    Move* begin() { return moves_.data(); }
-    Move* end() { return moves_.data() + size_; }
+    Move operator[](std::size_t i) const { return data()[i]; }
+    Move& operator[](std::size_t i) { return data()[i]; }
+    const Move* begin() const { return data(); }
+    const Move* end() const { return data() + size_; }
+    Move* begin() { return data(); }
+    Move* end() { return data() + size_; }
 
 private:
-    std::array<Move, kCapacity> moves_;
+    static_assert(std::is_trivially_copyable_v<Move> && std::is_trivially_destructible_v<Move>);
+    Move* data() { return std::launder(reinterpret_cast<Move*>(storage_)); }
+    const Move* data() const { return std::launder(reinterpret_cast<const Move*>(storage_)); }
+
+    alignas(Move) std::byte storage_[kCapacity * sizeof(Move)];
     std::size_t size_ = 0;
 };
 
