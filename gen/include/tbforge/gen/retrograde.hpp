@@ -142,30 +142,41 @@ private:
     void level_pass(int level);
     int stabilizer_of(Color side, std::uint64_t index) const;
 
+    // One 16-bit word per slot: a final value code, a detail:: marker, or an
+    // undecided position's open-move counter with a "symmetric" flag, so
+    // the level passes touch one word per predecessor.
+    static constexpr std::uint16_t kOpenBase = 0xC000;  // final codes stay below (DTC < 24576)
+    static constexpr std::uint16_t kSymmetricFlag = 0x1000;
+    static constexpr std::uint16_t kOpenEnd = kOpenBase | kSymmetricFlag | 0xFF;
+    static bool is_open(std::uint16_t word) { return word >= kOpenBase && word <= kOpenEnd; }
+    static std::uint8_t open_count(std::uint16_t word) { return static_cast<std::uint8_t>(word & 0xFF); }
+
     std::uint16_t load(Color c, std::uint64_t i) const {
         return std::atomic_ref<const std::uint16_t>(values_[to_index(c)][i]).load(std::memory_order_relaxed);
     }
+    // Decides an open position; false if another visit decided it first.
     bool claim(Color c, std::uint64_t i, std::uint16_t value) {
-        std::uint16_t expected = detail::kUndecided;
-        return std::atomic_ref<std::uint16_t>(values_[to_index(c)][i])
-            .compare_exchange_strong(expected, value, std::memory_order_relaxed);
+        std::atomic_ref<std::uint16_t> word(values_[to_index(c)][i]);
+        std::uint16_t seen = word.load(std::memory_order_relaxed);
+        while (is_open(seen)) {
+            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return true;
+        }
+        return false;
     }
 
     TableMoves<R, Ix> moves_;
     Progress progress_;
     std::uint64_t size_ = 0;
     std::array<std::vector<std::uint16_t>, 2> values_;
-    std::array<std::vector<std::uint8_t>, 2> open_moves_;
     Frontier frontier_;
     // Positions decided by a move worth 2 plies (a double push into an
     // en-passant capture): wins waiting for level 2, and losses whose longest
     // move is that one. Sorted packed ids.
     std::vector<std::uint64_t> late_wins_;
     std::vector<std::uint64_t> late_losses_;
-    // Positions with a non-trivial stabiliser: packed id * 8 + stabiliser size,
-    // sorted, with a bitmap per side for a quick "not symmetric" answer.
+    // Positions with a non-trivial stabiliser (flagged in their words):
+    // packed id * 8 + stabiliser size, sorted.
     std::vector<std::uint64_t> symmetric_;
-    std::array<std::vector<std::uint64_t>, 2> symmetric_bits_;
     std::uint64_t valid_positions_ = 0;
 };
 

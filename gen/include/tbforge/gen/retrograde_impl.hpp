@@ -5,6 +5,7 @@
 
 #include <cassert>
 #include <mutex>
+#include <stdexcept>
 
 namespace tbf::gen {
 
@@ -12,10 +13,7 @@ template <Ruleset R, TableIndexer Ix>
 TableValues RetrogradeBuilder<R, Ix>::build() {
     const auto start = std::chrono::steady_clock::now();
     size_ = moves_.indexer().size();
-    for (int c = 0; c < 2; ++c) {
-        values_[c].assign(size_, detail::kUndecided);
-        open_moves_[c].assign(size_, 0);
-    }
+    for (int c = 0; c < 2; ++c) values_[c].assign(size_, detail::kUndecided);
     frontier_ = {};
     frontier_.budget = size_ / 8;
     initial_pass();
@@ -31,16 +29,19 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     }
     int passes = 1;
     for (int level = 0; static_cast<std::size_t>(level) < frontier_.counts.size(); ++level) {
+        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= kOpenBase) {
+            throw std::length_error("distance to conversion beyond the generator's working range");
+        }
         level_pass(level);
         ++passes;
     }
     TableValues out;
     for (int c = 0; c < 2; ++c) {
+        // Open, invalid and final-draw words all become draws (0).
         for (auto& v : values_[c]) {
-            if (v == detail::kInvalid || v == detail::kDrawFinal) v = 0;
+            if (v >= kOpenBase) v = 0;
         }
         out.values[c] = std::move(values_[c]);
-        open_moves_[c] = {};
     }
     out.stats.positions = valid_positions_;
     out.stats.passes = passes;
@@ -52,7 +53,6 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
 
 template <Ruleset R, TableIndexer Ix>
 int RetrogradeBuilder<R, Ix>::stabilizer_of(Color side, std::uint64_t index) const {
-    if (!(symmetric_bits_[to_index(side)][index >> 6] & (std::uint64_t{1} << (index & 63)))) return 1;
     const std::uint64_t key = detail::pack(side, index) << 3;
     const auto it = std::lower_bound(symmetric_.begin(), symmetric_.end(), key);
     return static_cast<int>(*it & 7);
@@ -77,8 +77,10 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 const Color side = static_cast<Color>(slot & 1);
                 const auto index = static_cast<std::uint64_t>(slot >> 1);
                 const SlotStart s = moves_.start(side, index);
-                values_[to_index(side)][index] = s.value;
-                open_moves_[to_index(side)][index] = s.open;
+                values_[to_index(side)][index] =
+                    s.value != detail::kUndecided
+                        ? s.value
+                        : static_cast<std::uint16_t>(kOpenBase | (s.stabilizer > 1 ? kSymmetricFlag : 0) | s.open);
                 valid += s.value != detail::kInvalid;
                 const std::uint64_t packed = detail::pack(side, index);
                 if (s.level >= 0) local.add(s.level, packed);
@@ -98,12 +100,6 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
     }
     valid_positions_ = valid;
     std::sort(symmetric_.begin(), symmetric_.end());
-    for (int c = 0; c < 2; ++c) symmetric_bits_[c].assign((size_ + 63) / 64, 0);
-    for (const std::uint64_t entry : symmetric_) {
-        const std::uint64_t packed = entry >> 3;
-        const std::uint64_t i = detail::packed_index(packed);
-        symmetric_bits_[to_index(detail::packed_side(packed))][i >> 6] |= std::uint64_t{1} << (i & 63);
-    }
     std::sort(late_wins_.begin(), late_wins_.end());
     std::sort(late_losses_.begin(), late_losses_.end());
 }
@@ -137,18 +133,34 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
             while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
         }
         at += repeats;
-        if (load(p, q) != detail::kUndecided) continue;
-        std::atomic_ref<std::uint8_t> open(open_moves_[to_index(p)][q]);
-        if (open.load(std::memory_order_relaxed) == detail::kCannotLose) continue;
-        const auto closed = static_cast<std::uint8_t>(
-            repeats * static_cast<std::size_t>(stabilizer_of(p, q)) / static_cast<std::size_t>(stab_w));
-        if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) continue;
-        int distance = next;
-        if (distance < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), detail::pack(p, q))) {
-            distance = 2;
+        std::atomic_ref<std::uint16_t> word(values_[to_index(p)][q]);
+        std::uint16_t seen = word.load(std::memory_order_relaxed);
+        if (!is_open(seen) || open_count(seen) == detail::kCannotLose) continue;
+        const int stab_q = (seen & kSymmetricFlag) ? stabilizer_of(p, q) : 1;
+        const auto closed =
+            static_cast<std::uint16_t>(repeats * static_cast<std::size_t>(stab_q) / static_cast<std::size_t>(stab_w));
+        // A failed exchange rereads the word; another visit may have
+        // decided it meanwhile.
+        for (;;) {
+            if (open_count(seen) != closed) {
+                if (word.compare_exchange_weak(seen, static_cast<std::uint16_t>(seen - closed),
+                                               std::memory_order_relaxed)) {
+                    break;
+                }
+            } else {
+                int distance = next;
+                if (distance < 2 &&
+                    std::binary_search(late_losses_.begin(), late_losses_.end(), detail::pack(p, q))) {
+                    distance = 2;
+                }
+                const auto loss = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
+                if (word.compare_exchange_weak(seen, loss, std::memory_order_relaxed)) {
+                    local.add(distance, detail::pack(p, q));
+                    break;
+                }
+            }
+            if (!is_open(seen)) break;
         }
-        const auto loss = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
-        if (claim(p, q, loss)) local.add(distance, detail::pack(p, q));
     }
 }
 
