@@ -48,17 +48,19 @@ std::uint64_t material_key(const index::Material& m) {
 class SubtableValues {
 public:
     void add(const index::Material& m, std::shared_ptr<const probe::Table> table) {
-        tables_[material_key(m)] = table;
-        tables_[material_key(m.flipped())] = std::move(table);
+        tables_.push_back({material_key(m), table});
+        tables_.push_back({material_key(m.flipped()), std::move(table)});
     }
     // Called from parallel loops, so failures are recorded, not thrown.
     probe::Value value(const probe::Tablebase& tb, const Position& pos) const {
         if (pos.units(pos.side_to_move()) == 0) return {Wdl::Win, 0};
         if (pos.units(~pos.side_to_move()) == 0) return {Wdl::Loss, 0};
-        auto it = tables_.find(material_key(pos));
-        if (it != tables_.end()) {
-            auto v = tb.value_in(*it->second, pos);
+        const std::uint64_t key = material_key(pos);
+        for (const auto& [table_key, table] : tables_) {
+            if (table_key != key) continue;
+            auto v = tb.value_in(*table, pos);
             if (v.ok()) return *v;
+            break;
         }
         std::lock_guard lock(mutex_);
         if (error_.empty()) error_ = "no sub-table value for " + to_fen(pos);
@@ -69,7 +71,8 @@ public:
 private:
     mutable std::mutex mutex_;
     mutable std::string error_;
-    std::unordered_map<std::uint64_t, std::shared_ptr<const probe::Table>> tables_;
+    // A table converts into a dozen sub-tables at most: a scan beats hashing.
+    std::vector<std::pair<std::uint64_t, std::shared_ptr<const probe::Table>>> tables_;
 };
 
 class ProgressLine {

@@ -132,7 +132,9 @@ public:
     }
 
     // Terminal positions, conversions and en-passant double pushes of one slot.
-    SlotStart start(Color side, std::uint64_t index) const;
+    // Inlined into the passes: returned through memory, the verdict's
+    // narrow fields cost a store-forwarding stall per slot.
+    [[gnu::always_inline]] inline SlotStart start(Color side, std::uint64_t index) const;
 
     // Slots of the predecessors of pos by quiet un-moves, repeated once per
     // un-move, sorted if asked. `squares` holds pos's placement as decoded

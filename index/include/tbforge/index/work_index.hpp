@@ -86,26 +86,22 @@ class WorkIndex::Neighbours {
 public:
     // `squares` (as decoded from `slot`) must outlive this object.
     Neighbours(const WorkIndex& ix, Index slot, const Square* squares) noexcept
-        : ix_(ix), slot_(slot), squares_(squares) {
-        images_.fill(kNotComputed);
-    }
+        : ix_(ix), slot_(slot), squares_(squares),
+          on_diagonal_(ix.choice_on_diagonal_[static_cast<std::size_t>(slot >> ix.shift_)]) {}
 
     // The slot with unit `moved` on `to`, an empty square.
     Index moved(int moved, Square to) noexcept {
-        if (moved == 0) return root_moved(to);
-        if (ix_.group_count_[moved] != 1 || (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
-            return ix_.encode_moved_slow(squares_, moved, to);
+        if (moved == 0 || ix_.group_count_[moved] != 1 ||
+            (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
+            return moved_slow(moved, to);
         }
         const int shift = ix_.shift_ - 6 * moved;
         const Index plain =
             slot_ - (static_cast<Index>(squares_[moved]) << shift) + (static_cast<Index>(to) << shift);
-        const auto choice = static_cast<std::size_t>(slot_ >> ix_.shift_);
-        if (!ix_.choice_on_diagonal_[choice]) return plain;
+        if (!on_diagonal_) return plain;
         // The root stays on the diagonal: the canonical slot is the smaller
         // of the placement's and its transpose's.
-        if (transposed_ == kNotComputed) {
-            transposed_ = ix_.encode_with(squares_, kTranspose, static_cast<std::uint8_t>(choice));
-        }
+        if (transposed_ == kNotComputed) transposed_ = transposed_slot();
         const Index transposed = transposed_ - (static_cast<Index>(ix_.transposed_[squares_[moved]]) << shift) +
                                  (static_cast<Index>(ix_.transposed_[to]) << shift);
         return std::min(plain, transposed);
@@ -114,7 +110,9 @@ public:
 private:
     static constexpr Index kNotComputed = ~Index{0} - 1;
 
-    Index root_moved(Square to) noexcept {
+    // Out of line: root moves and moves inside a unit group.
+    [[gnu::noinline]] Index moved_slow(int moved, Square to) noexcept {
+        if (moved != 0) return ix_.encode_moved_slow(squares_, moved, to);
         const Canonical c = ix_.canonical_[to];
         if (c.choice == kNoChoice) return kNoIndex;
         const Index root = static_cast<Index>(c.choice) << ix_.shift_;
@@ -122,18 +120,26 @@ private:
         if (c.alt_sym < 0) return slot;
         return std::min(slot, root | image(c.alt_sym));
     }
+    [[gnu::noinline]] Index transposed_slot() const noexcept {
+        return ix_.encode_with(squares_, kTranspose, static_cast<std::uint8_t>(slot_ >> ix_.shift_));
+    }
     // The digits of the units after the root under one symmetry.
     Index image(int sym) noexcept {
         Index& digits = images_[static_cast<std::size_t>(sym)];
-        if (digits == kNotComputed) digits = ix_.encode_with(squares_, sym, 0);
+        if (!(computed_ & (1u << sym))) {
+            digits = ix_.encode_with(squares_, sym, 0);
+            computed_ |= 1u << sym;
+        }
         return digits;
     }
 
     const WorkIndex& ix_;
     Index slot_;
     const Square* squares_;
+    bool on_diagonal_;
     Index transposed_ = kNotComputed;
-    std::array<Index, kSymmetryCount> images_{};
+    unsigned computed_ = 0;  // bit per symmetry: images_ entry filled
+    std::array<Index, kSymmetryCount> images_;
 };
 
 }  // namespace tbf::index
