@@ -104,6 +104,7 @@ private:
         std::vector<std::uint64_t> counts;
         std::vector<char> overflow;
         std::uint64_t budget = 0;  // list entries still allowed
+        std::uint64_t added = 0;   // positions ever added, all levels
         void drop(std::size_t l) {
             overflow[l] = 1;
             budget += lists[l].size();
@@ -117,6 +118,7 @@ private:
             }
             for (std::size_t l = 0; l < local.counts.size(); ++l) {
                 counts[l] += local.counts[l];
+                added += local.counts[l];
                 if (overflow[l]) continue;
                 if (local.overflow[l] || local.lists[l].size() > budget) {
                     drop(l);
@@ -139,7 +141,12 @@ private:
     // Un-moves from one position decided at `level`.
     void visit(Color side, std::uint64_t index, int level, LocalFrontier& local, SlotList& preds);
     void initial_pass();
+    // A level's decisions reach the open positions either by pushing from
+    // each decided position to its predecessors (few decided) or by pulling:
+    // a scan of the open positions looks at their children (many decided).
     void level_pass(int level);
+    void pull_pass(int level);
+    static constexpr bool kCanPull = MoveIndexer<Ix> && !R::kRoyalKing;
     int stabilizer_of(Color side, std::uint64_t index) const;
 
     // One 16-bit word per slot: a final value code, a detail:: marker, or an
@@ -178,6 +185,10 @@ private:
     // packed id * 8 + stabiliser size, sorted.
     std::vector<std::uint64_t> symmetric_;
     std::uint64_t valid_positions_ = 0;
+    // Open positions after the initial pass, and frontier_.added then:
+    // every later addition decides an open position.
+    std::uint64_t initial_open_ = 0;
+    std::uint64_t added_after_initial_ = 0;
 };
 
 }  // namespace tbf::gen

@@ -27,6 +27,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
         none.overflow.resize(3);
         frontier_.merge(none);
     }
+    added_after_initial_ = frontier_.added;
     int passes = 1;
     for (int level = 0; static_cast<std::size_t>(level) < frontier_.counts.size(); ++level) {
         if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= kOpenBase) {
@@ -63,8 +64,9 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
     const auto total = static_cast<std::int64_t>(size_ * 2);
     std::mutex merge_mutex;
     std::uint64_t valid = 0;
+    std::uint64_t open = 0;
     std::atomic<std::uint64_t> done{0};
-#pragma omp parallel reduction(+ : valid)
+#pragma omp parallel reduction(+ : valid, open)
     {
         LocalFrontier local = local_frontier();
         std::vector<std::uint64_t> late_win, late_loss, symmetric;
@@ -82,6 +84,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                         ? s.value
                         : static_cast<std::uint16_t>(kOpenBase | (s.stabilizer > 1 ? kSymmetricFlag : 0) | s.open);
                 valid += s.value != detail::kInvalid;
+                open += s.value == detail::kUndecided;
                 const std::uint64_t packed = detail::pack(side, index);
                 if (s.level >= 0) local.add(s.level, packed);
                 if (s.late_win) late_win.push_back(packed);
@@ -99,6 +102,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
         symmetric_.insert(symmetric_.end(), symmetric.begin(), symmetric.end());
     }
     valid_positions_ = valid;
+    initial_open_ = open;
     std::sort(symmetric_.begin(), symmetric_.end());
     std::sort(late_wins_.begin(), late_wins_.end());
     std::sort(late_losses_.begin(), late_losses_.end());
@@ -168,7 +172,16 @@ template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     const auto l = static_cast<std::size_t>(level);
     std::mutex merge_mutex;
-    if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
+    // Pushing costs a locked update per predecessor of each decided
+    // position, pulling a read per move of each open one plus a scan.
+    const std::uint64_t open = initial_open_ - (frontier_.added - added_after_initial_);
+    if (kCanPull && frontier_.counts[l] != 0 && 2 * frontier_.counts[l] >= open) {
+        if (!frontier_.overflow[l]) {
+            frontier_.budget += frontier_.lists[l].size();
+            frontier_.lists[l] = {};
+        }
+        pull_pass(level);
+    } else if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
         const std::vector<std::uint64_t> current = std::move(frontier_.lists[l]);
         frontier_.lists[l] = {};
         frontier_.budget += current.size();
@@ -224,6 +237,74 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         }
         frontier_.merge(local);
         late_wins_.clear();
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
+    if constexpr (kCanPull) {
+        const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
+        const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+        const auto next = static_cast<std::uint16_t>(level + 1);
+        const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
+        constexpr std::int64_t kChunk = 1 << 14;
+        const auto chunks = static_cast<std::int64_t>((size_ + kChunk - 1) / kChunk);
+        std::mutex merge_mutex;
+#pragma omp parallel
+        {
+            LocalFrontier local = local_frontier();
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t chunk = 0; chunk < 2 * chunks; ++chunk) {
+                const auto side = static_cast<Color>(chunk & 1);
+                const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
+                const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
+                const std::vector<std::uint16_t>& children = values_[to_index(~side)];
+                for (std::uint64_t i = first; i < end; ++i) {
+                    // Only this thread writes slot i; the children's words
+                    // are read while other threads decide them, but those
+                    // become level + 1 codes, never the level's own.
+                    std::atomic_ref<std::uint16_t> word(values_[to_index(side)][i]);
+                    const std::uint16_t seen = word.load(std::memory_order_relaxed);
+                    if (!is_open(seen)) continue;
+                    Position pos;
+                    Square squares[kMaxTableUnits];
+                    [[maybe_unused]] const bool ok = moves_.decode(i, side, squares, pos);
+                    assert(ok);
+                    bool wins = false;
+                    int closed = 0;
+                    moves_.open_children(i, pos, squares, [&](std::uint64_t child) {
+                        const std::uint16_t code =
+                            std::atomic_ref<const std::uint16_t>(children[child]).load(std::memory_order_relaxed);
+                        wins = code == loss_code;
+                        closed += code == win_code;
+                        return !wins;
+                    });
+                    const std::uint64_t packed = detail::pack(side, i);
+                    if (wins) {
+                        word.store(win_next, std::memory_order_relaxed);
+                        local.add(next, packed);
+                        continue;
+                    }
+                    if (closed == 0 || open_count(seen) == detail::kCannotLose) continue;
+                    if (closed != open_count(seen)) {
+                        word.store(static_cast<std::uint16_t>(seen - closed), std::memory_order_relaxed);
+                        continue;
+                    }
+                    int distance = next;
+                    if (distance < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), packed)) {
+                        distance = 2;
+                    }
+                    word.store(probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}),
+                               std::memory_order_relaxed);
+                    local.add(distance, packed);
+                }
+                if (progress_ && omp_get_thread_num() == 0) {
+                    progress_("level", level, static_cast<std::uint64_t>(chunk), static_cast<std::uint64_t>(2 * chunks));
+                }
+            }
+            std::lock_guard lock(merge_mutex);
+            frontier_.merge(local);
+        }
     }
 }
 

@@ -144,6 +144,13 @@ public:
     void predecessors(std::uint64_t index, const Position& pos, Square* squares, Out& out,
                       bool sorted = true) const;
 
+    // Calls f(slot) for the child of each move that start() counts as open
+    // (quiet, not promoting, not handing over an en-passant capture), until
+    // f returns false. Without a royal king every such move is legal.
+    template <class F>
+        requires MoveIndexer<Ix> && (!R::kRoyalKing)
+    void open_children(std::uint64_t index, const Position& pos, const Square* squares, F&& f) const;
+
 private:
     bool is_valid(const Position& pos) const {
         if constexpr (R::kRoyalKing) {
@@ -313,6 +320,44 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
     }
     // Sorted, repeated predecessors (several un-moves) stand together.
     if (sorted) std::sort(out.begin(), out.end());
+}
+
+template <Ruleset R, TableIndexer Ix>
+template <class F>
+    requires MoveIndexer<Ix> && (!R::kRoyalKing)
+void TableMoves<R, Ix>::open_children(std::uint64_t index, const Position& pos, const Square* squares,
+                                      F&& f) const {
+    const Color s = pos.side_to_move();
+    const Bitboard occ = pos.occupied();
+    const Bitboard empty = ~occ & R::kBoard;
+    typename Ix::Neighbours neighbours(ix_, index, squares);
+    const int forward = s == Color::White ? 8 : -8;
+    const int start_rank = s == Color::White ? 1 : 6;
+    const int last_rank = s == Color::White ? 7 : 0;
+    const int n = ix_.unit_count();
+    for (int unit = 0; unit < n; ++unit) {
+        const Unit u = ix_.unit(unit);
+        if (unit_color(u) != s) continue;
+        const Square from = squares[unit];
+        const UnitType type = unit_type(u);
+        if (type != UnitType::Pawn) {
+            Bitboard to = unit_attacks(type, from, occ) & empty;
+            while (to) {
+                if (!f(neighbours.moved(unit, pop_lsb(to)))) return;
+            }
+            continue;
+        }
+        const auto one = static_cast<Square>(from + forward);
+        if (!(empty & bit(one)) || rank_of(one) == last_rank) continue;
+        if (!f(neighbours.moved(unit, one))) return;
+        if (rank_of(from) != start_rank) continue;
+        const auto two = static_cast<Square>(one + forward);
+        if (!(empty & bit(two))) continue;
+        if constexpr (R::kPawnsCapture) {
+            if (pawn_attacks(s, one) & pos.units(~s, UnitType::Pawn)) continue;
+        }
+        if (!f(neighbours.moved(unit, two))) return;
+    }
 }
 
 }  // namespace tbf::gen
