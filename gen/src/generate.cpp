@@ -48,18 +48,21 @@ std::uint64_t material_key(const index::Material& m) {
 class SubtableValues {
 public:
     void add(const index::Material& m, std::shared_ptr<const probe::Table> table) {
-        tables_.push_back({material_key(m), table});
-        tables_.push_back({material_key(m.flipped()), std::move(table)});
+        tables_.push_back({material_key(m), false, table});
+        tables_.push_back({material_key(m.flipped()), true, std::move(table)});
     }
     // Called from parallel loops, so failures are recorded, not thrown.
-    probe::Value value(const probe::Tablebase& tb, const Position& pos) const {
+    probe::Value value(const Position& pos) const {
         if (pos.units(pos.side_to_move()) == 0) return {Wdl::Win, 0};
         if (pos.units(~pos.side_to_move()) == 0) return {Wdl::Loss, 0};
         const std::uint64_t key = material_key(pos);
-        for (const auto& [table_key, table] : tables_) {
-            if (table_key != key) continue;
-            auto v = tb.value_in(*table, pos);
-            if (v.ok()) return *v;
+        for (const Entry& entry : tables_) {
+            if (entry.key != key) continue;
+            const index::Index slot = entry.table->indexer().index_oriented(pos, entry.color_flipped);
+            if (slot == index::kNoIndex) break;
+            const Color side = entry.color_flipped ? ~pos.side_to_move() : pos.side_to_move();
+            auto code = entry.table->code(side, slot);
+            if (code.ok()) return probe::decode_value(*code);
             break;
         }
         std::lock_guard lock(mutex_);
@@ -69,10 +72,15 @@ public:
     const std::string& error() const { return error_; }
 
 private:
+    struct Entry {
+        std::uint64_t key;  // material_key of the positions it holds
+        bool color_flipped;
+        std::shared_ptr<const probe::Table> table;
+    };
     mutable std::mutex mutex_;
     mutable std::string error_;
     // A table converts into a dozen sub-tables at most: a scan beats hashing.
-    std::vector<std::pair<std::uint64_t, std::shared_ptr<const probe::Table>>> tables_;
+    std::vector<Entry> tables_;
 };
 
 class ProgressLine {
@@ -302,7 +310,7 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         subtables.add(sub, *table);
     }
     ProgressLine progress(options.progress, name);
-    auto child_value = [&](const Position& child) { return subtables.value(tb, child); };
+    auto child_value = [&](const Position& child) { return subtables.value(child); };
     auto on_progress = [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
         progress.update(pass, level, done, total);
     };
@@ -386,7 +394,7 @@ MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, s
     MemoryPlan plan;
     plan.subtable_bytes = subtable_bytes;
     plan.in_ram_bytes =
-        (work_size != 0 ? 7 * work_size + 4 * index_size : 10 * index_size) + subtable_bytes;
+        (work_size != 0 ? 5 * work_size + 4 * index_size : 5 * index_size) + subtable_bytes;
     if (memory_bytes == 0 || plan.in_ram_bytes <= memory_bytes) return plan;
     plan.out_of_core = true;
     plan.resident_subtables = subtable_bytes <= memory_bytes / 2;

@@ -621,22 +621,29 @@ std::optional<Slot> Indexer::locate(const Position& pos) const {
     const Material m = material_of(pos);
     Slot slot;
     if (m == material_) {
-        slot.index = index(pos);
+        slot.index = index_oriented(pos, false);
         slot.side_to_move = pos.side_to_move();
     } else if (m.flipped() == material_) {
-        // The placement of pos.color_flipped(), read without building it.
-        Square squares[kMaxUnits];
-        for (int g = 0; g < group_count_; ++g) {
-            const Group& grp = groups_[g];
-            Bitboard b = pos.units(~unit_color(grp.unit), unit_type(grp.unit));
-            for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = static_cast<Square>(pop_lsb(b) ^ 56);
-        }
-        slot.index = encode(squares);
+        slot.index = index_oriented(pos, true);
         slot.side_to_move = ~pos.side_to_move();
         slot.color_flipped = true;
     }
     if (slot.index == kNoIndex) return std::nullopt;
     return slot;
+}
+
+Index Indexer::index_oriented(const Position& pos, bool color_flipped) const noexcept {
+    // Flipped: the placement of pos.color_flipped(), read without building it.
+    const Color swap = color_flipped ? Color::Black : Color::White;
+    const int mirror = color_flipped ? 56 : 0;
+    Square squares[kMaxUnits];
+    for (int g = 0; g < group_count_; ++g) {
+        const Group& grp = groups_[g];
+        const auto colour = static_cast<Color>(to_index(unit_color(grp.unit)) ^ to_index(swap));
+        Bitboard b = pos.units(colour, unit_type(grp.unit));
+        for (int i = 0; i < grp.count; ++i) squares[grp.first + i] = static_cast<Square>(pop_lsb(b) ^ mirror);
+    }
+    return encode(squares);
 }
 
 std::optional<Position> Indexer::position(Index idx, Color side_to_move) const {

@@ -208,8 +208,10 @@ TEST_CASE("memory sizes parse as binary multiples") {
 TEST_CASE("the memory plan chooses out-of-core only above the cap") {
     const auto unlimited = gen::plan_memory(1000000, 500000, 0);
     CHECK_FALSE(unlimited.out_of_core);
-    CHECK(unlimited.in_ram_bytes == 10 * 1000000 + 500000);
-    CHECK_FALSE(gen::plan_memory(1000000, 500000, 10500000).out_of_core);
+    CHECK(unlimited.in_ram_bytes == 5 * 1000000 + 500000);
+    CHECK_FALSE(gen::plan_memory(1000000, 500000, 5500000).out_of_core);
+    CHECK(gen::plan_memory(1000000, 500000, 5499999).out_of_core);
+    CHECK(gen::plan_memory(1000000, 500000, 0, 1300000).in_ram_bytes == 5 * 1300000 + 4 * 1000000 + 500000);
     const auto tight = gen::plan_memory(1000000, 500000, 2000000);
     CHECK(tight.out_of_core);
     CHECK(tight.resident_subtables);

@@ -43,14 +43,14 @@ struct MemoryPlan {
     std::uint64_t state_bytes = 0;       // out-of-core: budget for the chunk and update buffers
 };
 
-// In RAM: 6 bytes per slot (two sides, 16-bit value and 8-bit counter), 4
-// more for the frontier lists (8-byte ids; the two largest levels together
-// rarely hold a quarter of the positions), plus the sub-tables (2 bytes per
-// stored slot). A build on the work index (work_size slots, see
-// table_build.hpp) takes 7 bytes per work slot (its lists are capped at one
-// byte per slot) and 4 per exact slot for the renumbered values. Out-of-core: the sub-tables stay resident if they take at
-// most half the cap and count against it; otherwise they are probed through
-// the block cache and the whole cap goes to the chunk state.
+// In RAM: 4 bytes per slot (two sides, one 16-bit word each: value or
+// open-move counter), at most 1 more for the frontier lists (8-byte ids,
+// capped at an eighth of the slots), plus the sub-tables (2 bytes per stored
+// slot). A build on the work index (work_size slots, see table_build.hpp)
+// takes those 5 bytes per work slot and 4 per exact slot for the renumbered
+// values. Out-of-core: the sub-tables stay resident if they take at most half
+// the cap and count against it; otherwise they are probed through the block
+// cache and the whole cap goes to the chunk state.
 MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, std::uint64_t memory_bytes,
                        std::uint64_t work_size = 0);
 

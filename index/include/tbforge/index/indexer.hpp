@@ -99,6 +99,10 @@ public:
     // orientation; nullopt if the material belongs to another table or the
     // placement is outside the table (see encode).
     std::optional<Slot> locate(const Position& pos) const;
+    // Slot of a position whose material is known to be this table's, in the
+    // given colour orientation (locate without the material check); kNoIndex
+    // if the placement is outside the table.
+    Index index_oriented(const Position& pos, bool color_flipped) const noexcept;
     // The canonical position of a slot with the given side to move, or
     // nullopt for "not a position" (index out of range; Four File: the side
     // not to move is in check). No en-passant square.
