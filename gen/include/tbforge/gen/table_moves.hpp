@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "tbforge/probe/value.hpp"
@@ -220,9 +221,15 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
     int worst_loss = 0;  // longest losing move outside the table
     bool draw = false;
     int quiet = 0;       // moves to positions of this table
-    for (Move m : list) {
+    // Compulsory captures: either every move captures or none does, and
+    // without pawns (no promotion, no en passant) every non-capture is quiet.
+    const bool all_captures = R::kCapturesCompulsory && pos.is_capture(list[0]);
+    const bool all_quiet =
+        R::kCapturesCompulsory && !all_captures && pos.units(side, UnitType::Pawn) == 0;
+    if (all_quiet) quiet = static_cast<int>(list.size());
+    for (Move m : all_quiet ? std::span<const Move>() : std::span<const Move>(list.begin(), list.end())) {
         Value v;
-        if (pos.is_conversion(m)) {
+        if (all_captures || pos.is_conversion(m)) {
             v = probe::move_value(child_value_(pos.after(m)), true);
         } else if (!gives_en_passant(pos, m)) {
             ++quiet;
