@@ -37,3 +37,10 @@ file(GLOB left ${work}/*)
 if(left)
   message(FATAL_ERROR "work directory not cleaned: ${left}")
 endif()
+
+# Without a cap the table is built in RAM and reports where its time went.
+file(REMOVE_RECURSE ${db})
+run_tbgen("gen;--variant;antichess;--db;${db};--json;KvP" 0)
+if(NOT last_stdout MATCHES "\"table\":\"antichess/KvP\",\"built\":true,[^\n]*\"out_of_core\":false,\"phases\":{\"initial\":[0-9.e-]+,\"levels\":[0-9.e-]+,\"renumber\":[0-9.e-]+,\"store\":[0-9.e-]+}")
+  message(FATAL_ERROR "no phase times for an in-RAM build:\n${last_stdout}")
+endif()
