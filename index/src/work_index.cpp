@@ -25,6 +25,15 @@ constexpr SquareMaps kMaps;
 
 bool in_triangle(Square s) { return file_of(s) <= 3 && rank_of(s) <= file_of(s); }
 
+// The images of a group's squares under a square map, ascending (groups are
+// small: insertion sort).
+void sorted_images(const Square* squares, int count, const std::array<Square, 64>& map, Square* out) {
+    for (int k = 0; k < count; ++k) out[k] = map[squares[k]];
+    for (int k = 1; k < count; ++k) {
+        for (int j = k; j > 0 && out[j] < out[j - 1]; --j) std::swap(out[j], out[j - 1]);
+    }
+}
+
 }  // namespace
 
 std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& material) {
@@ -106,14 +115,11 @@ Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice
             continue;
         }
         Square g[kMaxUnits];
+        sorted_images(squares + i, count, map, g);
         for (int k = 0; k < count; ++k) {
-            g[k] = map[squares[i + k]];
             if (pawn_[i] && (bit(g[k]) & kBackRanks)) return kNoIndex;
+            slot |= static_cast<Index>(g[k]) << (shift_ - 6 * (i + k));
         }
-        for (int k = 1; k < count; ++k) {  // insertion sort: groups are small
-            for (int j = k; j > 0 && g[j] < g[j - 1]; --j) std::swap(g[j], g[j - 1]);
-        }
-        for (int k = 0; k < count; ++k) slot |= static_cast<Index>(g[k]) << (shift_ - 6 * (i + k));
         i += count;
     }
     return slot;
@@ -162,10 +168,7 @@ bool WorkIndex::canonical_on_diagonal(const Square* squares) const noexcept {
             continue;
         }
         Square g[kMaxUnits];
-        for (int k = 0; k < count; ++k) g[k] = transposed_[squares[i + k]];
-        for (int k = 1; k < count; ++k) {
-            for (int j = k; j > 0 && g[j] < g[j - 1]; --j) std::swap(g[j], g[j - 1]);
-        }
+        sorted_images(squares + i, count, transposed_, g);
         for (int k = 0; k < count; ++k) {
             if (g[k] != squares[i + k]) return squares[i + k] < g[k];
         }

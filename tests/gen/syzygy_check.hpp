@@ -16,12 +16,13 @@
 
 namespace tbf::test {
 
-// Syzygy stores DTZ halved. A win reported as odd r stands for a true
-// distance of r or r + 1 (reference README). A loss is one ply longer than
-// the winning reply, so its rounding usually shows at even r; an odd r may
-// still be rounded as the README says, e.g. QRRvK 8/7R/6k1/7R/8/8/8/7Q w,
-// reported -1, where White cannot capture and loses at ply 2. Other values
-// are exact.
+// Syzygy stores DTZ halved: a value read from the table is the true
+// distance n when n is odd and n - 1 when n is even (reference README), so a
+// reported odd r stands for r or r + 1. A loss whose side the table does not
+// store is probed as one ply more than its opponent's rounded win, which
+// flips the parity: there an even r stands for r or r + 1. A loss can come
+// from either source (e.g. QRRvK 8/7R/6k1/7R/8/8/8/7Q w, reported -1: White
+// cannot capture and loses at ply 2), a win only from the table.
 inline bool dtz_agrees(int wdl, int reported, int dtc) {
     const bool rounded = wdl > 0 ? reported % 2 == 1 : true;
     return dtc == reported || (rounded && dtc == reported + 1);

@@ -104,7 +104,7 @@ private:
         std::vector<std::uint64_t> counts;
         std::vector<char> overflow;
         std::uint64_t budget = 0;  // list entries still allowed
-        std::uint64_t added = 0;   // positions ever added, all levels
+        std::uint64_t added = 0;   // positions added since the initial pass
         void drop(std::size_t l) {
             overflow[l] = 1;
             budget += lists[l].size();
@@ -148,6 +148,12 @@ private:
     void pull_pass(int level);
     static constexpr bool kCanPull = MoveIndexer<Ix> && !R::kRoyalKing;
     int stabilizer_of(Color side, std::uint64_t index) const;
+    // Distance of a loss whose last open move closes at `next`: 2 instead of
+    // 1 when a double push into en passant loses more slowly.
+    int loss_distance(int next, std::uint64_t packed) const {
+        if (next < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), packed)) return 2;
+        return next;
+    }
 
     // One 16-bit word per slot: a final value code, a detail:: marker, or an
     // undecided position's open-move counter with a "symmetric" flag, so
@@ -185,10 +191,9 @@ private:
     // packed id * 8 + stabiliser size, sorted.
     std::vector<std::uint64_t> symmetric_;
     std::uint64_t valid_positions_ = 0;
-    // Open positions after the initial pass, and frontier_.added then:
-    // every later addition decides an open position.
+    // Open positions after the initial pass: every later frontier addition
+    // decides one of them.
     std::uint64_t initial_open_ = 0;
-    std::uint64_t added_after_initial_ = 0;
 };
 
 }  // namespace tbf::gen

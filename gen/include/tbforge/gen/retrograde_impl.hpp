@@ -27,7 +27,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
         none.overflow.resize(3);
         frontier_.merge(none);
     }
-    added_after_initial_ = frontier_.added;
+    frontier_.added = 0;
     int passes = 1;
     for (int level = 0; static_cast<std::size_t>(level) < frontier_.counts.size(); ++level) {
         if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= kOpenBase) {
@@ -152,11 +152,7 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
                     break;
                 }
             } else {
-                int distance = next;
-                if (distance < 2 &&
-                    std::binary_search(late_losses_.begin(), late_losses_.end(), detail::pack(p, q))) {
-                    distance = 2;
-                }
+                const int distance = loss_distance(next, detail::pack(p, q));
                 const auto loss = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
                 if (word.compare_exchange_weak(seen, loss, std::memory_order_relaxed)) {
                     local.add(distance, detail::pack(p, q));
@@ -174,7 +170,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     std::mutex merge_mutex;
     // Pushing costs a locked update per predecessor of each decided
     // position, pulling a read per move of each open one plus a scan.
-    const std::uint64_t open = initial_open_ - (frontier_.added - added_after_initial_);
+    const std::uint64_t open = initial_open_ - frontier_.added;
     if (kCanPull && frontier_.counts[l] != 0 && 2 * frontier_.counts[l] >= open) {
         if (!frontier_.overflow[l]) {
             frontier_.budget += frontier_.lists[l].size();
@@ -290,10 +286,7 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
                         word.store(static_cast<std::uint16_t>(seen - closed), std::memory_order_relaxed);
                         continue;
                     }
-                    int distance = next;
-                    if (distance < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), packed)) {
-                        distance = 2;
-                    }
+                    const int distance = loss_distance(next, packed);
                     word.store(probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}),
                                std::memory_order_relaxed);
                     local.add(distance, packed);

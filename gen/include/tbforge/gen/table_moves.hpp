@@ -165,13 +165,17 @@ private:
     // Does this quiet move give the opponent an en-passant capture?
     // (Position::after records the square exactly then.)
     static bool gives_en_passant(const Position& pos, Move m) {
+        if ((m.from() ^ m.to()) != 16 || unit_type(pos.unit_on(m.from())) != UnitType::Pawn) return false;
+        return passes_enemy_pawn(pos, pos.side_to_move(), static_cast<Square>((m.from() + m.to()) / 2));
+    }
+    // Would a double push by `mover` over `skipped` give the opponent an
+    // en-passant capture? The positions it leads to are valued outside the
+    // table, so neither the counters nor the un-moves include such pushes.
+    static bool passes_enemy_pawn(const Position& pos, Color mover, Square skipped) {
         if constexpr (!R::kPawnsCapture) {
             return false;
         } else {
-            if ((m.from() ^ m.to()) != 16 || unit_type(pos.unit_on(m.from())) != UnitType::Pawn) return false;
-            const Color us = pos.side_to_move();
-            const auto skipped = static_cast<Square>((m.from() + m.to()) / 2);
-            return (pawn_attacks(us, skipped) & pos.units(~us, UnitType::Pawn)) != 0;
+            return (pawn_attacks(mover, skipped) & pos.units(~mover, UnitType::Pawn)) != 0;
         }
     }
 
@@ -318,11 +322,7 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
         if (rank_of(to) != double_push_rank) continue;
         const auto start = static_cast<Square>(back - forward);
         if (!(empty & bit(start))) continue;
-        // A double push next to an enemy pawn leads to the en-passant
-        // position, which is valued outside the table.
-        if constexpr (R::kPawnsCapture) {
-            if (pawn_attacks(p, back) & pos.units(s, UnitType::Pawn)) continue;
-        }
+        if (passes_enemy_pawn(pos, p, back)) continue;
         add(start, to);
     }
     // Sorted, repeated predecessors (several un-moves) stand together.
@@ -359,10 +359,7 @@ void TableMoves<R, Ix>::open_children(std::uint64_t index, const Position& pos, 
         if (!f(neighbours.moved(unit, one))) return;
         if (rank_of(from) != start_rank) continue;
         const auto two = static_cast<Square>(one + forward);
-        if (!(empty & bit(two))) continue;
-        if constexpr (R::kPawnsCapture) {
-            if (pawn_attacks(s, one) & pos.units(~s, UnitType::Pawn)) continue;
-        }
+        if (!(empty & bit(two)) || passes_enemy_pawn(pos, s, one)) continue;
         if (!f(neighbours.moved(unit, two))) return;
     }
 }

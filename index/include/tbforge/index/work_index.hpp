@@ -101,8 +101,8 @@ public:
         if (!on_diagonal_) return plain;
         // The root stays on the diagonal: the canonical slot is the smaller
         // of the placement's and its transpose's.
-        if (transposed_ == kNotComputed) transposed_ = transposed_slot();
-        const Index transposed = transposed_ - (static_cast<Index>(ix_.transposed_[squares_[moved]]) << shift) +
+        if (transposed_slot_ == kNotComputed) transposed_slot_ = compute_transposed_slot();
+        const Index transposed = transposed_slot_ - (static_cast<Index>(ix_.transposed_[squares_[moved]]) << shift) +
                                  (static_cast<Index>(ix_.transposed_[to]) << shift);
         return std::min(plain, transposed);
     }
@@ -120,7 +120,7 @@ private:
         if (c.alt_sym < 0) return slot;
         return std::min(slot, root | image(c.alt_sym));
     }
-    [[gnu::noinline]] Index transposed_slot() const noexcept {
+    [[gnu::noinline]] Index compute_transposed_slot() const noexcept {
         return ix_.encode_with(squares_, kTranspose, static_cast<std::uint8_t>(slot_ >> ix_.shift_));
     }
     // The digits of the units after the root under one symmetry.
@@ -137,7 +137,7 @@ private:
     Index slot_;
     const Square* squares_;
     bool on_diagonal_;
-    Index transposed_ = kNotComputed;
+    Index transposed_slot_ = kNotComputed;
     unsigned computed_ = 0;  // bit per symmetry: images_ entry filled
     std::array<Index, kSymmetryCount> images_;
 };

@@ -2,7 +2,6 @@
 // Legal move generation and game-end detection, templated on the ruleset so
 // the hot loops carry no run-time variant checks.
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <new>
@@ -22,12 +21,6 @@ public:
     static constexpr std::size_t kCapacity = 512;
 
     MoveList() {}  // storage left uninitialised: a list is built per position in hot loops
-    MoveList(const MoveList& other) : size_(other.size_) { std::copy(other.begin(), other.end(), data()); }
-    MoveList& operator=(const MoveList& other) {
-        size_ = other.size_;
-        std::copy(other.begin(), other.end(), data());
-        return *this;
-    }
 
     void push(Move m) { new (data() + size_++) Move(m); }
     std::size_t size() const { return size_; }
