@@ -179,7 +179,10 @@ int run_gen(const std::vector<std::string>& argv) {
             if (t.out_of_core) {
                 std::cout << ",\"resumed\":" << (t.resumed ? "true" : "false") << ",\"chunks\":" << t.chunks
                           << ",\"bytes_read\":" << t.bytes_read << ",\"bytes_written\":" << t.bytes_written
-                          << ",\"crossing_fraction\":" << t.crossing_fraction;
+                          << ",\"crossing_fraction\":" << t.crossing_fraction << ",\"sparse_from_level\":" << t.sparse_level
+                          << ",\"phases\":{\"initial\":" << t.phases.initial << ",\"levels\":" << t.phases.levels
+                          << ",\"sparse\":" << t.phases.sparse << ",\"write_back\":" << t.phases.write_back
+                          << ",\"store\":" << t.phases.store << '}';
             } else if (t.built) {
                 std::cout << ",\"phases\":{\"initial\":" << t.phases.initial << ",\"levels\":" << t.phases.levels
                           << ",\"renumber\":" << t.phases.renumber << ",\"store\":" << t.phases.store << '}';

@@ -353,6 +353,7 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         // A failed sub-table read must not be recorded as a completed step.
         ooc_options.child_error = [&] { return subtables.error(); };
         OutOfCoreBuilder<R, index::Indexer> builder(*indexer, child_value, ooc_options, on_progress);
+        double store_seconds = 0;
         try {
             const bool finished = builder.build();
             progress.finish();
@@ -360,8 +361,10 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
                 return GenerateError{3, "building " + name + ": stopped after a step; run again to resume from " +
                                             ooc_options.work_dir};
             }
+            const auto store_start = std::chrono::steady_clock::now();
             stored = store_table(tb, *indexer, name, R::kName, material, options, builder.max_code(),
                                  [&](const ValueSink& sink) { builder.stream_values(sink); });
+            store_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
             if (std::holds_alternative<Stored>(stored)) builder.remove_work();
         } catch (const ooc::WorkError& e) {
             progress.finish();
@@ -379,6 +382,12 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         summary.bytes_read = report.io.read;
         summary.bytes_written = report.io.written;
         summary.crossing_fraction = report.crossing_fraction();
+        summary.sparse_level = report.sparse_level;
+        summary.phases.initial = report.initial_seconds;
+        summary.phases.levels = report.chunk_level_seconds;
+        summary.phases.sparse = report.sparse_seconds;
+        summary.phases.write_back = report.write_back_seconds;
+        summary.phases.store = store_seconds;
     }
     if (auto* error = std::get_if<GenerateError>(&stored)) return *error;
     summary.stored_bytes = std::get<Stored>(stored).stored_bytes;

@@ -330,6 +330,16 @@ void read_chunk_values(const WorkDir& dir, std::string_view name, std::uint64_t 
     }
 }
 
+void read_chunk_counters(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                         int side, std::vector<std::uint8_t>& out) {
+    const ChunkHeader h = read_chunk_header(dir, name, chunk, count);
+    out.resize(count);
+    dir.read_at(name, section_offset(2 + side, count), out);
+    if (storage::xxh64(std::span<const std::uint8_t>(out)) != h.sums[2 + side]) {
+        damaged(dir.file(name), "checksum mismatch");
+    }
+}
+
 void write_aux(const WorkDir& dir, std::string_view name, const ChunkAux& aux) {
     Writer w;
     w.put(kAuxMagic, 8);
@@ -430,6 +440,14 @@ void write_manifest(const WorkDir& dir, const Manifest& m) {
             w.u64(count);
         }
     }
+    w.u64(m.undecided);
+    w.u64(static_cast<std::uint64_t>(m.sparse_level + 1));
+    w.u64(m.sparse_words);
+    w.u64(m.sparse_checksum);
+    for (const auto& c : m.chunks) {
+        w.u64(c.tracked[0]);
+        w.u64(c.tracked[1]);
+    }
     seal(w);
     dir.write_atomic(kManifestName, w.bytes);
 }
@@ -442,14 +460,15 @@ std::optional<Manifest> read_manifest(const WorkDir& dir) {
     char magic[8];
     r.get(magic, 8);
     if (std::memcmp(magic, kManifestMagic, 8) != 0) damaged(file, "not a manifest");
-    if (r.u32() != Manifest::kFormat) damaged(file, "unknown manifest format");
     Manifest m;
+    m.format = r.u32();
+    if (m.format != 1 && m.format != Manifest::kFormat) damaged(file, "unknown manifest format");
     m.generator_version = r.str();
     m.table = r.str();
     m.index_size = r.u64();
     m.chunk_slots = r.u64();
     const std::uint64_t phase = r.u64();
-    if (phase > static_cast<std::uint64_t>(Phase::Finished)) damaged(file, "bad phase");
+    if (phase > static_cast<std::uint64_t>(Phase::WriteBack)) damaged(file, "bad phase");
     m.phase = static_cast<Phase>(phase);
     m.level = static_cast<int>(r.u64());
     m.next_chunk = r.u64();
@@ -472,6 +491,16 @@ std::optional<Manifest> read_manifest(const WorkDir& dir) {
         for (std::uint64_t k = 0; k < pending; ++k) {
             const auto level = static_cast<int>(r.u64());
             c.pending[level] = r.u64();
+        }
+    }
+    if (m.format >= 2) {
+        m.undecided = r.u64();
+        m.sparse_level = static_cast<int>(r.u64()) - 1;
+        m.sparse_words = r.u64();
+        m.sparse_checksum = r.u64();
+        for (auto& c : m.chunks) {
+            c.tracked[0] = r.u64();
+            c.tracked[1] = r.u64();
         }
     }
     if (!r.done()) damaged(file, "trailing bytes");

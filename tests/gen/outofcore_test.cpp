@@ -1,7 +1,8 @@
 // Out-of-core generation: tables forced out-of-core by a tiny memory cap (many
 // chunks) store exactly the bytes and metadata of the in-RAM build, for any
-// chunk size and thread count; a run stopped after any step resumes to the
-// same bytes; damaged work files give an error, never wrong values.
+// chunk size and thread count, whether or not the last levels run in memory;
+// a run stopped after any step resumes to the same bytes; damaged work files
+// give an error, never wrong values.
 #include <doctest/doctest.h>
 
 #include <omp.h>
@@ -383,6 +384,107 @@ TEST_CASE("damaged work files give an error, never wrong values") {
         const auto built = db.build(VariantId::Antichess, {table}, options);
         CHECK_FALSE(built.back().resumed);
         check_built(db, built.back());
+    }
+}
+
+TEST_CASE("after the big levels, the open positions are passed in memory") {
+    // Caps at which the first levels go through the chunks and the rest
+    // through the sparse set.
+    const std::vector<std::pair<std::string, std::uint64_t>> cases =
+        test::kSanitized ? std::vector<std::pair<std::string, std::uint64_t>>{{"PvP", 4 << 10}}
+                         : std::vector<std::pair<std::string, std::uint64_t>>{{"NPvQ", 64 << 10}, {"KRvN", 40 << 10}};
+    for (const auto& [table, memory] : cases) {
+        INFO(table);
+        Db ooc;
+        const auto built = ooc.build(VariantId::Antichess, {table}, out_of_core(ooc, memory));
+        const auto& t = built.back();
+        REQUIRE(t.out_of_core);
+        CHECK(t.chunks > 1);
+        CHECK(t.sparse_level > 0);
+        CHECK(t.sparse_level < t.max_dtc);
+        const Stored& expected = in_ram_table(table);
+        const Stored actual = stored(ooc.tb(), t.name);
+        CHECK(expected.info == actual.info);
+        CHECK(expected.blocks == actual.blocks);
+        CHECK(empty_or_missing(ooc.work()));
+    }
+}
+
+TEST_CASE("a build stopped in the sparse phase or its write-back resumes to the same bytes") {
+    const std::string table = test::kSanitized ? "PvP" : "NPvQ";
+    const std::string name = "antichess/" + table;
+    const std::uint64_t memory = test::kSanitized ? 4 << 10 : 64 << 10;
+    // The phase the manifest records after each step of an uninterrupted build.
+    std::vector<gen::ooc::Phase> phases;
+    {
+        Db ooc;
+        prepare(ooc, VariantId::Antichess, table);
+        auto options = out_of_core(ooc, memory);
+        const std::string work = table_work(ooc, name);
+        options.stop_after_step = [&] {
+            gen::ooc::IoCounters io;
+            const auto manifest = gen::ooc::read_manifest(gen::ooc::WorkDir(work, io, false));
+            REQUIRE(manifest);
+            phases.push_back(manifest->phase);
+            return false;
+        };
+        ooc.build(VariantId::Antichess, {table}, options);
+    }
+    auto steps_in = [&](gen::ooc::Phase phase) {
+        std::vector<int> out;
+        for (std::size_t k = 0; k < phases.size(); ++k) {
+            if (phases[k] == phase) out.push_back(static_cast<int>(k) + 1);
+        }
+        return out;
+    };
+    const auto sparse = steps_in(gen::ooc::Phase::Sparse);
+    const auto write_back = steps_in(gen::ooc::Phase::WriteBack);
+    REQUIRE(sparse.size() >= 3);
+    REQUIRE(write_back.size() >= 2);
+    // Entering the phase, in the middle, the last level, the first and the
+    // last chunk written back; twice in one build (the second count starts
+    // at the resume).
+    for (const std::vector<int>& stops : std::vector<std::vector<int>>{
+             {sparse.front()},
+             {sparse[sparse.size() / 2]},
+             {sparse.back()},
+             {write_back.front()},
+             {write_back.back()},
+             {sparse.front() + 1, 2}}) {
+        CAPTURE(stops.front());
+        Db ooc;
+        for (const int k : stops) stop_after(ooc, VariantId::Antichess, table, memory, k);
+        const auto built = ooc.build(VariantId::Antichess, {table}, out_of_core(ooc, memory));
+        CHECK(built.back().resumed);
+        const Stored& expected = in_ram_table(table);
+        const Stored actual = stored(ooc.tb(), name);
+        CHECK(expected.info == actual.info);
+        CHECK(expected.blocks == actual.blocks);
+        CHECK(empty_or_missing(ooc.work()));
+    }
+
+    SUBCASE("a damaged sparse words file gives an error") {
+        Db db;
+        stop_after(db, VariantId::Antichess, table, memory, sparse[1]);
+        std::string words;
+        for (const auto& e : fs::directory_iterator(table_work(db, name))) {
+            if (e.path().filename().string().rfind("sparse-", 0) == 0) words = e.path().string();
+        }
+        REQUIRE(!words.empty());
+        REQUIRE(fs::file_size(words) > 0);
+        {
+            std::fstream f(words, std::ios::in | std::ios::out | std::ios::binary);
+            char c = 0;
+            f.get(c);
+            f.seekp(0);
+            f.put(static_cast<char>(c ^ 0x5A));
+        }
+        auto outcome = db.run(VariantId::Antichess, {table}, out_of_core(db, memory));
+        REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
+        const auto& e = std::get<gen::GenerateError>(outcome);
+        CHECK(e.exit_code == 3);
+        CHECK_MESSAGE(e.message.find("damaged work file") != std::string::npos, e.message);
+        CHECK_FALSE(db.tb().database().table_info(name).ok());
     }
 }
 

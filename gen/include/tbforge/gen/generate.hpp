@@ -64,6 +64,7 @@ struct TableSummary {
     // renumbering into the exact index, storing with statistics).
     struct Phases {
         double initial = 0, levels = 0, renumber = 0, store = 0;
+        double sparse = 0, write_back = 0;  // out-of-core: levels in memory, their values written back
     } phases;
     int max_dtc = 0;
     // Out-of-core builds only:
@@ -73,6 +74,7 @@ struct TableSummary {
     std::uint64_t bytes_read = 0;     // work-file bytes, all runs of the table
     std::uint64_t bytes_written = 0;
     double crossing_fraction = 0;     // predecessor updates sent to another chunk
+    int sparse_level = -1;            // first level passed in memory on the open positions, -1 if none
 };
 
 struct GenerateError {

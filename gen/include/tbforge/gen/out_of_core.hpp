@@ -19,6 +19,17 @@
 // frontier lists are stored; per chunk the manifest only counts them by level
 // so that chunks without work are skipped.
 //
+// Sparse phase: after the first levels, which decide most positions, few
+// stay open, yet a chunk pass would still read and rewrite every chunk for
+// each of the remaining levels (up to the table's longest DTC). As soon as
+// the positions still open or waiting to generate fit the budget at 4 bytes
+// each, they are collected into memory (sorted per block of 2^16 keys: the
+// low 16 bits of each key and a 16-bit word, a final code or an open
+// counter), the buckets are applied to them, and every later level is a push
+// pass inside that set; one last pass writes the values back into the chunk
+// files. The set is saved every few minutes (every level when a test stops
+// builds) as one words file; the keys are found again from the chunk files.
+//
 // Restart: after each chunk of each pass the manifest records the chunk
 // files' generations and the valid length of each bucket; a restarted build
 // cuts the buckets back, removes files the manifest does not name and goes
@@ -28,8 +39,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cassert>
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -37,6 +50,7 @@
 
 #include "tbforge/gen/table_moves.hpp"
 #include "tbforge/gen/work_files.hpp"
+#include "tbforge/storage/checksum.hpp"
 
 namespace tbf::gen {
 
@@ -52,6 +66,9 @@ struct OutOfCoreOptions {
     // Non-empty once a sub-table read has failed: the step is then not
     // recorded (its values may be wrong) and build() throws.
     std::function<std::string()> child_error;
+    // Seconds between saves of the sparse phase's state (always after every
+    // level when stop_after_step is set).
+    double sparse_save_seconds = 300;
 };
 
 struct OutOfCoreReport {
@@ -63,6 +80,9 @@ struct OutOfCoreReport {
     std::uint64_t updates_cross = 0;  // visits sent to another chunk's bucket
     ooc::IoCounters io;               // work-file bytes, all runs of this table
     bool resumed = false;             // a manifest of an earlier run was found
+    int sparse_level = -1;            // first level passed in memory, -1 if none
+    // Seconds of this run (not of runs before a restart) per phase.
+    double initial_seconds = 0, chunk_level_seconds = 0, sparse_seconds = 0, write_back_seconds = 0;
 
     double crossing_fraction() const {
         const std::uint64_t all = updates_local + updates_cross;
@@ -137,6 +157,11 @@ public:
         r.updates_cross = manifest_.updates_cross;
         r.io = io_;
         r.resumed = resumed_;
+        r.sparse_level = manifest_.sparse_level;
+        r.initial_seconds = seconds_[0];
+        r.chunk_level_seconds = seconds_[1];
+        r.sparse_seconds = seconds_[2];
+        r.write_back_seconds = seconds_[3];
         return r;
     }
 
@@ -172,6 +197,7 @@ private:
     }
     static std::string aux_file(std::uint64_t c) { return "aux-" + std::to_string(c); }
     static std::string bucket_file(std::uint64_t c) { return "bucket-" + std::to_string(c); }
+    static std::string sparse_file(int level) { return "sparse-" + std::to_string(level); }
 
     std::uint64_t first_slot(std::uint64_t c) const { return c * manifest_.chunk_slots; }
     std::uint64_t chunk_size(std::uint64_t c) const {
@@ -189,7 +215,8 @@ private:
     void generate(int level, Tally& tally_out);
     bool apply(const Update& u, Tally& tally);
     int stabilizer_of(std::uint32_t slot) const;
-    void merge(const std::vector<Tally>& tallies, ooc::ChunkEntry& entry);
+    // Adds the tallies' decisions to the chunk's pending levels; returns how many.
+    std::uint64_t merge(const std::vector<Tally>& tallies, ooc::ChunkEntry& entry);
     void flush_buffers();
     std::uint16_t chunk_max_code() const;
     // Writes the manifest, then removes what it no longer names; false if the
@@ -206,6 +233,59 @@ private:
             .compare_exchange_strong(expected, value, std::memory_order_relaxed);
     }
 
+    // ---- Sparse phase ----
+    // Keys are side * index size + index, so that one side's values of a
+    // chunk can be collected alone.
+    struct SparseSet {
+        static constexpr int kBlockBits = 16;
+        static constexpr std::uint64_t kMissing = ~std::uint64_t{0};
+        std::vector<std::uint64_t> offsets;  // per block of keys: its first entry (one more at the end)
+        std::vector<std::uint16_t> lows;     // keys' low bits, ascending within a block
+        std::vector<std::uint16_t> words;    // a final code, or kOpenBase | flag | open counter
+        std::vector<std::uint64_t> pending;  // per level: entries decided there, not yet generated
+        std::vector<std::uint64_t> symmetric;    // key << 3 | stabiliser size, sorted
+        std::vector<std::uint64_t> late_losses;  // keys, sorted
+        std::vector<std::uint64_t> late_wins;    // keys, sorted (only before pass 1)
+
+        std::uint64_t find(std::uint64_t key) const {
+            const std::uint64_t block = key >> kBlockBits;
+            const auto begin = lows.begin() + static_cast<std::ptrdiff_t>(offsets[block]);
+            const auto end = lows.begin() + static_cast<std::ptrdiff_t>(offsets[block + 1]);
+            const auto low = static_cast<std::uint16_t>(key);
+            const auto it = std::lower_bound(begin, end, low);
+            return it != end && *it == low ? static_cast<std::uint64_t>(it - lows.begin()) : kMissing;
+        }
+    };
+    // Open words sit above every final code (DTC < 24576), as in RetrogradeBuilder.
+    static constexpr std::uint16_t kOpenBase = 0xC000;
+    static constexpr std::uint16_t kSymmetricFlag = 0x1000;
+    static bool is_open_word(std::uint16_t word) { return word >= kOpenBase; }
+    // Whether the sparse phase begun at `level` holds a slot whose chunk
+    // value is `value`: open, or decided at `level` or later (written back,
+    // the same slots again).
+    static bool sparse_holds(std::uint16_t value, int level) {
+        if (value == detail::kUndecided) return true;
+        if (value == detail::kInvalid || value == detail::kDrawFinal) return false;
+        return probe::decode_value(value).dtc >= level;
+    }
+    std::uint64_t sparse_blocks() const { return (2 * size_ + (1u << SparseSet::kBlockBits) - 1) >> SparseSet::kBlockBits; }
+    bool sparse_fits(int level) const;
+    // Collects the set from the chunks, applies the buckets, saves it.
+    bool enter_sparse(int level);
+    // Keys (and, with `words`, the words) of the slots the phase begun at
+    // `level` holds; fills the chunks' tracked counts.
+    void collect_sparse(int level, bool words);
+    void load_sparse_lists(int level);
+    void count_sparse_pending(int level);
+    bool sparse_passes();
+    void sparse_pass(int level);
+    bool sparse_apply(std::uint64_t entry, std::uint64_t key, int level, int repeats, std::uint8_t child,
+                      Tally& tally);
+    int sparse_stabilizer(std::uint64_t key, std::uint16_t word) const;
+    void save_sparse_words(int level);
+    void load_sparse_words(int level);
+    bool write_back();
+
     TableMoves<R, Ix> moves_;
     OutOfCoreOptions options_;
     Progress progress_;
@@ -221,6 +301,8 @@ private:
     std::uint64_t buffered_ = 0;
     std::uint64_t buffer_limit_ = 0;  // updates
     std::vector<std::uint64_t> touched_buckets_;  // appended since the last checkpoint
+    SparseSet sparse_;
+    std::array<double, 4> seconds_{};  // initial, chunk levels, sparse, write-back
 };
 
 template <Ruleset R, TableIndexer Ix>
@@ -230,7 +312,7 @@ bool OutOfCoreBuilder<R, Ix>::build() {
     buffer_limit_ = std::max<std::uint64_t>(512, options_.state_bytes / 4 / sizeof(Update));
     dir_.create();
     auto existing = ooc::read_manifest(dir_);
-    if (existing && existing->table == options_.table && existing->generator_version == options_.generator_version &&
+    if (existing && existing->format == ooc::Manifest::kFormat && existing->table == options_.table && existing->generator_version == options_.generator_version &&
         existing->index_size == size_ && existing->chunk_slots == chunk_slots) {
         manifest_ = std::move(*existing);
         io_ = manifest_.io;
@@ -248,6 +330,12 @@ bool OutOfCoreBuilder<R, Ix>::build() {
         manifest_.chunks.resize((size_ + chunk_slots - 1) / chunk_slots);
     }
     buffers_.assign(manifest_.chunk_count(), {});
+    auto clock = std::chrono::steady_clock::now();
+    auto lap = [&](std::size_t phase) {
+        const auto now = std::chrono::steady_clock::now();
+        seconds_[phase] += std::chrono::duration<double>(now - clock).count();
+        clock = now;
+    };
 
     while (manifest_.phase == ooc::Phase::Initial) {
         const std::uint64_t c = manifest_.next_chunk;
@@ -262,11 +350,16 @@ bool OutOfCoreBuilder<R, Ix>::build() {
         }
         if (!checkpoint()) return false;
     }
+    lap(0);
     while (manifest_.phase == ooc::Phase::Levels) {
         const int level = manifest_.level;
         if (manifest_.next_chunk == 0 && !any_work(level)) {
             manifest_.phase = ooc::Phase::Finished;
             if (!checkpoint()) return false;
+            break;
+        }
+        if (manifest_.next_chunk == 0 && sparse_fits(level)) {
+            if (!enter_sparse(level)) return false;
             break;
         }
         for (std::uint64_t c = manifest_.next_chunk; c < manifest_.chunk_count(); ++c) {
@@ -282,8 +375,14 @@ bool OutOfCoreBuilder<R, Ix>::build() {
         ++manifest_.passes;
         if (!checkpoint()) return false;
     }
+    lap(1);
+    if (manifest_.phase == ooc::Phase::Sparse && !sparse_passes()) return false;
+    lap(2);
+    if (manifest_.phase == ooc::Phase::WriteBack && !write_back()) return false;
+    lap(3);
     loaded_ = Loaded();
     buffers_ = {};
+    sparse_ = SparseSet();
     return true;
 }
 
@@ -303,6 +402,10 @@ void OutOfCoreBuilder<R, Ix>::resume() {
             keep = (e.generation != 0 && name == chunk_file(c, e.generation)) ||
                    (e.generation != 0 && name == aux_file(c)) || name == bucket_file(c);
         }
+        if ((manifest_.phase == ooc::Phase::Sparse || manifest_.phase == ooc::Phase::WriteBack) &&
+            name == sparse_file(manifest_.level)) {
+            keep = true;
+        }
         if (!keep) dir_.remove(name);
     }
     // Updates appended after the last completed step are sent again.
@@ -320,7 +423,8 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
     std::vector<Tally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
     std::vector<ooc::ChunkAux> auxes(tallies.size());
     std::uint64_t valid = 0;
-#pragma omp parallel reduction(+ : valid)
+    std::uint64_t undecided = 0;
+#pragma omp parallel reduction(+ : valid, undecided)
     {
         const auto t = static_cast<std::size_t>(omp_get_thread_num());
         Tally& tally = tallies[t];
@@ -334,6 +438,7 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
             state.values[side][i] = s.value;
             state.open[side][i] = s.open;
             valid += s.value != detail::kInvalid;
+            undecided += s.value == detail::kUndecided;
             if (s.level >= 0) tally.decide(s.level);
             if (s.late_win) aux.late_wins.push_back(id);
             if (s.late_loss) aux.late_losses.push_back(id);
@@ -358,6 +463,384 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
     ooc::write_aux(dir_, aux_file(c), aux);
     ooc::write_chunk(dir_, chunk_file(c, 1), c, state);
     manifest_.valid_positions += valid;
+    manifest_.undecided += undecided;
+}
+
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::sparse_fits(int level) const {
+    std::uint64_t held = manifest_.undecided;
+    for (const auto& e : manifest_.chunks) {
+        for (const auto& [l, n] : e.pending) held += l >= level ? n : 0;
+    }
+    // Collecting reads one side of one chunk at a time: values and counters.
+    const std::uint64_t need = 4 * held + 8 * (sparse_blocks() + 1) + 3 * manifest_.chunk_slots;
+    return need <= options_.state_bytes;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words) {
+    sparse_.offsets.assign(sparse_blocks() + 1, 0);
+    sparse_.lows.clear();
+    sparse_.words.clear();
+    std::uint64_t expected = 0;
+    for (const auto& e : manifest_.chunks) expected += e.tracked[0] + e.tracked[1];
+    sparse_.lows.reserve(expected);
+    if (with_words) sparse_.words.reserve(expected);
+    std::vector<std::uint16_t> values;
+    std::vector<std::uint8_t> counters;
+    for (int side = 0; side < 2; ++side) {
+        for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
+            auto& entry = manifest_.chunks[c];
+            const std::uint64_t count = chunk_size(c);
+            const std::string file = chunk_file(c, entry.generation);
+            ooc::read_chunk_values(dir_, file, c, count, side, values);
+            std::vector<std::uint64_t> symmetric;  // local indices of this side
+            if (with_words) {
+                ooc::read_chunk_counters(dir_, file, c, count, side, counters);
+                for (const std::uint64_t s : ooc::read_aux(dir_, aux_file(c)).symmetric) {
+                    if (static_cast<int>((s >> 3) & 1) == side) symmetric.push_back(s >> 4);
+                }
+            }
+            const std::uint64_t base = static_cast<std::uint64_t>(side) * size_ + first_slot(c);
+            std::uint64_t held = 0;
+            for (std::uint64_t i = 0; i < count; ++i) {
+                const std::uint16_t v = values[i];
+                if (!sparse_holds(v, level)) continue;
+                const std::uint64_t key = base + i;
+                ++sparse_.offsets[(key >> SparseSet::kBlockBits) + 1];
+                sparse_.lows.push_back(static_cast<std::uint16_t>(key));
+                ++held;
+                if (!with_words) continue;
+                if (v != detail::kUndecided) {
+                    sparse_.words.push_back(v);
+                    continue;
+                }
+                const bool flagged = std::binary_search(symmetric.begin(), symmetric.end(), i);
+                sparse_.words.push_back(static_cast<std::uint16_t>(kOpenBase | (flagged ? kSymmetricFlag : 0) |
+                                                                   counters[i]));
+            }
+            entry.tracked[static_cast<std::size_t>(side)] = held;
+        }
+    }
+    for (std::size_t b = 1; b < sparse_.offsets.size(); ++b) sparse_.offsets[b] += sparse_.offsets[b - 1];
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::load_sparse_lists(int level) {
+    sparse_.symmetric.clear();
+    sparse_.late_losses.clear();
+    sparse_.late_wins.clear();
+    for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
+        const ooc::ChunkAux aux = ooc::read_aux(dir_, aux_file(c));
+        const std::uint64_t count = chunk_size(c);
+        auto key_of = [&](std::uint64_t id) {
+            if (id >= 2 * count) throw ooc::WorkError("damaged work file " + dir_.file(aux_file(c)) + " (bad slot)");
+            return (id & 1) * size_ + first_slot(c) + (id >> 1);
+        };
+        for (const std::uint64_t s : aux.symmetric) sparse_.symmetric.push_back(key_of(s >> 3) << 3 | (s & 7));
+        for (const std::uint32_t id : aux.late_losses) sparse_.late_losses.push_back(key_of(id));
+        // Claimed at the start of pass 1.
+        if (level <= 1) {
+            for (const std::uint32_t id : aux.late_wins) sparse_.late_wins.push_back(key_of(id));
+        }
+    }
+    std::sort(sparse_.symmetric.begin(), sparse_.symmetric.end());
+    std::sort(sparse_.late_losses.begin(), sparse_.late_losses.end());
+    std::sort(sparse_.late_wins.begin(), sparse_.late_wins.end());
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
+    sparse_.pending.clear();
+    for (const std::uint16_t w : sparse_.words) {
+        if (is_open_word(w)) continue;
+        const auto l = static_cast<std::size_t>(probe::decode_value(w).dtc);
+        if (static_cast<int>(l) < level) continue;
+        if (sparse_.pending.size() <= l) sparse_.pending.resize(l + 1);
+        ++sparse_.pending[l];
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::enter_sparse(int level) {
+    manifest_.sparse_level = level;
+    collect_sparse(level, true);
+    load_sparse_lists(level);
+    count_sparse_pending(level);
+    // Updates of the last chunk pass still waiting in buckets: level L - 1,
+    // as the visits that would have applied them.
+    std::vector<Tally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+    for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
+        auto& entry = manifest_.chunks[c];
+        if (entry.bucket_bytes == 0) continue;
+        const std::uint64_t count = chunk_size(c);
+        ooc::for_each_update_frame(dir_, bucket_file(c), entry.bucket_bytes, [&](std::span<const Update> updates) {
+            for (const Update& u : updates) {
+                if (u.slot >= 2 * count || u.level + 1 != level || (u.child & 0x7F) == 0) {
+                    throw ooc::WorkError("damaged work file " + dir_.file(bucket_file(c)) + " (bad update)");
+                }
+            }
+            const auto n = static_cast<std::int64_t>(updates.size());
+#pragma omp parallel if (n > 8192)
+            {
+                Tally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+                for (std::int64_t k = 0; k < n; ++k) {
+                    const Update& u = updates[static_cast<std::size_t>(k)];
+                    const std::uint64_t key = (u.slot & 1) * size_ + first_slot(c) + (u.slot >> 1);
+                    const std::uint64_t at = sparse_.find(key);
+                    if (at != SparseSet::kMissing) sparse_apply(at, key, u.level, u.repeats, u.child, tally);
+                }
+            }
+        });
+        entry.bucket_bytes = 0;
+    }
+    for (const auto& t : tallies) {
+        if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
+        for (std::size_t l = 0; l < t.decided.size(); ++l) sparse_.pending[l] += t.decided[l];
+    }
+    manifest_.phase = ooc::Phase::Sparse;
+    manifest_.level = level;
+    save_sparse_words(level);
+    // The buckets' updates are in the saved words now.
+    const bool go_on = checkpoint();
+    for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) dir_.truncate(bucket_file(c), 0);
+    return go_on;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::save_sparse_words(int level) {
+    const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(sparse_.words.data()),
+                                              sparse_.words.size() * sizeof(std::uint16_t));
+    dir_.write_atomic(sparse_file(level), bytes, false);
+    manifest_.sparse_words = sparse_.words.size();
+    manifest_.sparse_checksum = storage::xxh64(bytes);
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::load_sparse_words(int level) {
+    const std::string name = sparse_file(level);
+    if (dir_.size(name) != manifest_.sparse_words * sizeof(std::uint16_t)) {
+        throw ooc::WorkError("damaged work file " + dir_.file(name) + " (size)");
+    }
+    sparse_.words.resize(manifest_.sparse_words);
+    const std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(sparse_.words.data()),
+                                        sparse_.words.size() * sizeof(std::uint16_t));
+    dir_.read_at(name, 0, bytes);
+    if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != manifest_.sparse_checksum) {
+        throw ooc::WorkError("damaged work file " + dir_.file(name) + " (checksum mismatch)");
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
+    if (sparse_.offsets.empty()) {
+        // Resumed: the keys from the chunks, the words from the last save.
+        collect_sparse(manifest_.sparse_level, false);
+        load_sparse_words(manifest_.level);
+        if (sparse_.words.size() != sparse_.lows.size()) {
+            throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (entry count)");
+        }
+        load_sparse_lists(manifest_.level);
+        count_sparse_pending(manifest_.level);
+    }
+    const bool every_level = static_cast<bool>(options_.stop_after_step);
+    auto last_save = std::chrono::steady_clock::now();
+    int saved = manifest_.level;  // the level of the words file the manifest names
+    auto save = [&] {
+        save_sparse_words(manifest_.level);
+        const bool go_on = checkpoint();
+        if (saved != manifest_.level) dir_.remove(sparse_file(saved));
+        saved = manifest_.level;
+        return go_on;
+    };
+    for (int level = manifest_.level;; ++level) {
+        bool work = level <= 1 && !sparse_.late_wins.empty();
+        for (std::size_t l = static_cast<std::size_t>(level); l < sparse_.pending.size() && !work; ++l) {
+            work = sparse_.pending[l] != 0;
+        }
+        if (!work) break;
+        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= kOpenBase) {
+            throw ooc::WorkError("distance to conversion beyond the generator's working range");
+        }
+        sparse_pass(level);
+        if (progress_) progress_("level", level, 1, 1);
+        ++manifest_.passes;
+        manifest_.level = level + 1;
+        const auto now = std::chrono::steady_clock::now();
+        if (every_level || std::chrono::duration<double>(now - last_save).count() >= options_.sparse_save_seconds) {
+            last_save = now;
+            if (!save()) return false;
+        }
+    }
+    // The final words go back into the chunks, which need no keys.
+    sparse_.lows = {};
+    sparse_.offsets = {};
+    manifest_.phase = ooc::Phase::WriteBack;
+    manifest_.next_chunk = 0;
+    return save();
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
+    const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
+    const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+    const int threads = omp_get_max_threads();
+    std::vector<Tally> tallies(static_cast<std::size_t>(threads));
+    if (level == 1) {
+        // As after the in-RAM level pass 1; updates that reached them first
+        // gave the same value, and count-downs skip them (they cannot lose).
+        const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
+        for (const std::uint64_t key : sparse_.late_wins) {
+            const std::uint64_t at = sparse_.find(key);
+            if (at == SparseSet::kMissing || !is_open_word(sparse_.words[at])) continue;
+            sparse_.words[at] = win2;
+            tallies[0].decide(2);
+        }
+        sparse_.late_wins = {};
+    }
+    const std::uint64_t frontier = static_cast<std::size_t>(level) < sparse_.pending.size() ? sparse_.pending[static_cast<std::size_t>(level)] : 0;
+    const auto blocks = static_cast<std::int64_t>(sparse_blocks());
+#pragma omp parallel if (frontier > 256)
+    {
+        Tally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+        std::vector<std::uint64_t> preds;
+        Position pos;
+        Square squares[kMaxTableUnits];
+#pragma omp for schedule(dynamic, 16)
+        for (std::int64_t block = 0; block < blocks; ++block) {
+            const std::uint64_t end = sparse_.offsets[static_cast<std::size_t>(block) + 1];
+            for (std::uint64_t at = sparse_.offsets[static_cast<std::size_t>(block)]; at < end; ++at) {
+                const std::uint16_t v = std::atomic_ref<const std::uint16_t>(sparse_.words[at]).load(std::memory_order_relaxed);
+                if (v != win_code && v != loss_code) continue;
+                const std::uint64_t key = static_cast<std::uint64_t>(block) << SparseSet::kBlockBits | sparse_.lows[at];
+                const int side = key >= size_ ? 1 : 0;
+                const std::uint64_t index = key - static_cast<std::uint64_t>(side) * size_;
+                [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
+                assert(ok);
+                moves_.predecessors(index, pos, squares, preds);
+                const std::uint64_t pred_base = static_cast<std::uint64_t>(side ^ 1) * size_;
+                const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+                const auto child = static_cast<std::uint8_t>((v == loss_code ? ooc::kLossChild : 0) | stab_w);
+                for (std::size_t k = 0; k < preds.size();) {
+                    const std::uint64_t q = preds[k];
+                    int repeats = 1;
+                    while (k + static_cast<std::size_t>(repeats) < preds.size() && preds[k + static_cast<std::size_t>(repeats)] == q) ++repeats;
+                    k += static_cast<std::size_t>(repeats);
+                    const std::uint64_t pred_key = pred_base + q;
+                    const std::uint64_t found = sparse_.find(pred_key);
+                    if (found != SparseSet::kMissing) sparse_apply(found, pred_key, level, repeats, child, tally);
+                }
+            }
+        }
+    }
+    if (static_cast<std::size_t>(level) < sparse_.pending.size()) sparse_.pending[static_cast<std::size_t>(level)] = 0;
+    for (const auto& t : tallies) {
+        if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
+        for (std::size_t l = 0; l < t.decided.size(); ++l) sparse_.pending[l] += t.decided[l];
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+int OutOfCoreBuilder<R, Ix>::sparse_stabilizer(std::uint64_t key, std::uint16_t word) const {
+    if (!(word & kSymmetricFlag)) return 1;
+    const auto& list = sparse_.symmetric;
+    const auto it = std::lower_bound(list.begin(), list.end(), key << 3);
+    if (it == list.end() || (*it >> 3) != key) throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (symmetric flag)");
+    return static_cast<int>(*it & 7);
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::sparse_apply(std::uint64_t entry, std::uint64_t key, int level, int repeats,
+                                           std::uint8_t child, Tally& tally) {
+    // The same steps as apply(), on one word: a compare-and-swap settles
+    // races between claims and count-downs.
+    std::atomic_ref<std::uint16_t> word(sparse_.words[entry]);
+    const auto next = static_cast<std::uint16_t>(level + 1);
+    std::uint16_t seen = word.load(std::memory_order_relaxed);
+    if (child & ooc::kLossChild) {
+        const std::uint16_t win = probe::encode_value({Wdl::Win, next});
+        while (is_open_word(seen)) {
+            if (word.compare_exchange_weak(seen, win, std::memory_order_relaxed)) {
+                tally.decide(next);
+                ++tally.applied;
+                return true;
+            }
+        }
+        return false;
+    }
+    const int stab_w = child & 0x7F;
+    while (is_open_word(seen)) {
+        const auto open = static_cast<std::uint8_t>(seen & 0xFF);
+        if (open == detail::kCannotLose) return false;
+        const auto closed = static_cast<std::uint8_t>(static_cast<std::size_t>(repeats) *
+                                                      static_cast<std::size_t>(sparse_stabilizer(key, seen)) /
+                                                      static_cast<std::size_t>(stab_w));
+        const auto left = static_cast<std::uint8_t>(open - closed);
+        int distance = next;
+        std::uint16_t target = static_cast<std::uint16_t>((seen & ~std::uint16_t{0xFF}) | left);
+        if (left == 0) {
+            if (distance < 2 && std::binary_search(sparse_.late_losses.begin(), sparse_.late_losses.end(), key)) {
+                distance = 2;
+            }
+            target = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
+        }
+        if (word.compare_exchange_weak(seen, target, std::memory_order_relaxed)) {
+            ++tally.applied;
+            if (left == 0) tally.decide(distance);
+            return true;
+        }
+    }
+    return false;
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::write_back() {
+    if (sparse_.words.empty() && manifest_.sparse_words != 0) load_sparse_words(manifest_.level);
+    if (sparse_.words.size() != manifest_.sparse_words) {
+        throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (entry count)");
+    }
+    // Each chunk side's entries are one run of the words: White's chunks
+    // first, then Black's.
+    std::array<std::uint64_t, 2> first_entry{0, 0};
+    for (std::uint64_t c = 0; c < manifest_.next_chunk; ++c) {
+        first_entry[0] += manifest_.chunks[c].tracked[0];
+        first_entry[1] += manifest_.chunks[c].tracked[1];
+    }
+    for (const auto& e : manifest_.chunks) first_entry[1] += e.tracked[0];
+    ooc::ChunkState& state = loaded_.state;
+    for (std::uint64_t c = manifest_.next_chunk; c < manifest_.chunk_count(); ++c) {
+        auto& entry = manifest_.chunks[c];
+        const std::uint64_t count = chunk_size(c);
+        ooc::read_chunk(dir_, chunk_file(c, entry.generation), c, count, state);
+        for (int side = 0; side < 2; ++side) {
+            const auto s = static_cast<std::size_t>(side);
+            const std::uint64_t end = first_entry[s] + entry.tracked[s];
+            if (end > sparse_.words.size()) throw ooc::WorkError("damaged work file " + dir_.file(ooc::kManifestName) + " (sparse counts)");
+            std::uint64_t at = first_entry[s];
+            for (auto& v : state.values[s]) {
+                if (!sparse_holds(v, manifest_.sparse_level)) continue;
+                if (at == end) throw ooc::WorkError("damaged work file " + dir_.file(chunk_file(c, entry.generation)) + " (sparse slots)");
+                const std::uint16_t w = sparse_.words[at++];
+                v = is_open_word(w) ? detail::kUndecided : w;
+            }
+            if (at != end) throw ooc::WorkError("damaged work file " + dir_.file(chunk_file(c, entry.generation)) + " (sparse slots)");
+            first_entry[s] = end;
+        }
+        const std::uint64_t old_generation = entry.generation;
+        entry.max_code = chunk_max_code();
+        ++entry.generation;
+        ooc::write_chunk(dir_, chunk_file(c, entry.generation), c, state);
+        if (progress_) progress_("write", -1, c + 1, manifest_.chunk_count());
+        manifest_.next_chunk = c + 1;
+        if (!checkpoint(~std::uint64_t{0}, c, old_generation)) return false;
+    }
+    manifest_.phase = ooc::Phase::Finished;
+    const bool go_on = checkpoint();
+    dir_.remove(sparse_file(manifest_.level));
+    sparse_ = SparseSet();
+    return go_on;
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -440,14 +923,14 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
     }
     // The bucket's updates of level L - 1 decide positions at L: count them
     // before asking whether the chunk has anything to generate.
-    merge(tallies, entry);
+    manifest_.undecided -= merge(tallies, entry);
     if (entry.pending.count(level)) {
         Tally generated;
         loaded_frontier_ = entry.pending[level];
         generate(level, generated);
         dirty = dirty || generated.applied > 0;
         entry.pending.erase(level);  // generate() decides levels above L only
-        merge({generated}, entry);
+        manifest_.undecided -= merge({generated}, entry);
     }
     entry.bucket_bytes = 0;
     if (dirty) {
@@ -572,12 +1055,15 @@ bool OutOfCoreBuilder<R, Ix>::apply(const Update& u, Tally& tally) {
 }
 
 template <Ruleset R, TableIndexer Ix>
-void OutOfCoreBuilder<R, Ix>::merge(const std::vector<Tally>& tallies, ooc::ChunkEntry& entry) {
+std::uint64_t OutOfCoreBuilder<R, Ix>::merge(const std::vector<Tally>& tallies, ooc::ChunkEntry& entry) {
+    std::uint64_t decided = 0;
     for (const auto& t : tallies) {
         for (std::size_t l = 0; l < t.decided.size(); ++l) {
             if (t.decided[l]) entry.pending[static_cast<int>(l)] += t.decided[l];
+            decided += t.decided[l];
         }
     }
+    return decided;
 }
 
 template <Ruleset R, TableIndexer Ix>

@@ -106,6 +106,9 @@ void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, 
 // The values of one side only (section 0 White, 1 Black).
 void read_chunk_values(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
                        int side, std::vector<std::uint16_t>& out);
+// The open-move counters of one side only.
+void read_chunk_counters(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                         int side, std::vector<std::uint8_t>& out);
 
 // Lists fixed by the initial pass, in local packed ids (local index * 2 +
 // side), sorted: wins worth two plies through an en-passant double push,
@@ -162,7 +165,9 @@ void for_each_update_frame(const WorkDir& dir, std::string_view name, std::uint6
 
 // ---- Manifest ----
 
-enum class Phase : std::uint8_t { Initial = 0, Levels = 1, Finished = 2 };
+// Sparse: the level passes run in memory on the positions still open (see
+// out_of_core.hpp); WriteBack: their values go back into the chunk files.
+enum class Phase : std::uint8_t { Initial = 0, Levels = 1, Finished = 2, Sparse = 3, WriteBack = 4 };
 
 struct ChunkEntry {
     std::uint64_t generation = 0;     // chunk-<c>.<generation> holds the state; 0: not written yet
@@ -170,10 +175,12 @@ struct ChunkEntry {
     std::uint16_t max_code = 0;       // largest final value code in the chunk
     std::uint64_t late_wins = 0;      // late wins not yet claimed
     std::map<int, std::uint64_t> pending;  // level -> positions decided there, not yet visited
+    std::array<std::uint64_t, 2> tracked{};  // per side: positions the sparse phase holds
 };
 
 struct Manifest {
-    static constexpr std::uint32_t kFormat = 1;
+    static constexpr std::uint32_t kFormat = 2;
+    std::uint32_t format = kFormat;  // of the file read; an older one is not resumed
     std::string generator_version;
     std::string table;
     std::uint64_t index_size = 0;   // slots per side to move
@@ -187,6 +194,10 @@ struct Manifest {
     std::uint64_t updates_cross = 0;
     IoCounters io;                  // bytes moved by earlier steps, runs before a restart included
     std::vector<ChunkEntry> chunks;
+    std::uint64_t undecided = 0;    // valid positions not decided yet (after the initial pass)
+    int sparse_level = -1;          // the level pass the sparse phase began with, -1 before it
+    std::uint64_t sparse_words = 0;     // entries of the sparse words file of `level`
+    std::uint64_t sparse_checksum = 0;  // its XXH64
 
     std::uint64_t chunk_count() const { return chunks.size(); }
 };
