@@ -217,16 +217,24 @@ std::vector<std::string> WorkDir::list() const {
 }
 
 void WorkDir::write_atomic(std::string_view name, std::span<const std::uint8_t> bytes, bool sync_directory_now) const {
+    const std::span<const std::uint8_t> parts[1] = {bytes};
+    write_atomic(name, parts, sync_directory_now);
+}
+
+void WorkDir::write_atomic(std::string_view name, std::span<const std::span<const std::uint8_t>> parts,
+                           bool sync_directory_now) const {
     const std::string target = file(name);
     const std::string temp = target + ".tmp";
     {
         Fd fd(temp, O_WRONLY | O_CREAT | O_TRUNC);
-        fd.write_all(bytes.data(), bytes.size());
+        for (const auto& part : parts) {
+            fd.write_all(part.data(), part.size());
+            io_.written += part.size();
+        }
         if (durable_) fd.sync();
     }
     if (::rename(temp.c_str(), target.c_str()) != 0) fail("cannot rename", temp);
     if (durable_ && sync_directory_now) sync_directory(path_);
-    io_.written += bytes.size();
 }
 
 std::vector<std::uint8_t> WorkDir::read(std::string_view name) const {
@@ -285,22 +293,25 @@ std::uint64_t WorkDir::size(std::string_view name) const {
 
 void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, const ChunkState& state) {
     const std::uint64_t count = state.count();
-    std::vector<std::uint8_t> bytes(section_offset(3, count) + count);
+    // Header, then the sections straight from the state: no second copy of
+    // the chunk in memory.
+    std::array<std::span<const std::uint8_t>, 5> parts;
     std::array<std::uint64_t, 4> sums{};
     for (int section = 0; section < 4; ++section) {
-        std::span<const std::uint8_t> data =
+        parts[static_cast<std::size_t>(section) + 1] =
             section < 2 ? as_bytes(state.values[section]) : as_bytes(state.open[section - 2]);
-        std::memcpy(bytes.data() + section_offset(section, count), data.data(), data.size());
-        sums[section] = storage::xxh64(data);
+        sums[static_cast<std::size_t>(section)] = storage::xxh64(parts[static_cast<std::size_t>(section) + 1]);
     }
-    std::memcpy(bytes.data(), kChunkMagic, 8);
-    std::memcpy(bytes.data() + 8, &chunk, 8);
-    std::memcpy(bytes.data() + 16, &count, 8);
-    std::memcpy(bytes.data() + 24, sums.data(), 32);
-    const std::uint64_t header_sum = storage::xxh64(std::span<const std::uint8_t>(bytes).first(56));
-    std::memcpy(bytes.data() + 56, &header_sum, 8);
+    std::array<std::uint8_t, kChunkHeaderBytes> header{};
+    std::memcpy(header.data(), kChunkMagic, 8);
+    std::memcpy(header.data() + 8, &chunk, 8);
+    std::memcpy(header.data() + 16, &count, 8);
+    std::memcpy(header.data() + 24, sums.data(), 32);
+    const std::uint64_t header_sum = storage::xxh64(std::span<const std::uint8_t>(header).first(56));
+    std::memcpy(header.data() + 56, &header_sum, 8);
+    parts[0] = header;
     // The manifest's rename syncs the directory before anything names this file.
-    dir.write_atomic(name, bytes, false);
+    dir.write_atomic(name, parts, false);
 }
 
 void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,

@@ -269,12 +269,15 @@ private:
         return probe::decode_value(value).dtc >= level;
     }
     std::uint64_t sparse_blocks() const { return (2 * size_ + (1u << SparseSet::kBlockBits) - 1) >> SparseSet::kBlockBits; }
+    // Slots the sparse phase begun at `level` holds: open, or decided at
+    // `level` or later.
+    std::uint64_t sparse_size(int level) const;
     bool sparse_fits(int level) const;
     // Collects the set from the chunks, applies the buckets, saves it.
     bool enter_sparse(int level);
     // Keys (and, with `words`, the words) of the slots the phase begun at
     // `level` holds; fills the chunks' tracked counts.
-    void collect_sparse(int level, bool words);
+    void collect_sparse(int level, bool words, std::uint64_t expected);
     void load_sparse_lists(int level);
     void count_sparse_pending(int level);
     bool sparse_passes();
@@ -468,23 +471,28 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
 
 
 template <Ruleset R, TableIndexer Ix>
-bool OutOfCoreBuilder<R, Ix>::sparse_fits(int level) const {
+std::uint64_t OutOfCoreBuilder<R, Ix>::sparse_size(int level) const {
     std::uint64_t held = manifest_.undecided;
     for (const auto& e : manifest_.chunks) {
         for (const auto& [l, n] : e.pending) held += l >= level ? n : 0;
     }
+    return held;
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::sparse_fits(int level) const {
     // Collecting reads one side of one chunk at a time: values and counters.
-    const std::uint64_t need = 4 * held + 8 * (sparse_blocks() + 1) + 3 * manifest_.chunk_slots;
+    // The write-back holds the words (half of the set) and one chunk.
+    const std::uint64_t need = 4 * sparse_size(level) + 8 * (sparse_blocks() + 1) + 3 * manifest_.chunk_slots;
     return need <= options_.state_bytes;
 }
 
 template <Ruleset R, TableIndexer Ix>
-void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words) {
+void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words, std::uint64_t expected) {
     sparse_.offsets.assign(sparse_blocks() + 1, 0);
     sparse_.lows.clear();
     sparse_.words.clear();
-    std::uint64_t expected = 0;
-    for (const auto& e : manifest_.chunks) expected += e.tracked[0] + e.tracked[1];
+    // Reserved, so that growing never holds two copies.
     sparse_.lows.reserve(expected);
     if (with_words) sparse_.words.reserve(expected);
     std::vector<std::uint16_t> values;
@@ -524,6 +532,8 @@ void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words) {
         }
     }
     for (std::size_t b = 1; b < sparse_.offsets.size(); ++b) sparse_.offsets[b] += sparse_.offsets[b - 1];
+    // The manifest's counts and the chunks agree (checked on a resume).
+    assert(sparse_.lows.size() == expected);
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -565,7 +575,7 @@ void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
 template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::enter_sparse(int level) {
     manifest_.sparse_level = level;
-    collect_sparse(level, true);
+    collect_sparse(level, true, sparse_size(level));
     load_sparse_lists(level);
     count_sparse_pending(level);
     // Updates of the last chunk pass still waiting in buckets: level L - 1,
@@ -637,7 +647,7 @@ template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
     if (sparse_.offsets.empty()) {
         // Resumed: the keys from the chunks, the words from the last save.
-        collect_sparse(manifest_.sparse_level, false);
+        collect_sparse(manifest_.sparse_level, false, manifest_.sparse_words);
         load_sparse_words(manifest_.level);
         if (sparse_.words.size() != sparse_.lows.size()) {
             throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (entry count)");

@@ -58,6 +58,10 @@ public:
     // write_atomic in the same directory.
     void write_atomic(std::string_view name, std::span<const std::uint8_t> bytes,
                       bool sync_directory = true) const;
+    // The same for a file made of several pieces, written in order without
+    // first copying them into one buffer.
+    void write_atomic(std::string_view name, std::span<const std::span<const std::uint8_t>> parts,
+                      bool sync_directory = true) const;
     // Whole-file read; WorkError if missing or unreadable.
     std::vector<std::uint8_t> read(std::string_view name) const;
     // `size` bytes from `offset`; WorkError if the file is shorter.
