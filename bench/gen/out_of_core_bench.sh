@@ -75,7 +75,7 @@ if (( small )); then
     exit
 fi
 
-for table in "${PAWNLESS:-KQRvKBN}" "${PAWNS:-KRPvKBN}"; do
+for table in ${TABLES:-${PAWNLESS:-KQRvKBN} ${PAWNS:-KRPvKBN}}; do
     measured_gen "$table" --db "$out/tables.db" --memory "${MEMORY:-4G}" --work "$out/work" "$table"
     "$tbverify" tables --db "$out/tables.db" "antichess/$table" --sample 1000000
 done

@@ -481,9 +481,13 @@ std::uint64_t OutOfCoreBuilder<R, Ix>::sparse_size(int level) const {
 
 template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::sparse_fits(int level) const {
+    const std::uint64_t held = sparse_size(level);
+    // While most slots are still needed, chunk passes are cheaper: they
+    // index the state directly, where the set searches a block per update.
+    if (8 * held > 2 * size_) return false;
     // Collecting reads one side of one chunk at a time: values and counters.
     // The write-back holds the words (half of the set) and one chunk.
-    const std::uint64_t need = 4 * sparse_size(level) + 8 * (sparse_blocks() + 1) + 3 * manifest_.chunk_slots;
+    const std::uint64_t need = 4 * held + 8 * (sparse_blocks() + 1) + 3 * manifest_.chunk_slots;
     return need <= options_.state_bytes;
 }
 
