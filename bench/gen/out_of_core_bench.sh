@@ -10,6 +10,9 @@
 # 5-unit ones fit the cap and are built in RAM first). A 6-unit table has
 # about 1e10 positions: count days on two cores.
 #
+# TABLES overrides the two tables (e.g. TABLES=QQQQPvK SUBTABLES="KQQQQvK
+# QQQQBvK QQQQNvK QQQQQvK QQQQRvK", the run reported in README.md).
+#
 # --small: the same measurements on ${SMALL:-RBNvK} (5 units), built once in
 # RAM and once forced out-of-core under ${SMALL_MEMORY:-16M}, so that the two
 # builders' throughput can be compared on one table; the stored checksums
@@ -75,6 +78,12 @@ if (( small )); then
     exit
 fi
 
+# SUBTABLES: tables built first, in RAM and without a cap, and not measured:
+# sub-tables that would otherwise be built under the cap as well.
+if [[ -n ${SUBTABLES:-} ]]; then
+    # shellcheck disable=SC2086
+    "$tbgen" gen --variant antichess --threads "$threads" --json --db "$out/tables.db" $SUBTABLES > "$out/subtables.json"
+fi
 for table in ${TABLES:-${PAWNLESS:-KQRvKBN} ${PAWNS:-KRPvKBN}}; do
     measured_gen "$table" --db "$out/tables.db" --memory "${MEMORY:-4G}" --work "$out/work" "$table"
     "$tbverify" tables --db "$out/tables.db" "antichess/$table" --sample 1000000

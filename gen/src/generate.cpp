@@ -283,6 +283,19 @@ private:
     std::unordered_map<std::string, std::shared_ptr<const probe::Table>> tables_;
 };
 
+std::uint64_t physical_memory() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return ~std::uint64_t{0};
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+std::string gib(std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(1ull << 30));
+    return text;
+}
+
 template <Ruleset R>
 std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const index::Material& material,
                                                     const GenerateOptions& options, ResidentTables& resident) {
@@ -297,9 +310,14 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         if (!info.ok()) return GenerateError{3, "building " + name + ": " + info.status().to_string()};
         subtable_bytes += 2 * info->spec.slot_count;
     }
-    const auto work = index::WorkIndex::create(R::kId, material);
+    const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
         plan_memory(indexer->size(), subtable_bytes, options.memory_bytes, work ? work->size() : 0);
+    if (!plan.out_of_core && options.memory_bytes == 0 && plan.in_ram_bytes > physical_memory()) {
+        // Without a cap the build would run until the kernel kills it.
+        return GenerateError{2, name + " needs about " + gib(plan.in_ram_bytes) + " in RAM, more than this machine's " +
+                                    gib(physical_memory()) + ": give --memory and --work to build it out-of-core"};
+    }
     if (plan.out_of_core && options.work_dir.empty()) {
         return GenerateError{2, name + " needs an out-of-core build under the memory cap: give a work directory"};
     }

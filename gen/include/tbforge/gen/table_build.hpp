@@ -55,11 +55,21 @@ inline TableValues to_exact_index(const index::Indexer& exact, const index::Work
     return out;
 }
 
+// The work index where it applies and stays small: a group of k identical
+// units takes k! times the exact index's slots there (QQQQ: 24 times), so
+// beyond a pair the exact index is both smaller and faster to fill.
+inline std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact) {
+    constexpr std::uint64_t kMaxGrowth = 4;
+    auto work = index::WorkIndex::create(exact.variant(), exact.material());
+    if (work && work->size() > kMaxGrowth * exact.size()) return std::nullopt;
+    return work;
+}
+
 template <Ruleset R>
 TableValues build_table_values(const index::Indexer& exact,
                                typename RetrogradeBuilder<R, index::Indexer>::ChildValue child_value,
                                typename RetrogradeBuilder<R, index::Indexer>::Progress progress = {}) {
-    if (auto work = index::WorkIndex::create(R::kId, exact.material())) {
+    if (auto work = work_index_for(exact)) {
         RetrogradeBuilder<R, index::WorkIndex> builder(*work, std::move(child_value), std::move(progress));
         const auto start = std::chrono::steady_clock::now();
         TableValues values = to_exact_index(exact, *work, builder.build());
