@@ -433,6 +433,21 @@ std::variant<std::vector<TableSummary>, GenerateError> generate(
     probe::Tablebase& tablebase, VariantId variant, const std::vector<index::Material>& tables,
     const GenerateOptions& options, const std::function<void(const TableSummary&)>& on_table) {
     if (options.threads > 0) omp_set_num_threads(options.threads);
+    if (options.memory_bytes == 0) {
+        // Refused before any sub-table is built (build_one checks again with
+        // the sub-tables' sizes).
+        for (const index::Material& material : tables) {
+            auto indexer = index::Indexer::create(variant, material);
+            if (!indexer.ok()) continue;
+            const auto work = work_index_for(*indexer);
+            const std::uint64_t need = plan_memory(indexer->size(), 0, 0, work ? work->size() : 0).in_ram_bytes;
+            if (need > physical_memory()) {
+                return GenerateError{2, probe::table_name(variant, material) + " needs about " + gib(need) +
+                                            " in RAM, more than this machine's " + gib(physical_memory()) +
+                                            ": give --memory and --work to build it out-of-core"};
+            }
+        }
+    }
     std::vector<TableSummary> summaries;
     const std::vector<index::Material> order = index::dependency_order(variant, tables);
     ResidentTables resident(variant, order);

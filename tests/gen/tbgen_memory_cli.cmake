@@ -1,6 +1,7 @@
 # tbgen gen --memory/--work as a user runs it: bad sizes and missing options
-# are usage errors (exit 2); a capped run builds out-of-core, says so in its
-# JSON lines and removes its work directory.
+# are usage errors (exit 2), so is an uncapped table larger than the machine;
+# a capped run builds out-of-core, says so in its JSON lines and removes its
+# work directory.
 function(run_tbgen args expected_code)
   execute_process(COMMAND ${TBGEN} ${args} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
   if(NOT code EQUAL expected_code)
@@ -25,6 +26,13 @@ if(NOT last_stderr MATCHES "--memory needs --work")
   message(FATAL_ERROR "unexpected error text: ${last_stderr}")
 endif()
 run_tbgen("gen;--variant;antichess;--db;${db};--work;${work};KvP" 2)
+
+# Without a cap, a table larger than the machine (KQRvKBN needs about 75 GiB
+# in RAM) is refused at once, before any sub-table is built.
+run_tbgen("gen;--variant;antichess;--db;${db};KQRvKBN" 2)
+if(NOT last_stderr MATCHES "^tbgen: error: antichess/KQRvKBN needs about [0-9.]+ GiB in RAM, more than this machine's [0-9.]+ GiB: give --memory and --work")
+  message(FATAL_ERROR "unexpected error text: ${last_stderr}")
+endif()
 
 run_tbgen("gen;--variant;antichess;--db;${db};--memory;4K;--work;${work};--json;KvP" 0)
 if(NOT last_stdout MATCHES "\"table\":\"antichess/KvP\",[^\n]*\"out_of_core\":true,[^\n]*\"chunks\":[2-9]")
