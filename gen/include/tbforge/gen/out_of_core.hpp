@@ -268,7 +268,12 @@ private:
         if (value == detail::kInvalid || value == detail::kDrawFinal) return false;
         return probe::decode_value(value).dtc >= level;
     }
-    std::uint64_t sparse_blocks() const { return (2 * size_ + (1u << SparseSet::kBlockBits) - 1) >> SparseSet::kBlockBits; }
+    std::uint64_t sparse_blocks() const {
+        return (2 * size_ + (1u << SparseSet::kBlockBits) - 1) >> SparseSet::kBlockBits;
+    }
+    [[noreturn]] void damaged(const std::string& name, const char* what) const {
+        throw ooc::WorkError("damaged work file " + dir_.file(name) + " (" + what + ")");
+    }
     // Slots the sparse phase begun at `level` holds: open, or decided at
     // `level` or later.
     std::uint64_t sparse_size(int level) const;
@@ -315,7 +320,8 @@ bool OutOfCoreBuilder<R, Ix>::build() {
     buffer_limit_ = std::max<std::uint64_t>(512, options_.state_bytes / 4 / sizeof(Update));
     dir_.create();
     auto existing = ooc::read_manifest(dir_);
-    if (existing && existing->format == ooc::Manifest::kFormat && existing->table == options_.table && existing->generator_version == options_.generator_version &&
+    if (existing && existing->format == ooc::Manifest::kFormat && existing->table == options_.table &&
+        existing->generator_version == options_.generator_version &&
         existing->index_size == size_ && existing->chunk_slots == chunk_slots) {
         manifest_ = std::move(*existing);
         io_ = manifest_.io;
@@ -636,14 +642,14 @@ template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::load_sparse_words(int level) {
     const std::string name = sparse_file(level);
     if (dir_.size(name) != manifest_.sparse_words * sizeof(std::uint16_t)) {
-        throw ooc::WorkError("damaged work file " + dir_.file(name) + " (size)");
+        damaged(name, "size");
     }
     sparse_.words.resize(manifest_.sparse_words);
     const std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(sparse_.words.data()),
                                         sparse_.words.size() * sizeof(std::uint16_t));
     dir_.read_at(name, 0, bytes);
     if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != manifest_.sparse_checksum) {
-        throw ooc::WorkError("damaged work file " + dir_.file(name) + " (checksum mismatch)");
+        damaged(name, "checksum mismatch");
     }
 }
 
@@ -654,7 +660,7 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
         collect_sparse(manifest_.sparse_level, false, manifest_.sparse_words);
         load_sparse_words(manifest_.level);
         if (sparse_.words.size() != sparse_.lows.size()) {
-            throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (entry count)");
+            damaged(sparse_file(manifest_.level), "entry count");
         }
         load_sparse_lists(manifest_.level);
         count_sparse_pending(manifest_.level);
@@ -714,7 +720,8 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
         }
         sparse_.late_wins = {};
     }
-    const std::uint64_t frontier = static_cast<std::size_t>(level) < sparse_.pending.size() ? sparse_.pending[static_cast<std::size_t>(level)] : 0;
+    const auto l = static_cast<std::size_t>(level);
+    const std::uint64_t frontier = l < sparse_.pending.size() ? sparse_.pending[l] : 0;
     const auto blocks = static_cast<std::int64_t>(sparse_blocks());
 #pragma omp parallel if (frontier > 256)
     {
@@ -726,7 +733,8 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
         for (std::int64_t block = 0; block < blocks; ++block) {
             const std::uint64_t end = sparse_.offsets[static_cast<std::size_t>(block) + 1];
             for (std::uint64_t at = sparse_.offsets[static_cast<std::size_t>(block)]; at < end; ++at) {
-                const std::uint16_t v = std::atomic_ref<const std::uint16_t>(sparse_.words[at]).load(std::memory_order_relaxed);
+                const std::uint16_t v =
+                    std::atomic_ref<const std::uint16_t>(sparse_.words[at]).load(std::memory_order_relaxed);
                 if (v != win_code && v != loss_code) continue;
                 const std::uint64_t key = static_cast<std::uint64_t>(block) << SparseSet::kBlockBits | sparse_.lows[at];
                 const int side = key >= size_ ? 1 : 0;
@@ -739,9 +747,10 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
                 const auto child = static_cast<std::uint8_t>((v == loss_code ? ooc::kLossChild : 0) | stab_w);
                 for (std::size_t k = 0; k < preds.size();) {
                     const std::uint64_t q = preds[k];
-                    int repeats = 1;
-                    while (k + static_cast<std::size_t>(repeats) < preds.size() && preds[k + static_cast<std::size_t>(repeats)] == q) ++repeats;
-                    k += static_cast<std::size_t>(repeats);
+                    std::size_t same = 1;
+                    while (k + same < preds.size() && preds[k + same] == q) ++same;
+                    k += same;
+                    const auto repeats = static_cast<int>(same);
                     const std::uint64_t pred_key = pred_base + q;
                     const std::uint64_t found = sparse_.find(pred_key);
                     if (found != SparseSet::kMissing) sparse_apply(found, pred_key, level, repeats, child, tally);
@@ -749,7 +758,7 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
             }
         }
     }
-    if (static_cast<std::size_t>(level) < sparse_.pending.size()) sparse_.pending[static_cast<std::size_t>(level)] = 0;
+    if (l < sparse_.pending.size()) sparse_.pending[l] = 0;
     for (const auto& t : tallies) {
         if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
         for (std::size_t l = 0; l < t.decided.size(); ++l) sparse_.pending[l] += t.decided[l];
@@ -761,7 +770,7 @@ int OutOfCoreBuilder<R, Ix>::sparse_stabilizer(std::uint64_t key, std::uint16_t 
     if (!(word & kSymmetricFlag)) return 1;
     const auto& list = sparse_.symmetric;
     const auto it = std::lower_bound(list.begin(), list.end(), key << 3);
-    if (it == list.end() || (*it >> 3) != key) throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (symmetric flag)");
+    if (it == list.end() || (*it >> 3) != key) damaged(sparse_file(manifest_.level), "symmetric flag");
     return static_cast<int>(*it & 7);
 }
 
@@ -813,7 +822,7 @@ template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::write_back() {
     if (sparse_.words.empty() && manifest_.sparse_words != 0) load_sparse_words(manifest_.level);
     if (sparse_.words.size() != manifest_.sparse_words) {
-        throw ooc::WorkError("damaged work file " + dir_.file(sparse_file(manifest_.level)) + " (entry count)");
+        damaged(sparse_file(manifest_.level), "entry count");
     }
     // Each chunk side's entries are one run of the words: White's chunks
     // first, then Black's.
@@ -831,15 +840,15 @@ bool OutOfCoreBuilder<R, Ix>::write_back() {
         for (int side = 0; side < 2; ++side) {
             const auto s = static_cast<std::size_t>(side);
             const std::uint64_t end = first_entry[s] + entry.tracked[s];
-            if (end > sparse_.words.size()) throw ooc::WorkError("damaged work file " + dir_.file(ooc::kManifestName) + " (sparse counts)");
+            if (end > sparse_.words.size()) damaged(std::string(ooc::kManifestName), "sparse counts");
             std::uint64_t at = first_entry[s];
             for (auto& v : state.values[s]) {
                 if (!sparse_holds(v, manifest_.sparse_level)) continue;
-                if (at == end) throw ooc::WorkError("damaged work file " + dir_.file(chunk_file(c, entry.generation)) + " (sparse slots)");
+                if (at == end) damaged(chunk_file(c, entry.generation), "sparse slots");
                 const std::uint16_t w = sparse_.words[at++];
                 v = is_open_word(w) ? detail::kUndecided : w;
             }
-            if (at != end) throw ooc::WorkError("damaged work file " + dir_.file(chunk_file(c, entry.generation)) + " (sparse slots)");
+            if (at != end) damaged(chunk_file(c, entry.generation), "sparse slots");
             first_entry[s] = end;
         }
         const std::uint64_t old_generation = entry.generation;
