@@ -296,6 +296,14 @@ std::string gib(std::uint64_t bytes) {
     return text;
 }
 
+// Without a cap a build larger than the machine would run until the kernel
+// kills it.
+std::optional<GenerateError> larger_than_machine(const std::string& name, std::uint64_t in_ram_bytes) {
+    if (in_ram_bytes <= physical_memory()) return std::nullopt;
+    return GenerateError{2, name + " needs about " + gib(in_ram_bytes) + " in RAM, more than this machine's " +
+                                gib(physical_memory()) + ": give --memory and --work to build it out-of-core"};
+}
+
 template <Ruleset R>
 std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const index::Material& material,
                                                     const GenerateOptions& options, ResidentTables& resident) {
@@ -313,10 +321,8 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
         plan_memory(indexer->size(), subtable_bytes, options.memory_bytes, work ? work->size() : 0);
-    if (!plan.out_of_core && options.memory_bytes == 0 && plan.in_ram_bytes > physical_memory()) {
-        // Without a cap the build would run until the kernel kills it.
-        return GenerateError{2, name + " needs about " + gib(plan.in_ram_bytes) + " in RAM, more than this machine's " +
-                                    gib(physical_memory()) + ": give --memory and --work to build it out-of-core"};
+    if (options.memory_bytes == 0) {
+        if (auto error = larger_than_machine(name, plan.in_ram_bytes)) return *error;
     }
     if (plan.out_of_core && options.work_dir.empty()) {
         return GenerateError{2, name + " needs an out-of-core build under the memory cap: give a work directory"};
@@ -441,11 +447,7 @@ std::variant<std::vector<TableSummary>, GenerateError> generate(
             if (!indexer.ok()) continue;
             const auto work = work_index_for(*indexer);
             const std::uint64_t need = plan_memory(indexer->size(), 0, 0, work ? work->size() : 0).in_ram_bytes;
-            if (need > physical_memory()) {
-                return GenerateError{2, probe::table_name(variant, material) + " needs about " + gib(need) +
-                                            " in RAM, more than this machine's " + gib(physical_memory()) +
-                                            ": give --memory and --work to build it out-of-core"};
-            }
+            if (auto error = larger_than_machine(probe::table_name(variant, material), need)) return *error;
         }
     }
     std::vector<TableSummary> summaries;

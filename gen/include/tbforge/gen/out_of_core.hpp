@@ -280,11 +280,43 @@ private:
     bool sparse_fits(int level) const;
     // Collects the set from the chunks, applies the buckets, saves it.
     bool enter_sparse(int level);
-    // Keys (and, with `words`, the words) of the slots the phase begun at
-    // `level` holds; fills the chunks' tracked counts.
+    // Keys (and, with `words`, the words: load_sparse_lists first) of the
+    // slots the phase begun at `level` holds; fills the chunks' tracked counts.
     void collect_sparse(int level, bool words, std::uint64_t expected);
     void load_sparse_lists(int level);
     void count_sparse_pending(int level);
+    // Un-moves from a position decided at some level (its code a loss when
+    // `loss`): calls f(predecessor slot, repeats, child byte of an Update)
+    // once per distinct predecessor.
+    template <class F>
+    void for_each_predecessor(std::uint64_t index, int side, bool loss, std::vector<std::uint64_t>& preds,
+                              F&& f) const {
+        Position pos;
+        Square squares[kMaxTableUnits];
+        [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
+        assert(ok);
+        moves_.predecessors(index, pos, squares, preds);
+        const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+        const auto child = static_cast<std::uint8_t>((loss ? ooc::kLossChild : 0) | stab_w);
+        for (std::size_t at = 0; at < preds.size();) {
+            std::size_t repeats = 1;
+            while (at + repeats < preds.size() && preds[at + repeats] == preds[at]) ++repeats;
+            f(preds[at], static_cast<int>(repeats), child);
+            at += repeats;
+        }
+    }
+    // Moves of a predecessor closed by `repeats` un-moves from a won child
+    // whose stabiliser is in `child` (retrograde.hpp, "Symmetry").
+    static std::uint8_t closed_moves(int repeats, int stabilizer, std::uint8_t child) {
+        return static_cast<std::uint8_t>(static_cast<std::size_t>(repeats) * static_cast<std::size_t>(stabilizer) /
+                                         static_cast<std::size_t>(child & 0x7F));
+    }
+    void add_sparse_pending(const std::vector<Tally>& tallies) {
+        for (const auto& t : tallies) {
+            if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
+            for (std::size_t d = 0; d < t.decided.size(); ++d) sparse_.pending[d] += t.decided[d];
+        }
+    }
     bool sparse_passes();
     void sparse_pass(int level);
     bool sparse_apply(std::uint64_t entry, std::uint64_t key, int level, int repeats, std::uint8_t child,
@@ -513,13 +545,7 @@ void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words, std::ui
             const std::uint64_t count = chunk_size(c);
             const std::string file = chunk_file(c, entry.generation);
             ooc::read_chunk_values(dir_, file, c, count, side, values);
-            std::vector<std::uint64_t> symmetric;  // local indices of this side
-            if (with_words) {
-                ooc::read_chunk_counters(dir_, file, c, count, side, counters);
-                for (const std::uint64_t s : ooc::read_aux(dir_, aux_file(c)).symmetric) {
-                    if (static_cast<int>((s >> 3) & 1) == side) symmetric.push_back(s >> 4);
-                }
-            }
+            if (with_words) ooc::read_chunk_counters(dir_, file, c, count, side, counters);
             const std::uint64_t base = static_cast<std::uint64_t>(side) * size_ + first_slot(c);
             std::uint64_t held = 0;
             for (std::uint64_t i = 0; i < count; ++i) {
@@ -534,7 +560,8 @@ void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words, std::ui
                     sparse_.words.push_back(v);
                     continue;
                 }
-                const bool flagged = std::binary_search(symmetric.begin(), symmetric.end(), i);
+                const auto s = std::lower_bound(sparse_.symmetric.begin(), sparse_.symmetric.end(), key << 3);
+                const bool flagged = s != sparse_.symmetric.end() && (*s >> 3) == key;
                 sparse_.words.push_back(static_cast<std::uint16_t>(kOpenBase | (flagged ? kSymmetricFlag : 0) |
                                                                    counters[i]));
             }
@@ -585,8 +612,8 @@ void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
 template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::enter_sparse(int level) {
     manifest_.sparse_level = level;
+    load_sparse_lists(level);  // the words' symmetric flags come from it
     collect_sparse(level, true, sparse_size(level));
-    load_sparse_lists(level);
     count_sparse_pending(level);
     // Updates of the last chunk pass still waiting in buckets: level L - 1,
     // as the visits that would have applied them.
@@ -616,10 +643,7 @@ bool OutOfCoreBuilder<R, Ix>::enter_sparse(int level) {
         });
         entry.bucket_bytes = 0;
     }
-    for (const auto& t : tallies) {
-        if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
-        for (std::size_t l = 0; l < t.decided.size(); ++l) sparse_.pending[l] += t.decided[l];
-    }
+    add_sparse_pending(tallies);
     manifest_.phase = ooc::Phase::Sparse;
     manifest_.level = level;
     save_sparse_words(level);
@@ -727,8 +751,6 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
     {
         Tally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
         std::vector<std::uint64_t> preds;
-        Position pos;
-        Square squares[kMaxTableUnits];
 #pragma omp for schedule(dynamic, 16)
         for (std::int64_t block = 0; block < blocks; ++block) {
             const std::uint64_t end = sparse_.offsets[static_cast<std::size_t>(block) + 1];
@@ -739,30 +761,18 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
                 const std::uint64_t key = static_cast<std::uint64_t>(block) << SparseSet::kBlockBits | sparse_.lows[at];
                 const int side = key >= size_ ? 1 : 0;
                 const std::uint64_t index = key - static_cast<std::uint64_t>(side) * size_;
-                [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
-                assert(ok);
-                moves_.predecessors(index, pos, squares, preds);
                 const std::uint64_t pred_base = static_cast<std::uint64_t>(side ^ 1) * size_;
-                const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
-                const auto child = static_cast<std::uint8_t>((v == loss_code ? ooc::kLossChild : 0) | stab_w);
-                for (std::size_t k = 0; k < preds.size();) {
-                    const std::uint64_t q = preds[k];
-                    std::size_t same = 1;
-                    while (k + same < preds.size() && preds[k + same] == q) ++same;
-                    k += same;
-                    const auto repeats = static_cast<int>(same);
+                for_each_predecessor(index, side, v == loss_code, preds, [&](std::uint64_t q, int repeats,
+                                                                              std::uint8_t child) {
                     const std::uint64_t pred_key = pred_base + q;
                     const std::uint64_t found = sparse_.find(pred_key);
                     if (found != SparseSet::kMissing) sparse_apply(found, pred_key, level, repeats, child, tally);
-                }
+                });
             }
         }
     }
     if (l < sparse_.pending.size()) sparse_.pending[l] = 0;
-    for (const auto& t : tallies) {
-        if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
-        for (std::size_t l = 0; l < t.decided.size(); ++l) sparse_.pending[l] += t.decided[l];
-    }
+    add_sparse_pending(tallies);
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -793,13 +803,11 @@ bool OutOfCoreBuilder<R, Ix>::sparse_apply(std::uint64_t entry, std::uint64_t ke
         }
         return false;
     }
-    const int stab_w = child & 0x7F;
+    // The flag stays while the word is open: one look-up, outside the retries.
+    const std::uint8_t closed = is_open_word(seen) ? closed_moves(repeats, sparse_stabilizer(key, seen), child) : 0;
     while (is_open_word(seen)) {
         const auto open = static_cast<std::uint8_t>(seen & 0xFF);
         if (open == detail::kCannotLose) return false;
-        const auto closed = static_cast<std::uint8_t>(static_cast<std::size_t>(repeats) *
-                                                      static_cast<std::size_t>(sparse_stabilizer(key, seen)) /
-                                                      static_cast<std::size_t>(stab_w));
         const auto left = static_cast<std::uint8_t>(open - closed);
         int distance = next;
         std::uint16_t target = static_cast<std::uint16_t>((seen & ~std::uint16_t{0xFF}) | left);
@@ -990,8 +998,6 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
             Tally& tally = tallies[t];
             auto& send = outgoing[t];
             std::vector<std::uint64_t> preds;
-            Position pos;
-            Square squares[kMaxTableUnits];
 #pragma omp for schedule(dynamic, 256)
             for (std::int64_t local = begin; local < end; ++local) {
                 const auto id = static_cast<std::uint32_t>(local);
@@ -999,17 +1005,9 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
                 const std::uint16_t v = load_value(side, id >> 1);
                 if (v != win_code && v != loss_code) continue;
                 const std::uint64_t index = first + (id >> 1);
-                [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
-                assert(ok);
-                moves_.predecessors(index, pos, squares, preds);
                 const int p = side ^ 1;
-                const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
-                const auto child = static_cast<std::uint8_t>((v == loss_code ? ooc::kLossChild : 0) | stab_w);
-                for (std::size_t at = 0; at < preds.size();) {
-                    const std::uint64_t q = preds[at];
-                    std::size_t repeats = 1;
-                    while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
-                    at += repeats;
+                for_each_predecessor(index, side, v == loss_code, preds, [&](std::uint64_t q, int repeats,
+                                                                              std::uint8_t child) {
                     const std::uint64_t target = q / k;
                     const Update u{static_cast<std::uint32_t>((q - target * k) * 2 + static_cast<std::uint64_t>(p)),
                                    static_cast<std::uint16_t>(level), static_cast<std::uint8_t>(repeats), child};
@@ -1019,7 +1017,7 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
                     } else {
                         send.emplace_back(target, u);
                     }
-                }
+                });
             }
         }
         for (auto& send : outgoing) {
@@ -1061,10 +1059,7 @@ bool OutOfCoreBuilder<R, Ix>::apply(const Update& u, Tally& tally) {
     if (load_value(side, i) != detail::kUndecided) return false;
     std::atomic_ref<std::uint8_t> open(loaded_.state.open[side][i]);
     if (open.load(std::memory_order_relaxed) == detail::kCannotLose) return false;
-    const int stab_w = u.child & 0x7F;
-    const auto closed = static_cast<std::uint8_t>(static_cast<std::size_t>(u.repeats) *
-                                                  static_cast<std::size_t>(stabilizer_of(u.slot)) /
-                                                  static_cast<std::size_t>(stab_w));
+    const std::uint8_t closed = closed_moves(u.repeats, stabilizer_of(u.slot), u.child);
     ++tally.applied;
     if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) return true;
     int distance = next;
