@@ -374,6 +374,7 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         ooc_options.state_bytes = plan.state_bytes;
         ooc_options.stop_after_step = options.stop_after_step;
         ooc_options.durable = options.sync_work_files;
+        ooc_options.bucket_bytes = options.bucket_bytes;
         // A failed sub-table read must not be recorded as a completed step.
         ooc_options.child_error = [&] { return subtables.error(); };
         OutOfCoreBuilder<R, index::Indexer> builder(*indexer, child_value, ooc_options, on_progress);

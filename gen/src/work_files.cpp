@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 
 #include "tbforge/storage/checksum.hpp"
 
@@ -145,16 +148,16 @@ std::span<const std::uint8_t> unseal(const std::vector<std::uint8_t>& bytes, con
     return payload;
 }
 
-constexpr char kChunkMagic[8] = {'T', 'B', 'F', 'C', 'H', 'N', 'K', '1'};
+constexpr char kChunkMagic[8] = {'T', 'B', 'F', 'C', 'H', 'N', 'K', '2'};
 constexpr char kAuxMagic[8] = {'T', 'B', 'F', 'A', 'U', 'X', '0', '1'};
 constexpr char kManifestMagic[8] = {'T', 'B', 'F', 'M', 'A', 'N', '0', '1'};
-constexpr std::uint32_t kFrameMagic = 0x55464254;  // "TBFU"
+constexpr std::uint32_t kFrameMagic = 0x5A464254;  // "TBFZ"
 constexpr std::size_t kChunkHeaderBytes = 64;
 
 struct ChunkHeader {
     std::uint64_t chunk = 0;
     std::uint64_t count = 0;
-    std::array<std::uint64_t, 4> sums{};
+    std::array<std::uint64_t, 2> sums{};
 };
 
 ChunkHeader read_chunk_header(const WorkDir& dir, std::string_view name, std::uint64_t chunk,
@@ -171,16 +174,13 @@ ChunkHeader read_chunk_header(const WorkDir& dir, std::string_view name, std::ui
     ChunkHeader h;
     std::memcpy(&h.chunk, raw.data() + 8, 8);
     std::memcpy(&h.count, raw.data() + 16, 8);
-    std::memcpy(h.sums.data(), raw.data() + 24, 32);
+    std::memcpy(h.sums.data(), raw.data() + 24, 16);
     if (h.chunk != chunk || h.count != count) damaged(file, "belongs to another chunk");
     return h;
 }
 
-std::uint64_t section_offset(int section, std::uint64_t count) {
-    // Two value sections of 2 bytes per slot, then two counter sections.
-    return kChunkHeaderBytes +
-           (section < 2 ? 2 * count * static_cast<std::uint64_t>(section)
-                        : 4 * count + count * static_cast<std::uint64_t>(section - 2));
+std::uint64_t section_offset(int side, std::uint64_t count) {
+    return kChunkHeaderBytes + 2 * count * static_cast<std::uint64_t>(side);
 }
 
 }  // namespace
@@ -283,6 +283,12 @@ void WorkDir::truncate(std::string_view name, std::uint64_t size) const {
     if (::truncate(f.c_str(), static_cast<off_t>(size)) != 0) fail("cannot truncate", f);
 }
 
+std::uint64_t WorkDir::free_bytes() const {
+    struct statvfs st {};
+    if (::statvfs(path_.c_str(), &st) != 0) fail("cannot query free space of", path_);
+    return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
 std::uint64_t WorkDir::size(std::string_view name) const {
     struct stat st {};
     if (::stat(file(name).c_str(), &st) != 0) return 0;
@@ -295,18 +301,17 @@ void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk,
     const std::uint64_t count = state.count();
     // Header, then the sections straight from the state: no second copy of
     // the chunk in memory.
-    std::array<std::span<const std::uint8_t>, 5> parts;
-    std::array<std::uint64_t, 4> sums{};
-    for (int section = 0; section < 4; ++section) {
-        parts[static_cast<std::size_t>(section) + 1] =
-            section < 2 ? as_bytes(state.values[section]) : as_bytes(state.open[section - 2]);
-        sums[static_cast<std::size_t>(section)] = storage::xxh64(parts[static_cast<std::size_t>(section) + 1]);
+    std::array<std::span<const std::uint8_t>, 3> parts;
+    std::array<std::uint64_t, 2> sums{};
+    for (std::size_t side = 0; side < 2; ++side) {
+        parts[side + 1] = as_bytes(state.words[side]);
+        sums[side] = storage::xxh64(parts[side + 1]);
     }
     std::array<std::uint8_t, kChunkHeaderBytes> header{};
     std::memcpy(header.data(), kChunkMagic, 8);
     std::memcpy(header.data() + 8, &chunk, 8);
     std::memcpy(header.data() + 16, &count, 8);
-    std::memcpy(header.data() + 24, sums.data(), 32);
+    std::memcpy(header.data() + 24, sums.data(), 16);
     const std::uint64_t header_sum = storage::xxh64(std::span<const std::uint8_t>(header).first(56));
     std::memcpy(header.data() + 56, &header_sum, 8);
     parts[0] = header;
@@ -314,41 +319,34 @@ void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk,
     dir.write_atomic(name, parts, false);
 }
 
+namespace {
+
+void read_side(const WorkDir& dir, std::string_view name, const ChunkHeader& h, std::uint64_t count, int side,
+               std::uint16_t* out) {
+    const std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(out), 2 * count);
+    dir.read_at(name, section_offset(side, count), bytes);
+    if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != h.sums[static_cast<std::size_t>(side)]) {
+        damaged(dir.file(name), "checksum mismatch");
+    }
+}
+
+}  // namespace
+
 void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
                 ChunkState& state) {
     const ChunkHeader h = read_chunk_header(dir, name, chunk, count);
-    state.resize(count);
-    for (int section = 0; section < 4; ++section) {
-        std::span<std::uint8_t> out =
-            section < 2 ? std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(state.values[section].data()),
-                                                  2 * count)
-                        : std::span<std::uint8_t>(state.open[section - 2].data(), count);
-        dir.read_at(name, section_offset(section, count), out);
-        if (storage::xxh64(std::span<const std::uint8_t>(out)) != h.sums[section]) {
-            damaged(dir.file(name), "checksum mismatch");
-        }
+    for (int side = 0; side < 2; ++side) {
+        auto& words = state.words[static_cast<std::size_t>(side)];
+        words.resize(count);
+        read_side(dir, name, h, count, side, words.data());
     }
 }
 
-void read_chunk_values(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
-                       int side, std::vector<std::uint16_t>& out) {
+void read_chunk_words(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                      int side, std::vector<std::uint16_t>& out) {
     const ChunkHeader h = read_chunk_header(dir, name, chunk, count);
     out.resize(count);
-    std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(out.data()), 2 * count);
-    dir.read_at(name, section_offset(side, count), bytes);
-    if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != h.sums[side]) {
-        damaged(dir.file(name), "checksum mismatch");
-    }
-}
-
-void read_chunk_counters(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
-                         int side, std::vector<std::uint8_t>& out) {
-    const ChunkHeader h = read_chunk_header(dir, name, chunk, count);
-    out.resize(count);
-    dir.read_at(name, section_offset(2 + side, count), out);
-    if (storage::xxh64(std::span<const std::uint8_t>(out)) != h.sums[2 + side]) {
-        damaged(dir.file(name), "checksum mismatch");
-    }
+    read_side(dir, name, h, count, side, out.data());
 }
 
 void write_aux(const WorkDir& dir, std::string_view name, const ChunkAux& aux) {
@@ -387,37 +385,115 @@ ChunkAux read_aux(const WorkDir& dir, std::string_view name) {
 
 // ---- Updates ----
 
-std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::span<const Update> updates) {
-    Writer w;
-    w.u32(kFrameMagic);
-    w.u32(static_cast<std::uint32_t>(updates.size()));
-    const std::span<const std::uint8_t> raw(reinterpret_cast<const std::uint8_t*>(updates.data()),
-                                            updates.size_bytes());
-    w.u64(storage::xxh64(raw));
-    w.put(raw.data(), raw.size());
-    dir.append(name, w.bytes);
-    return w.bytes.size();
+namespace {
+
+// Frame header: magic, update count, payload bytes, level, reserved, XXH64
+// of the payload.
+constexpr std::uint64_t kFrameHeaderBytes = 24;
+// Per update: varint(slot delta << 2 | tag), then for kExplicit the repeats
+// and child bytes. Nearly every update is one un-move from an asymmetric
+// child.
+enum FrameTag : std::uint64_t { kPlainWin = 0, kPlainLoss = 1, kExplicit = 2 };
+
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<std::uint8_t>(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<std::uint8_t>(v));
 }
 
-std::uint32_t read_frame_header(const WorkDir& dir, std::string_view name, std::uint64_t offset,
-                                std::uint64_t length, std::uint64_t& checksum) {
+}  // namespace
+
+std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vector<Update>& updates) {
+    auto order = [](const Update& a, const Update& b) {
+        return std::tie(a.level, a.slot, a.repeats, a.child) < std::tie(b.level, b.slot, b.repeats, b.child);
+    };
+    std::sort(updates.begin(), updates.end(), order);
+    std::vector<std::uint8_t> frames;
+    std::vector<std::uint8_t> payload;
+    for (std::size_t at = 0; at < updates.size();) {
+        const std::uint16_t level = updates[at].level;
+        std::size_t end = at;
+        std::uint32_t previous = 0;
+        payload.clear();
+        // A frame's count and payload length must fit 32 bits.
+        for (; end < updates.size() && updates[end].level == level && end - at < (1u << 28); ++end) {
+            const Update& u = updates[end];
+            const std::uint64_t delta = u.slot - previous;
+            previous = u.slot;
+            if (u.repeats == 1 && (u.child & 0x7F) == 1) {
+                put_varint(payload, delta << 2 | ((u.child & kLossChild) ? kPlainLoss : kPlainWin));
+            } else {
+                put_varint(payload, delta << 2 | kExplicit);
+                payload.push_back(u.repeats);
+                payload.push_back(u.child);
+            }
+        }
+        Writer w;
+        w.u32(kFrameMagic);
+        w.u32(static_cast<std::uint32_t>(end - at));
+        w.u32(static_cast<std::uint32_t>(payload.size()));
+        w.u32(level);
+        w.u64(storage::xxh64(payload));
+        frames.insert(frames.end(), w.bytes.begin(), w.bytes.end());
+        frames.insert(frames.end(), payload.begin(), payload.end());
+        at = end;
+    }
+    if (!frames.empty()) dir.append(name, frames);
+    return frames.size();
+}
+
+std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t offset,
+                                std::uint64_t length, std::vector<Update>& out, std::vector<std::uint8_t>& scratch) {
     const std::string file = dir.file(name);
-    if (length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
+    if (offset > length || length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
     std::array<std::uint8_t, kFrameHeaderBytes> raw{};
     dir.read_at(name, offset, raw);
-    std::uint32_t magic, count;
+    std::uint32_t magic, count, bytes, level;
+    std::uint64_t checksum;
     std::memcpy(&magic, raw.data(), 4);
     std::memcpy(&count, raw.data() + 4, 4);
-    std::memcpy(&checksum, raw.data() + 8, 8);
-    if (magic != kFrameMagic) damaged(file, "bad update frame");
-    if ((length - offset - kFrameHeaderBytes) / sizeof(Update) < count) damaged(file, "truncated update frame");
-    return count;
-}
-
-void check_frame(std::string_view file, std::span<const Update> updates, std::uint64_t checksum) {
-    const std::span<const std::uint8_t> raw(reinterpret_cast<const std::uint8_t*>(updates.data()),
-                                            updates.size_bytes());
-    if (storage::xxh64(raw) != checksum) damaged(std::string(file), "update frame checksum mismatch");
+    std::memcpy(&bytes, raw.data() + 8, 4);
+    std::memcpy(&level, raw.data() + 12, 4);
+    std::memcpy(&checksum, raw.data() + 16, 8);
+    if (magic != kFrameMagic || level > 0xFFFF) damaged(file, "bad update frame");
+    if (length - offset - kFrameHeaderBytes < bytes) damaged(file, "truncated update frame");
+    scratch.resize(bytes);
+    dir.read_at(name, offset + kFrameHeaderBytes, scratch);
+    if (storage::xxh64(std::span<const std::uint8_t>(scratch)) != checksum) {
+        damaged(file, "update frame checksum mismatch");
+    }
+    out.resize(count);
+    std::size_t at = 0;
+    std::uint64_t slot = 0;
+    for (std::uint32_t k = 0; k < count; ++k) {
+        std::uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+            if (at == scratch.size() || shift > 63) damaged(file, "bad update frame");
+            const std::uint8_t byte = scratch[at++];
+            v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+            if (!(byte & 0x80)) break;
+        }
+        slot += v >> 2;
+        if (slot > 0xFFFFFFFFu) damaged(file, "bad update frame");
+        Update& u = out[k];
+        u.slot = static_cast<std::uint32_t>(slot);
+        u.level = static_cast<std::uint16_t>(level);
+        switch (v & 3) {
+            case kPlainWin: u.repeats = 1, u.child = 1; break;
+            case kPlainLoss: u.repeats = 1, u.child = kLossChild | 1; break;
+            case kExplicit:
+                if (scratch.size() - at < 2) damaged(file, "bad update frame");
+                u.repeats = scratch[at];
+                u.child = scratch[at + 1];
+                at += 2;
+                break;
+            default: damaged(file, "bad update frame");
+        }
+    }
+    if (at != scratch.size()) damaged(file, "bad update frame");
+    return offset + kFrameHeaderBytes + bytes;
 }
 
 // ---- Manifest ----

@@ -29,6 +29,10 @@ struct GenerateOptions {
     // fsync work files at each step, so that even a power loss leaves a
     // resumable state; without it only a killed process is covered.
     bool sync_work_files = true;
+    // Bytes the update buckets of an out-of-core build may take on disk
+    // before every waiting bucket is applied to its chunk; 0: a third of the
+    // work disk's free space when the table starts.
+    std::uint64_t bucket_bytes = 0;
     // Called after each completed step of an out-of-core build; true stops
     // the run there with an error, as if it had been killed (tests).
     std::function<bool()> stop_after_step;

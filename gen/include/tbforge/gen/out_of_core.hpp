@@ -69,6 +69,9 @@ struct OutOfCoreOptions {
     // Seconds between saves of the sparse phase's state (always after every
     // level when stop_after_step is set).
     double sparse_save_seconds = 300;
+    // Bucket bytes on disk beyond which every waiting bucket is applied at
+    // once; 0: a third of the work disk's free space at the start.
+    std::uint64_t bucket_bytes = 0;
 };
 
 struct OutOfCoreReport {
@@ -90,13 +93,13 @@ struct OutOfCoreReport {
     }
 };
 
-// Working memory per slot of a chunk: 2 values and 2 counters (6 bytes) plus
-// the symmetric-position bitmap (0.25 byte) and late lists; a quarter of the
-// budget is kept for update buffers: slots = budget * 3/4 / 6.5.
+// Working memory per slot of a chunk: 2 words (4 bytes) plus, at most, a
+// quarter byte of auxiliary lists; a quarter of the budget is kept for
+// update buffers: slots = budget * 3/4 / 4.25.
 inline std::uint64_t chunk_slots_for(std::uint64_t state_bytes, std::uint64_t index_size) {
     constexpr std::uint64_t kMinSlots = 1024;
     constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << 30;  // local packed ids fit 32 bits
-    const std::uint64_t slots = std::clamp(state_bytes / 26 * 3, kMinSlots, kMaxSlots);
+    const std::uint64_t slots = std::clamp(state_bytes / 17 * 3, kMinSlots, kMaxSlots);
     return std::max<std::uint64_t>(1, std::min(slots, index_size));
 }
 
@@ -133,8 +136,8 @@ public:
         std::vector<std::uint16_t> values;
         for (int side = 0; side < 2; ++side) {
             for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
-                ooc::read_chunk_values(dir_, chunk_file(c, manifest_.chunks[c].generation), c, chunk_size(c),
-                                       side, values);
+                ooc::read_chunk_words(dir_, chunk_file(c, manifest_.chunks[c].generation), c, chunk_size(c),
+                                      side, values);
                 for (auto& v : values) v = final_code(v);
                 // Pieces keep the consumer's own buffers small.
                 constexpr std::size_t kPiece = 1 << 16;
@@ -176,7 +179,6 @@ private:
         std::uint64_t chunk = 0;
         ooc::ChunkState state;
         ooc::ChunkAux aux;
-        std::vector<std::uint64_t> symmetric_bits;  // per local packed id
     };
 
     // Per-thread tallies of one parallel loop.
@@ -190,7 +192,7 @@ private:
     };
 
     static std::uint16_t final_code(std::uint16_t v) {
-        return v == detail::kInvalid || v == detail::kDrawFinal ? 0 : v;
+        return v == detail::kInvalid || v == detail::kDrawFinal || ooc::is_open_word(v) ? 0 : v;
     }
     static std::string chunk_file(std::uint64_t c, std::uint64_t generation) {
         return "chunk-" + std::to_string(c) + "." + std::to_string(generation);
@@ -209,7 +211,12 @@ private:
     void initial_chunk(std::uint64_t c);
     bool has_work(std::uint64_t c, int level) const;
     bool any_work(int level) const;
-    void visit(std::uint64_t c, int level);
+    // Applies the chunk's bucket, then (unless `apply_only`) claims its late
+    // wins and generates from its positions decided at `level`.
+    void visit(std::uint64_t c, int level, bool apply_only = false);
+    // Applies every waiting bucket, so that the disk holds at most
+    // bucket_limit_ bytes of them.
+    bool drain_buckets(int level);
     void load(std::uint64_t c);
     void apply_bucket(std::uint64_t c);
     void generate(int level, Tally& tally_out);
@@ -224,14 +231,26 @@ private:
     bool checkpoint(std::uint64_t consumed_bucket = ~std::uint64_t{0}, std::uint64_t old_generation_of = ~std::uint64_t{0},
                     std::uint64_t old_generation = 0);
 
-    std::uint16_t load_value(int side, std::uint32_t i) const {
-        return std::atomic_ref<const std::uint16_t>(loaded_.state.values[side][i]).load(std::memory_order_relaxed);
+    std::uint16_t load_word(int side, std::uint32_t i) const {
+        return std::atomic_ref<const std::uint16_t>(loaded_.state.words[side][i]).load(std::memory_order_relaxed);
     }
-    bool claim(int side, std::uint32_t i, std::uint16_t value) {
-        std::uint16_t expected = detail::kUndecided;
-        return std::atomic_ref<std::uint16_t>(loaded_.state.values[side][i])
-            .compare_exchange_strong(expected, value, std::memory_order_relaxed);
+    // Decides an open word; false if it was decided already.
+    static bool claim(std::uint16_t& target, std::uint16_t value) {
+        std::atomic_ref<std::uint16_t> word(target);
+        std::uint16_t seen = word.load(std::memory_order_relaxed);
+        while (ooc::is_open_word(seen)) {
+            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return true;
+        }
+        return false;
     }
+    // One update on one word, of the chunk in memory or of the sparse set:
+    // the same steps as RetrogradeBuilder::level_pass for one predecessor. A
+    // compare-and-swap settles races between claims and count-downs.
+    // stabilizer() is asked only for flagged words, late_loss() only when
+    // the count reaches zero.
+    template <class Stabilizer, class LateLoss>
+    static bool apply_to_word(std::uint16_t& target, int level, int repeats, std::uint8_t child,
+                              Stabilizer&& stabilizer, LateLoss&& late_loss, Tally& tally);
 
     // ---- Sparse phase ----
     // Keys are side * index size + index, so that one side's values of a
@@ -241,7 +260,7 @@ private:
         static constexpr std::uint64_t kMissing = ~std::uint64_t{0};
         std::vector<std::uint64_t> offsets;  // per block of keys: its first entry (one more at the end)
         std::vector<std::uint16_t> lows;     // keys' low bits, ascending within a block
-        std::vector<std::uint16_t> words;    // a final code, or kOpenBase | flag | open counter
+        std::vector<std::uint16_t> words;    // chunk words (work_files.hpp): a final code or an open counter
         std::vector<std::uint64_t> pending;  // per level: entries decided there, not yet generated
         std::vector<std::uint64_t> symmetric;    // key << 3 | stabiliser size, sorted
         std::vector<std::uint64_t> late_losses;  // keys, sorted
@@ -256,17 +275,13 @@ private:
             return it != end && *it == low ? static_cast<std::uint64_t>(it - lows.begin()) : kMissing;
         }
     };
-    // Open words sit above every final code (DTC < 24576), as in RetrogradeBuilder.
-    static constexpr std::uint16_t kOpenBase = 0xC000;
-    static constexpr std::uint16_t kSymmetricFlag = 0x1000;
-    static bool is_open_word(std::uint16_t word) { return word >= kOpenBase; }
     // Whether the sparse phase begun at `level` holds a slot whose chunk
-    // value is `value`: open, or decided at `level` or later (written back,
+    // word is `word`: open, or decided at `level` or later (written back,
     // the same slots again).
-    static bool sparse_holds(std::uint16_t value, int level) {
-        if (value == detail::kUndecided) return true;
-        if (value == detail::kInvalid || value == detail::kDrawFinal) return false;
-        return probe::decode_value(value).dtc >= level;
+    static bool sparse_holds(std::uint16_t word, int level) {
+        if (ooc::is_open_word(word)) return true;
+        if (word == detail::kInvalid || word == detail::kDrawFinal) return false;
+        return probe::decode_value(word).dtc >= level;
     }
     std::uint64_t sparse_blocks() const {
         return (2 * size_ + (1u << SparseSet::kBlockBits) - 1) >> SparseSet::kBlockBits;
@@ -321,7 +336,7 @@ private:
     void sparse_pass(int level);
     bool sparse_apply(std::uint64_t entry, std::uint64_t key, int level, int repeats, std::uint8_t child,
                       Tally& tally);
-    int sparse_stabilizer(std::uint64_t key, std::uint16_t word) const;
+    int sparse_stabilizer(std::uint64_t key) const;
     void save_sparse_words(int level);
     void load_sparse_words(int level);
     bool write_back();
@@ -340,6 +355,7 @@ private:
     std::vector<std::vector<Update>> buffers_;
     std::uint64_t buffered_ = 0;
     std::uint64_t buffer_limit_ = 0;  // updates
+    std::uint64_t bucket_limit_ = 0;  // bytes on disk
     std::vector<std::uint64_t> touched_buckets_;  // appended since the last checkpoint
     SparseSet sparse_;
     std::array<double, 4> seconds_{};  // initial, chunk levels, sparse, write-back
@@ -351,6 +367,8 @@ bool OutOfCoreBuilder<R, Ix>::build() {
     const std::uint64_t chunk_slots = chunk_slots_for(options_.state_bytes, size_);
     buffer_limit_ = std::max<std::uint64_t>(512, options_.state_bytes / 4 / sizeof(Update));
     dir_.create();
+    bucket_limit_ = options_.bucket_bytes ? options_.bucket_bytes
+                                          : std::max(options_.state_bytes, dir_.free_bytes() / 3);
     auto existing = ooc::read_manifest(dir_);
     if (existing && existing->format == ooc::Manifest::kFormat && existing->table == options_.table &&
         existing->generator_version == options_.generator_version &&
@@ -410,6 +428,7 @@ bool OutOfCoreBuilder<R, Ix>::build() {
             if (progress_) progress_("level", level, c + 1, manifest_.chunk_count());
             manifest_.next_chunk = c + 1;
             if (!checkpoint(c, c, old_generation)) return false;
+            if (!drain_buckets(level)) return false;
         }
         manifest_.level = level + 1;
         manifest_.next_chunk = 0;
@@ -476,8 +495,10 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
             const int side = static_cast<int>(id & 1);
             const std::uint32_t i = id >> 1;
             const SlotStart s = moves_.start(static_cast<Color>(side), first + i);
-            state.values[side][i] = s.value;
-            state.open[side][i] = s.open;
+            state.words[side][i] =
+                s.value != detail::kUndecided
+                    ? s.value
+                    : static_cast<std::uint16_t>(ooc::kOpenWord | (s.stabilizer > 1 ? ooc::kSymmetricWord : 0) | s.open);
             valid += s.value != detail::kInvalid;
             undecided += s.value == detail::kUndecided;
             if (s.level >= 0) tally.decide(s.level);
@@ -523,9 +544,9 @@ bool OutOfCoreBuilder<R, Ix>::sparse_fits(int level) const {
     // While most slots are still needed, chunk passes are cheaper: they
     // index the state directly, where the set searches a block per update.
     if (8 * held > 2 * size_) return false;
-    // Collecting reads one side of one chunk at a time: values and counters.
-    // The write-back holds the words (half of the set) and one chunk.
-    const std::uint64_t need = 4 * held + 8 * (sparse_blocks() + 1) + 3 * manifest_.chunk_slots;
+    // Collecting reads one side of one chunk at a time; the write-back holds
+    // the words (half of the set) and one chunk.
+    const std::uint64_t need = 4 * held + 8 * (sparse_blocks() + 1) + 4 * manifest_.chunk_slots;
     return need <= options_.state_bytes;
 }
 
@@ -537,33 +558,22 @@ void OutOfCoreBuilder<R, Ix>::collect_sparse(int level, bool with_words, std::ui
     // Reserved, so that growing never holds two copies.
     sparse_.lows.reserve(expected);
     if (with_words) sparse_.words.reserve(expected);
-    std::vector<std::uint16_t> values;
-    std::vector<std::uint8_t> counters;
+    std::vector<std::uint16_t> words;
     for (int side = 0; side < 2; ++side) {
         for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
             auto& entry = manifest_.chunks[c];
             const std::uint64_t count = chunk_size(c);
-            const std::string file = chunk_file(c, entry.generation);
-            ooc::read_chunk_values(dir_, file, c, count, side, values);
-            if (with_words) ooc::read_chunk_counters(dir_, file, c, count, side, counters);
+            ooc::read_chunk_words(dir_, chunk_file(c, entry.generation), c, count, side, words);
             const std::uint64_t base = static_cast<std::uint64_t>(side) * size_ + first_slot(c);
             std::uint64_t held = 0;
             for (std::uint64_t i = 0; i < count; ++i) {
-                const std::uint16_t v = values[i];
-                if (!sparse_holds(v, level)) continue;
+                const std::uint16_t w = words[i];
+                if (!sparse_holds(w, level)) continue;
                 const std::uint64_t key = base + i;
                 ++sparse_.offsets[(key >> SparseSet::kBlockBits) + 1];
                 sparse_.lows.push_back(static_cast<std::uint16_t>(key));
                 ++held;
-                if (!with_words) continue;
-                if (v != detail::kUndecided) {
-                    sparse_.words.push_back(v);
-                    continue;
-                }
-                const auto s = std::lower_bound(sparse_.symmetric.begin(), sparse_.symmetric.end(), key << 3);
-                const bool flagged = s != sparse_.symmetric.end() && (*s >> 3) == key;
-                sparse_.words.push_back(static_cast<std::uint16_t>(kOpenBase | (flagged ? kSymmetricFlag : 0) |
-                                                                   counters[i]));
+                if (with_words) sparse_.words.push_back(w);
             }
             entry.tracked[static_cast<std::size_t>(side)] = held;
         }
@@ -601,7 +611,7 @@ template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
     sparse_.pending.clear();
     for (const std::uint16_t w : sparse_.words) {
-        if (is_open_word(w)) continue;
+        if (ooc::is_open_word(w)) continue;
         const auto l = static_cast<std::size_t>(probe::decode_value(w).dtc);
         if (static_cast<int>(l) < level) continue;
         if (sparse_.pending.size() <= l) sparse_.pending.resize(l + 1);
@@ -612,7 +622,7 @@ void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
 template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::enter_sparse(int level) {
     manifest_.sparse_level = level;
-    load_sparse_lists(level);  // the words' symmetric flags come from it
+    load_sparse_lists(level);
     collect_sparse(level, true, sparse_size(level));
     count_sparse_pending(level);
     // Updates of the last chunk pass still waiting in buckets: level L - 1,
@@ -705,7 +715,7 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
             work = sparse_.pending[l] != 0;
         }
         if (!work) break;
-        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= kOpenBase) {
+        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= ooc::kOpenWord) {
             throw ooc::WorkError("distance to conversion beyond the generator's working range");
         }
         sparse_pass(level);
@@ -738,7 +748,7 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
         const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
         for (const std::uint64_t key : sparse_.late_wins) {
             const std::uint64_t at = sparse_.find(key);
-            if (at == SparseSet::kMissing || !is_open_word(sparse_.words[at])) continue;
+            if (at == SparseSet::kMissing || !ooc::is_open_word(sparse_.words[at])) continue;
             sparse_.words[at] = win2;
             tallies[0].decide(2);
         }
@@ -776,8 +786,7 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
 }
 
 template <Ruleset R, TableIndexer Ix>
-int OutOfCoreBuilder<R, Ix>::sparse_stabilizer(std::uint64_t key, std::uint16_t word) const {
-    if (!(word & kSymmetricFlag)) return 1;
+int OutOfCoreBuilder<R, Ix>::sparse_stabilizer(std::uint64_t key) const {
     const auto& list = sparse_.symmetric;
     const auto it = std::lower_bound(list.begin(), list.end(), key << 3);
     if (it == list.end() || (*it >> 3) != key) damaged(sparse_file(manifest_.level), "symmetric flag");
@@ -787,37 +796,40 @@ int OutOfCoreBuilder<R, Ix>::sparse_stabilizer(std::uint64_t key, std::uint16_t 
 template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::sparse_apply(std::uint64_t entry, std::uint64_t key, int level, int repeats,
                                            std::uint8_t child, Tally& tally) {
-    // The same steps as apply(), on one word: a compare-and-swap settles
-    // races between claims and count-downs.
-    std::atomic_ref<std::uint16_t> word(sparse_.words[entry]);
+    const auto& late = sparse_.late_losses;
+    return apply_to_word(
+        sparse_.words[entry], level, repeats, child, [&] { return sparse_stabilizer(key); },
+        [&] { return std::binary_search(late.begin(), late.end(), key); }, tally);
+}
+
+template <Ruleset R, TableIndexer Ix>
+template <class Stabilizer, class LateLoss>
+bool OutOfCoreBuilder<R, Ix>::apply_to_word(std::uint16_t& target, int level, int repeats, std::uint8_t child,
+                                            Stabilizer&& stabilizer, LateLoss&& late_loss, Tally& tally) {
+    std::atomic_ref<std::uint16_t> word(target);
     const auto next = static_cast<std::uint16_t>(level + 1);
     std::uint16_t seen = word.load(std::memory_order_relaxed);
     if (child & ooc::kLossChild) {
-        const std::uint16_t win = probe::encode_value({Wdl::Win, next});
-        while (is_open_word(seen)) {
-            if (word.compare_exchange_weak(seen, win, std::memory_order_relaxed)) {
-                tally.decide(next);
-                ++tally.applied;
-                return true;
-            }
-        }
-        return false;
+        if (!claim(target, probe::encode_value({Wdl::Win, next}))) return false;
+        tally.decide(next);
+        ++tally.applied;
+        return true;
     }
+    if (!ooc::is_open_word(seen)) return false;
     // The flag stays while the word is open: one look-up, outside the retries.
-    const std::uint8_t closed = is_open_word(seen) ? closed_moves(repeats, sparse_stabilizer(key, seen), child) : 0;
-    while (is_open_word(seen)) {
+    const std::uint8_t closed =
+        closed_moves(repeats, (seen & ooc::kSymmetricWord) ? stabilizer() : 1, child);
+    while (ooc::is_open_word(seen)) {
         const auto open = static_cast<std::uint8_t>(seen & 0xFF);
         if (open == detail::kCannotLose) return false;
         const auto left = static_cast<std::uint8_t>(open - closed);
         int distance = next;
-        std::uint16_t target = static_cast<std::uint16_t>((seen & ~std::uint16_t{0xFF}) | left);
+        std::uint16_t result = static_cast<std::uint16_t>((seen & ~std::uint16_t{0xFF}) | left);
         if (left == 0) {
-            if (distance < 2 && std::binary_search(sparse_.late_losses.begin(), sparse_.late_losses.end(), key)) {
-                distance = 2;
-            }
-            target = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
+            if (distance < 2 && late_loss()) distance = 2;
+            result = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
         }
-        if (word.compare_exchange_weak(seen, target, std::memory_order_relaxed)) {
+        if (word.compare_exchange_weak(seen, result, std::memory_order_relaxed)) {
             ++tally.applied;
             if (left == 0) tally.decide(distance);
             return true;
@@ -850,11 +862,10 @@ bool OutOfCoreBuilder<R, Ix>::write_back() {
             const std::uint64_t end = first_entry[s] + entry.tracked[s];
             if (end > sparse_.words.size()) damaged(std::string(ooc::kManifestName), "sparse counts");
             std::uint64_t at = first_entry[s];
-            for (auto& v : state.values[s]) {
-                if (!sparse_holds(v, manifest_.sparse_level)) continue;
+            for (auto& w : state.words[s]) {
+                if (!sparse_holds(w, manifest_.sparse_level)) continue;
                 if (at == end) damaged(chunk_file(c, entry.generation), "sparse slots");
-                const std::uint16_t w = sparse_.words[at++];
-                v = is_open_word(w) ? detail::kUndecided : w;
+                w = sparse_.words[at++];
             }
             if (at != end) damaged(chunk_file(c, entry.generation), "sparse slots");
             first_entry[s] = end;
@@ -895,16 +906,13 @@ void OutOfCoreBuilder<R, Ix>::load(std::uint64_t c) {
     loaded_.chunk = c;
     ooc::read_chunk(dir_, chunk_file(c, manifest_.chunks[c].generation), c, count, loaded_.state);
     loaded_.aux = ooc::read_aux(dir_, aux_file(c));
-    loaded_.symmetric_bits.assign((2 * count + 63) / 64, 0);
     for (const std::uint64_t entry : loaded_.aux.symmetric) {
-        const std::uint64_t id = entry >> 3;
-        if (id >= 2 * count) throw ooc::WorkError("damaged work file " + dir_.file(aux_file(c)) + " (bad slot)");
-        loaded_.symmetric_bits[id >> 6] |= std::uint64_t{1} << (id & 63);
+        if ((entry >> 3) >= 2 * count) damaged(aux_file(c), "bad slot");
     }
 }
 
 template <Ruleset R, TableIndexer Ix>
-void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
+void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level, bool apply_only) {
     load(c);
     auto& entry = manifest_.chunks[c];
     bool dirty = false;
@@ -941,13 +949,13 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
         });
         dirty = true;
     }
-    if (level == 1 && entry.late_wins > 0) {
+    if (level == 1 && entry.late_wins > 0 && !apply_only) {
         // In RAM these are claimed after level pass 1; every update that
         // could reach them first gives the same value (a win in 2), and
         // count-downs skip them (they cannot lose).
         const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
         for (const std::uint32_t id : loaded_.aux.late_wins) {
-            if (claim(static_cast<int>(id & 1), id >> 1, win2)) tallies[0].decide(2);
+            if (claim(loaded_.state.words[id & 1][id >> 1], win2)) tallies[0].decide(2);
         }
         entry.late_wins = 0;
         dirty = true;
@@ -955,7 +963,7 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
     // The bucket's updates of level L - 1 decide positions at L: count them
     // before asking whether the chunk has anything to generate.
     manifest_.undecided -= merge(tallies, entry);
-    if (entry.pending.count(level)) {
+    if (entry.pending.count(level) && !apply_only) {
         Tally generated;
         loaded_frontier_ = entry.pending[level];
         generate(level, generated);
@@ -970,6 +978,24 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level) {
         ooc::write_chunk(dir_, chunk_file(c, entry.generation), c, loaded_.state);
     }
     flush_buffers();
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::drain_buckets(int level) {
+    std::uint64_t waiting = 0;
+    for (const auto& e : manifest_.chunks) waiting += e.bucket_bytes;
+    if (waiting <= bucket_limit_) return true;
+    // Early application is the visit's own first step: chunks already
+    // visited in this pass get the level's updates before the next pass,
+    // as they would anyway; the others keep their turn to generate.
+    for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
+        if (manifest_.chunks[c].bucket_bytes == 0) continue;
+        const std::uint64_t old_generation = manifest_.chunks[c].generation;
+        visit(c, level, true);
+        if (progress_) progress_("drain", level, c + 1, manifest_.chunk_count());
+        if (!checkpoint(c, c, old_generation)) return false;
+    }
+    return true;
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -1002,7 +1028,7 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
             for (std::int64_t local = begin; local < end; ++local) {
                 const auto id = static_cast<std::uint32_t>(local);
                 const int side = static_cast<int>(id & 1);
-                const std::uint16_t v = load_value(side, id >> 1);
+                const std::uint16_t v = load_word(side, id >> 1);
                 if (v != win_code && v != loss_code) continue;
                 const std::uint64_t index = first + (id >> 1);
                 const int p = side ^ 1;
@@ -1038,38 +1064,19 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
 
 template <Ruleset R, TableIndexer Ix>
 int OutOfCoreBuilder<R, Ix>::stabilizer_of(std::uint32_t slot) const {
-    if (!(loaded_.symmetric_bits[slot >> 6] & (std::uint64_t{1} << (slot & 63)))) return 1;
     const auto& list = loaded_.aux.symmetric;
     const auto it = std::lower_bound(list.begin(), list.end(), std::uint64_t{slot} << 3);
+    if (it == list.end() || (*it >> 3) != slot) damaged(aux_file(loaded_.chunk), "symmetric flag");
     return static_cast<int>(*it & 7);
 }
 
 template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::apply(const Update& u, Tally& tally) {
-    // The same steps as RetrogradeBuilder::level_pass for one predecessor.
-    const int side = static_cast<int>(u.slot & 1);
-    const std::uint32_t i = u.slot >> 1;
-    const auto next = static_cast<std::uint16_t>(u.level + 1);
-    if (u.child & ooc::kLossChild) {
-        if (!claim(side, i, probe::encode_value({Wdl::Win, next}))) return false;
-        tally.decide(next);
-        ++tally.applied;
-        return true;
-    }
-    if (load_value(side, i) != detail::kUndecided) return false;
-    std::atomic_ref<std::uint8_t> open(loaded_.state.open[side][i]);
-    if (open.load(std::memory_order_relaxed) == detail::kCannotLose) return false;
-    const std::uint8_t closed = closed_moves(u.repeats, stabilizer_of(u.slot), u.child);
-    ++tally.applied;
-    if (open.fetch_sub(closed, std::memory_order_relaxed) != closed) return true;
-    int distance = next;
-    if (distance < 2 && std::binary_search(loaded_.aux.late_losses.begin(), loaded_.aux.late_losses.end(), u.slot)) {
-        distance = 2;
-    }
-    if (claim(side, i, probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}))) {
-        tally.decide(distance);
-    }
-    return true;
+    const auto& late = loaded_.aux.late_losses;
+    return apply_to_word(
+        loaded_.state.words[u.slot & 1][u.slot >> 1], u.level, u.repeats, u.child,
+        [&] { return stabilizer_of(u.slot); }, [&] { return std::binary_search(late.begin(), late.end(), u.slot); },
+        tally);
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -1100,7 +1107,7 @@ void OutOfCoreBuilder<R, Ix>::flush_buffers() {
 template <Ruleset R, TableIndexer Ix>
 std::uint16_t OutOfCoreBuilder<R, Ix>::chunk_max_code() const {
     std::uint16_t m = 0;
-    for (const auto& side : loaded_.state.values) {
+    for (const auto& side : loaded_.state.words) {
         for (const std::uint16_t v : side) m = std::max(m, final_code(v));
     }
     return m;

@@ -1,7 +1,7 @@
 #pragma once
 // The files of an out-of-core build (docs/generation.md, "Out-of-core"):
-// one directory per table holding chunk files (working values and open-move
-// counters of a contiguous slot range, both sides to move), per-chunk
+// one directory per table holding chunk files (the working words of a
+// contiguous slot range, both sides to move), per-chunk
 // auxiliary lists written once by the initial pass, per-chunk update buckets
 // (append-only, in checksummed frames) and a manifest naming the last
 // completed step. Every file except the buckets is written to a temporary
@@ -77,6 +77,8 @@ public:
     // the manifest counts on has lost data). A missing file counts as empty.
     void truncate(std::string_view name, std::uint64_t size) const;
     std::uint64_t size(std::string_view name) const;
+    // Bytes free for this process on the directory's file system.
+    std::uint64_t free_bytes() const;
 
 private:
     std::string path_;
@@ -87,32 +89,31 @@ private:
 // ---- Chunk state ----
 
 // Working state of the slots [first, first + count) of both sides to move:
-// values (retrograde.hpp's working codes) and open-move counters.
+// one 16-bit word per slot and side, as in RetrogradeBuilder: a final value
+// code, or (from kOpenWord up) an open position's move counter with its
+// symmetric flag. Two bytes per position keep a 6-unit table's chunk files
+// within a single disk.
 struct ChunkState {
-    std::array<std::vector<std::uint16_t>, 2> values;
-    std::array<std::vector<std::uint8_t>, 2> open;
+    std::array<std::vector<std::uint16_t>, 2> words;
 
-    std::uint64_t count() const { return values[0].size(); }
+    std::uint64_t count() const { return words[0].size(); }
     void resize(std::uint64_t count) {
-        for (int c = 0; c < 2; ++c) {
-            values[c].assign(count, 0);
-            open[c].assign(count, 0);
-        }
+        for (auto& side : words) side.assign(count, 0);
     }
 };
+// Words from kOpenWord up are open; final codes stay below (DTC < 24576).
+inline constexpr std::uint16_t kOpenWord = 0xC000;
+inline constexpr std::uint16_t kSymmetricWord = 0x1000;  // flag of an open word: see the auxiliary list
+inline bool is_open_word(std::uint16_t word) { return word >= kOpenWord && word <= (kOpenWord | kSymmetricWord | 0xFF); }
 
-// Header (64 bytes) + values of White + values of Black + counters of White +
-// counters of Black; each section has its own checksum so that the final
-// output can read one side's values alone.
+// Header (64 bytes) + words of White + words of Black; each section has its
+// own checksum so that one side can be read alone.
 void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, const ChunkState& state);
 void read_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
                 ChunkState& state);
-// The values of one side only (section 0 White, 1 Black).
-void read_chunk_values(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
-                       int side, std::vector<std::uint16_t>& out);
-// The open-move counters of one side only.
-void read_chunk_counters(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
-                         int side, std::vector<std::uint8_t>& out);
+// The words of one side only (section 0 White, 1 Black).
+void read_chunk_words(const WorkDir& dir, std::string_view name, std::uint64_t chunk, std::uint64_t count,
+                      int side, std::vector<std::uint16_t>& out);
 
 // Lists fixed by the initial pass, in local packed ids (local index * 2 +
 // side), sorted: wins worth two plies through an en-passant double push,
@@ -138,32 +139,27 @@ struct Update {
 static_assert(sizeof(Update) == 8);
 inline constexpr std::uint8_t kLossChild = 0x80;
 
-// Appends one checksummed frame of updates to a bucket file; returns the
-// bytes appended.
-std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::span<const Update> updates);
+// Appends `updates` to a bucket file as checksummed frames, one per level:
+// sorted by slot (updates of one level commute) and delta-coded, about two
+// bytes an update instead of eight, which keeps the buckets of a 6-unit
+// table's big levels on the disk. Reorders `updates`; returns the bytes
+// appended.
+std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vector<Update>& updates);
+// Decodes the frame at `offset` of a bucket file whose valid length is
+// `length` into `out`; returns the offset after it. WorkError if the frame
+// is truncated or damaged.
+std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t offset,
+                                std::uint64_t length, std::vector<Update>& out, std::vector<std::uint8_t>& scratch);
 // Reads the frames of a bucket file's first `length` bytes one at a time,
-// calling `apply` with each frame's updates.
-template <class F>
-void for_each_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t length, F&& apply);
-// Frame header: magic, update count, XXH64 of the updates.
-inline constexpr std::uint64_t kFrameHeaderBytes = 16;
-// Reads one frame header at `offset`; returns the number of updates.
-std::uint32_t read_frame_header(const WorkDir& dir, std::string_view name, std::uint64_t offset,
-                                std::uint64_t length, std::uint64_t& checksum);
-void check_frame(std::string_view file, std::span<const Update> updates, std::uint64_t checksum);
-
+// calling `apply` with each frame's updates (in the order they were sent,
+// level by level).
 template <class F>
 void for_each_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t length, F&& apply) {
     std::vector<Update> updates;
+    std::vector<std::uint8_t> scratch;
     for (std::uint64_t at = 0; at < length;) {
-        std::uint64_t checksum = 0;
-        const std::uint32_t n = read_frame_header(dir, name, at, length, checksum);
-        updates.resize(n);
-        dir.read_at(name, at + kFrameHeaderBytes,
-                    {reinterpret_cast<std::uint8_t*>(updates.data()), n * sizeof(Update)});
-        check_frame(dir.file(name), updates, checksum);
+        at = read_update_frame(dir, name, at, length, updates, scratch);
         apply(std::span<const Update>(updates));
-        at += kFrameHeaderBytes + n * sizeof(Update);
     }
 }
 
@@ -183,7 +179,7 @@ struct ChunkEntry {
 };
 
 struct Manifest {
-    static constexpr std::uint32_t kFormat = 2;
+    static constexpr std::uint32_t kFormat = 3;
     std::uint32_t format = kFormat;  // of the file read; an older one is not resumed
     std::string generator_version;
     std::string table;
