@@ -10,8 +10,9 @@
 # 5-unit ones fit the cap and are built in RAM first). A 6-unit table has
 # about 1e10 positions: count days on two cores.
 #
-# TABLES overrides the two tables (e.g. TABLES=QQQQPvK SUBTABLES="KQQQQvK
-# QQQQBvK QQQQNvK QQQQQvK QQQQRvK", the run reported in README.md).
+# TABLES overrides the two tables (e.g. MEMORY=512M TABLES=QQQQQvP
+# SUBTABLES="QQQQQvK QQQQQvQ QQQQQvR QQQQQvB QQQQQvN", the pawn run reported
+# in README.md).
 #
 # --small: the same measurements on ${SMALL:-RBNvK} (5 units), built once in
 # RAM and once forced out-of-core under ${SMALL_MEMORY:-16M}, so that the two
