@@ -20,13 +20,20 @@ std::uint64_t group_rank(std::uint8_t* a, int count) {
     return detail::colex_rank(a, count);
 }
 
-}  // namespace
-
-Index Indexer::Neighbours::moved(int moved, Square to) noexcept {
-    if (moved < ix_.root_units_) return moved_in_root(moved, to);
-    if (tail_ == TailState::Unknown) prepare_tail();
-    return tail_ == TailState::Deltas ? moved_in_tail(moved, to) : encode_moved(moved, to);
+// Colex rank of a group of `count` positions: `rest` (count - 1 of them,
+// ascending) and d. Each of the rest moves up one place if above d.
+std::uint64_t rank_with(const std::uint8_t* rest, int count, std::uint8_t d) {
+    std::uint64_t rank = 0;
+    int below_d = 0;
+    for (int i = 0; i + 1 < count; ++i) {
+        const int above = rest[i] > d ? 1 : 0;
+        rank += binomial(rest[i], i + 1 + above);
+        below_d += 1 - above;
+    }
+    return rank + binomial(d, below_d + 1);
 }
+
+}  // namespace
 
 Index Indexer::Neighbours::encode_moved(int moved, Square to) const noexcept {
     Square copy[kMaxUnits];
@@ -112,14 +119,26 @@ Index Indexer::Neighbours::moved_in_tail(int moved, Square to) noexcept {
 
 void Indexer::Neighbours::prepare_root() noexcept {
     const detail::RootTable& root = *ix_.root_;
-    root_key_ = 0;
+    std::uint64_t key = 0;
+    std::array<std::uint64_t, kMaxUnits> share{};
     for (int r = 0; r < ix_.root_groups_; ++r) {
         const Group& grp = ix_.groups_[r];
-        std::uint8_t a[kMaxUnits];
-        for (int k = 0; k < grp.count; ++k) a[k] = ix_.domain_index_[r][squares_[grp.first + k]];
-        key_part_[r] = group_rank(a, grp.count) * root.multiplier[r];
-        root_key_ += key_part_[r];
+        for (int k = 0; k < grp.count; ++k) {
+            const int u = grp.first + k;
+            std::uint8_t* rest = group_rest_[u].data();
+            int n = 0;
+            for (int i = grp.first; i < grp.first + grp.count; ++i) {
+                if (i != u) rest[n++] = ix_.domain_index_[r][squares_[i]];
+            }
+            detail::sort_small(rest, n);
+        }
+        const int first = grp.first;
+        share[r] = rank_with(group_rest_[first].data(), grp.count,
+                             ix_.domain_index_[r][squares_[first]]) *
+                   root.multiplier[r];
+        key += share[r];
     }
+    for (int u = 0; u < ix_.root_units_; ++u) key_rest_[u] = key - share[ix_.group_of_[u]];
     root_ready_ = true;
 }
 
@@ -128,6 +147,8 @@ const Indexer::Neighbours::Image& Indexer::Neighbours::image(int sym) noexcept {
     if (imaged_ & (1U << sym)) return im;
     imaged_ = static_cast<std::uint8_t>(imaged_ | (1U << sym));
     const auto& map = detail::kSymmetry.square[sym];
+    im.root = 0;
+    for (int i = 0; i < ix_.root_units_; ++i) im.root |= bit(map[squares_[i]]);
     im.outside = false;
     Bitboard occ = 0;
     for (int g = ix_.root_groups_; g < ix_.group_count_; ++g) {
@@ -149,52 +170,50 @@ const Indexer::Neighbours::Image& Indexer::Neighbours::image(int sym) noexcept {
 }
 
 Index Indexer::Neighbours::moved_in_root(int moved, Square to) noexcept {
-    const int r = ix_.group_of_[moved];
-    const Group& grp = ix_.groups_[r];
-    const std::uint8_t d = ix_.domain_index_[r][to];
+    const Indexer& ix = ix_;
+    const int r = ix.group_of_[moved];
+    const int count = ix.groups_[r].count;
+    const std::uint8_t d = ix.domain_index_[r][to];
     if (d == 0xFF) return kNoIndex;
     if (!root_ready_) prepare_root();
-    const detail::RootTable& root = *ix_.root_;
-    std::uint64_t part = d;
-    if (grp.count > 1) {
-        std::uint8_t a[kMaxUnits];
-        for (int k = 0; k < grp.count; ++k) {
-            const int i = grp.first + k;
-            a[k] = i == moved ? d : ix_.domain_index_[r][squares_[i]];
-        }
-        part = group_rank(a, grp.count);
-    }
-    const std::uint32_t entry = root.lookup[root_key_ - key_part_[r] + part * root.multiplier[r]];
+    const std::uint64_t share = count == 1 ? d : rank_with(group_rest_[moved].data(), count, d);
+    const detail::RootTable& root = *ix.root_;
+    const std::uint32_t entry = root.lookup[key_rest_[moved] + share * root.multiplier[r]];
     if (entry == detail::RootTable::kNoEntry) return kNoIndex;
     const std::uint32_t choice = entry >> 3;
     const int sym = static_cast<int>(entry & 7);
     Index base;
-    if (choice < ix_.free_choices_ && ix_.free_size_ != 0) {
-        base = choice * ix_.free_size_;
+    if (choice < ix.free_choices_ && ix.free_size_ != 0) {
+        base = choice * ix.free_size_;
     } else {
-        const std::size_t j = choice - ix_.offset_base_;
-        if (ix_.root_child_[j] >= 0) return encode_moved(moved, to);
-        base = ix_.root_offset_[j];
+        const std::size_t j = choice - ix.offset_base_;
+        if (ix.root_child_[j] >= 0) return encode_moved(moved, to);
+        base = ix.root_offset_[j];
     }
-    if (ix_.root_groups_ == ix_.group_count_) return base;
+    if (ix.root_groups_ == ix.group_count_) return base;
     const Image& im = image(sym);
     if (im.outside) return kNoIndex;
     const auto& map = detail::kSymmetry.square[sym];
-    Bitboard root_occ = 0;
-    for (int i = 0; i < ix_.root_units_; ++i) root_occ |= bit(map[i == moved ? to : squares_[i]]);
+    const Bitboard root_occ = (im.root ^ bit(map[squares_[moved]])) | bit(map[to]);
     // The image's ranks count the earlier tail units below each square; the
     // root squares below it come off here.
     Index tail = 0;
-    for (int g = ix_.root_groups_; g < ix_.group_count_; ++g) {
-        const Group& tail_group = ix_.groups_[g];
-        const Bitboard taken = root_occ & tail_group.domain;
+    for (int g = ix.root_groups_; g < ix.group_count_; ++g) {
+        const Group& grp = ix.groups_[g];
+        const Bitboard taken = root_occ & grp.domain;
         const int free = im.free[g] - count_bits(taken);
+        if (grp.count == 1) {
+            const int i = grp.first;
+            tail = tail * static_cast<Index>(free) + im.rank[i] -
+                   static_cast<Index>(count_bits(taken & detail::below(im.square[i])));
+            continue;
+        }
         Index digit = 0;
-        for (int k = 0; k < tail_group.count; ++k) {
-            const int i = tail_group.first + k;
+        for (int k = 0; k < grp.count; ++k) {
+            const int i = grp.first + k;
             digit += binomial(im.rank[i] - count_bits(taken & detail::below(im.square[i])), k + 1);
         }
-        tail = tail * binomial(free, tail_group.count) + digit;
+        tail = tail * binomial(free, grp.count) + digit;
     }
     return base + tail;
 }

@@ -204,7 +204,11 @@ public:
 
     // The slot of the placement with unit `moved` on `to`, an empty square
     // (kNoIndex where encode() gives it).
-    Index moved(int moved, Square to) noexcept;
+    Index moved(int moved, Square to) noexcept {
+        if (moved < ix_.root_units_) return moved_in_root(moved, to);
+        if (tail_ == TailState::Unknown) prepare_tail();
+        return tail_ == TailState::Deltas ? moved_in_tail(moved, to) : encode_moved(moved, to);
+    }
 
 private:
     enum class TailState : std::uint8_t { Unknown, Deltas, Encode };
@@ -213,6 +217,7 @@ private:
     // their domains that earlier tail units leave free; the root squares
     // are taken off per move.
     struct Image {
+        Bitboard root;                             // the mapped root squares
         std::array<Square, kMaxUnits> square;      // per unit, ascending within a group
         std::array<std::uint8_t, kMaxUnits> rank;  // per unit
         std::array<std::uint8_t, kMaxUnits> free;  // per group
@@ -239,10 +244,11 @@ private:
     std::array<Bitboard, kMaxUnits> occ_before_;    // per group: root and earlier tail squares
     std::array<std::uint8_t, kMaxUnits> rank_;      // per unit: position among its free squares
 
-    // Root moves: the raw root key and each root group's share of it.
+    // Root moves: per root unit, the raw root key without its group's share
+    // and the domain positions of the rest of its group, ascending.
     bool root_ready_ = false;
-    std::uint64_t root_key_ = 0;
-    std::array<std::uint64_t, kMaxUnits> key_part_;  // per root group
+    std::array<std::uint64_t, kMaxUnits> key_rest_;
+    std::array<std::array<std::uint8_t, kMaxUnits - 1>, kMaxUnits> group_rest_;
     std::uint8_t imaged_ = 0;                        // bit per symmetry: images_ entry filled
     std::array<Image, kSymmetryCount> images_;
 };
