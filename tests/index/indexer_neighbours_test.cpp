@@ -82,8 +82,8 @@ void check_sampled(VariantId v, std::string_view name, int slots) {
     CHECK(failures == 0);
 }
 
-// Sanitized builds run ~20 times slower: fewer slots, same tables.
-int scaled(int slots) { return tbf::test::kSanitized ? std::max(4, slots / 20) : slots; }
+// Sanitized builds run ~20 times slower: a fifth of the slots, same tables.
+int scaled(int slots) { return tbf::test::kSanitized ? std::max(4, slots / 5) : slots; }
 
 }  // namespace
 
