@@ -134,9 +134,10 @@ struct Move {
     Square to;
 };
 
-// Random slots with every quiet move of either side's units: non-pawn
-// units to the empty squares they attack, pawns one step forward short of
-// the last rank.
+// Slots with every quiet move of either side's units: non-pawn units to
+// the empty squares they attack, pawns one step forward short of the last
+// rank. Random slots, or a run of consecutive ones as a pass scans them
+// (neighbouring slots share their root, and so the root lookups).
 struct MoveInputs {
     Indexer indexer;
     std::vector<Index> slots;
@@ -145,7 +146,7 @@ struct MoveInputs {
     std::vector<Move> moves;
 };
 
-MoveInputs make_move_inputs(const Case& c) {
+MoveInputs make_move_inputs(const Case& c, bool sequential) {
     auto material = parse_table(c.table, c.variant);
     MoveInputs in{*Indexer::create(c.variant, canonical(*material)), {}, {}, {}, {}};
     const Indexer& ix = in.indexer;
@@ -153,8 +154,9 @@ MoveInputs make_move_inputs(const Case& c) {
     std::mt19937_64 rng(12345);
     std::uniform_int_distribution<Index> slot(0, ix.size() - 1);
     constexpr std::size_t kSlots = 1 << 12;
-    while (in.slots.size() < kSlots) {
-        const Index i = slot(rng);
+    Index next = slot(rng) % (ix.size() - std::min<Index>(ix.size(), kSlots) + 1);
+    while (in.slots.size() < kSlots && next < ix.size()) {
+        const Index i = sequential ? next++ : slot(rng);
         Placement p{};
         ix.decode(i, p.data());
         Bitboard occ = 0;
@@ -181,8 +183,8 @@ MoveInputs make_move_inputs(const Case& c) {
 }
 
 // Items are moves: ns per item is the cost of one neighbour's slot.
-void neighbours_encode(benchmark::State& state, const Case& c) {
-    const MoveInputs in = make_move_inputs(c);
+void neighbours_encode(benchmark::State& state, const Case& c, bool sequential) {
+    const MoveInputs in = make_move_inputs(c, sequential);
     std::size_t k = 0;
     std::int64_t moves = 0;
     for (auto _ : state) {
@@ -200,8 +202,8 @@ void neighbours_encode(benchmark::State& state, const Case& c) {
     state.SetItemsProcessed(moves);
 }
 
-void neighbours_moved(benchmark::State& state, const Case& c) {
-    const MoveInputs in = make_move_inputs(c);
+void neighbours_moved(benchmark::State& state, const Case& c, bool sequential) {
+    const MoveInputs in = make_move_inputs(c, sequential);
     std::size_t k = 0;
     std::int64_t moves = 0;
     for (auto _ : state) {
@@ -232,10 +234,15 @@ const bool kRegistered = [] {
         }
     }
     for (const Case& c : kNeighbourCases) {
-        std::string name = "BM_Index_Neighbours/";
-        name.append(variant_name(c.variant)).append("/").append(c.table);
-        benchmark::RegisterBenchmark((name + "/encode").c_str(), neighbours_encode, c);
-        benchmark::RegisterBenchmark((name + "/moved").c_str(), neighbours_moved, c);
+        for (const bool sequential : {false, true}) {
+            std::string name = "BM_Index_Neighbours/";
+            name.append(variant_name(c.variant)).append("/").append(c.table).append("/");
+            const std::string order = sequential ? "/sequential" : "/random";
+            benchmark::RegisterBenchmark((name + "encode" + order).c_str(), neighbours_encode, c,
+                                         sequential);
+            benchmark::RegisterBenchmark((name + "moved" + order).c_str(), neighbours_moved, c,
+                                         sequential);
+        }
     }
     return true;
 }();

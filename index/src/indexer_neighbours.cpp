@@ -142,9 +142,8 @@ void Indexer::Neighbours::prepare_root() noexcept {
     root_ready_ = true;
 }
 
-const Indexer::Neighbours::Image& Indexer::Neighbours::image(int sym) noexcept {
+void Indexer::Neighbours::compute_image(int sym) noexcept {
     Image& im = images_[static_cast<std::size_t>(sym)];
-    if (imaged_ & (1U << sym)) return im;
     imaged_ = static_cast<std::uint8_t>(imaged_ | (1U << sym));
     const auto& map = detail::kSymmetry.square[sym];
     im.root = 0;
@@ -166,7 +165,6 @@ const Indexer::Neighbours::Image& Indexer::Neighbours::image(int sym) noexcept {
         }
         im.free[g] = static_cast<std::uint8_t>(ix_.domain_size_[g] - count_bits(taken));
     }
-    return im;
 }
 
 Index Indexer::Neighbours::moved_in_root(int moved, Square to) noexcept {

@@ -229,7 +229,11 @@ private:
     Index encode_moved(int moved, Square to) const noexcept;
     void prepare_tail() noexcept;
     void prepare_root() noexcept;
-    const Image& image(int sym) noexcept;
+    const Image& image(int sym) noexcept {
+        if (!(imaged_ & (1U << sym))) compute_image(sym);
+        return images_[static_cast<std::size_t>(sym)];
+    }
+    void compute_image(int sym) noexcept;
 
     const Indexer& ix_;
     Index slot_;
