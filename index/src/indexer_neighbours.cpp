@@ -1,5 +1,6 @@
 // Indexer::Neighbours: the slots one unit move away from a decoded slot,
-// equal to Indexer::encode of the moved placement (indexer.cpp) step by step.
+// equal to Indexer::encode (indexer.cpp) of the moved placement, with the
+// work that a position's moves share done once.
 
 #include <algorithm>
 

@@ -238,6 +238,8 @@ private:
     const Indexer& ix_;
     Index slot_;
     const Square* squares_;
+    // The arrays below are filled when first needed and never zeroed: the
+    // passes build one object per position.
 
     // Tail moves of a slot whose root has no symmetry left: slot = base +
     // sum over tail groups of digit * below, below being the product of
