@@ -185,8 +185,10 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     int first = 0;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         groups[g].first = first;
-        for (int i = 0; i < groups[g].count; ++i)
+        for (int i = 0; i < groups[g].count; ++i) {
             ix.unit_of_[static_cast<std::size_t>(first + i)] = groups[g].unit;
+            ix.group_of_[static_cast<std::size_t>(first + i)] = static_cast<std::uint8_t>(g);
+        }
         first += groups[g].count;
         ix.groups_[g] = groups[g];
     }
@@ -541,9 +543,7 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
         }
         return true;
     }
-    // The bucket of idx names the first listed choice that may hold it.
-    std::size_t j = bucket_first_[detail::quotient(bucket_width_, idx - free_end_)];
-    while (j + 1 < root_offset_.size() && root_offset_[j + 1] <= idx) ++j;
+    const std::size_t j = listed_choice(idx);
     const auto it = root_offset_.begin() + static_cast<std::ptrdiff_t>(j);
     const auto choice = static_cast<std::uint32_t>(offset_base_ + j);
     for (int i = 0; i < root_units_; ++i)
@@ -567,6 +567,13 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
         decode_tail(rest, occ, root_groups_, squares);
     }
     return true;
+}
+
+std::size_t Indexer::listed_choice(Index idx) const noexcept {
+    // The bucket of idx names the first listed choice that may hold it.
+    std::size_t j = bucket_first_[detail::quotient(bucket_width_, idx - free_end_)];
+    while (j + 1 < root_offset_.size() && root_offset_[j + 1] <= idx) ++j;
+    return j;
 }
 
 void Indexer::decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept {

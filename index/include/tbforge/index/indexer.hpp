@@ -34,6 +34,7 @@
 #include "tbforge/index/material.hpp"
 #include "tbforge/rules/position.hpp"
 #include "tbforge/rules/result.hpp"
+#include "tbforge/rules/symmetry.hpp"
 #include "tbforge/rules/types.hpp"
 #include "tbforge/rules/variant.hpp"
 
@@ -87,6 +88,9 @@ public:
     // unit stands outside its allowed squares (pawns off ranks 2-7, Four File
     // off files a/c/e/g, Four File kings off the e-file or touching).
     Index encode(const Square* squares) const noexcept;
+    // The slots of the placements one unit move away from a decoded slot,
+    // without a full encode for most moves (below).
+    class Neighbours;
 
     // ---- Position path ----
     // The placement of a position with exactly this material (same colour
@@ -125,6 +129,9 @@ private:
     };
 
     Indexer() = default;
+    // Index into root_offset_ of the listed root choice holding slot `idx`
+    // (idx >= free_end_).
+    std::size_t listed_choice(Index idx) const noexcept;
     Index encode_tail(const Square* squares, int sym, Bitboard occ, int level) const noexcept;
     void decode_tail(Index rest, Bitboard occ, int level, Square* squares) const noexcept;
     void place_group(int g, std::uint64_t rank, Bitboard& occ, Square* squares) const noexcept;
@@ -138,6 +145,7 @@ private:
     Material material_;
     std::array<Group, kMaxUnits> groups_{};
     std::array<Unit, kMaxUnits> unit_of_{};
+    std::array<std::uint8_t, kMaxUnits> group_of_{};  // per unit
     // Per group: position of a square in the group's domain (0xFF outside)
     // and the square at each position.
     std::array<std::array<std::uint8_t, 64>, kMaxUnits> domain_index_{};
@@ -170,6 +178,85 @@ private:
     std::vector<detail::FastDiv> choice_below_;
     std::vector<std::uint64_t> choice_radix_;
     std::shared_ptr<const detail::NodeTree> tree_;
+};
+
+// The slots of the placements that differ from one decoded slot by one
+// unit's square, each exactly what encode() returns for that placement.
+//
+// A tail unit's move changes its group's digit and, for the units of later
+// groups standing between its two squares, their positions among the free
+// squares: a few additions to the slot instead of a full encode. A root
+// unit's move gives a new root choice and symmetry; the tail's image under
+// that symmetry is worked out once per position and only re-ranked around
+// the new root squares. Full encodes remain for roots that keep a symmetry
+// (listed nodes): tail moves of a slot whose root has one, and root moves
+// onto one.
+//
+// Cheap to construct (one per position in the retrograde passes); the work
+// behind each kind of move is done on its first use. Not thread-safe: one
+// object per thread.
+class Indexer::Neighbours {
+public:
+    // `squares` is the placement decoded from `slot` (Indexer::decode); it
+    // must outlive this object.
+    Neighbours(const Indexer& ix, Index slot, const Square* squares) noexcept
+        : ix_(ix), slot_(slot), squares_(squares) {}
+
+    // The slot of the placement with unit `moved` on `to`, an empty square
+    // (kNoIndex where encode() gives it).
+    Index moved(int moved, Square to) noexcept {
+        if (moved < ix_.root_units_) return moved_in_root(moved, to);
+        if (tail_ == TailState::Unknown) prepare_tail();
+        return tail_ == TailState::Deltas ? moved_in_tail(moved, to) : encode_moved(moved, to);
+    }
+
+private:
+    enum class TailState : std::uint8_t { Unknown, Deltas, Encode };
+
+    // The tail units mapped by one symmetry, ranked among the squares of
+    // their domains that earlier tail units leave free; the root squares
+    // are taken off per move.
+    struct Image {
+        Bitboard root;                             // the mapped root squares
+        std::array<Square, kMaxUnits> square;      // per unit, ascending within a group
+        std::array<std::uint8_t, kMaxUnits> rank;  // per unit
+        std::array<std::uint8_t, kMaxUnits> free;  // per group
+        bool outside;  // a unit off its domain: encode gives kNoIndex
+    };
+
+    Index moved_in_tail(int moved, Square to) noexcept;
+    Index moved_in_root(int moved, Square to) noexcept;
+    Index encode_moved(int moved, Square to) const noexcept;
+    void prepare_tail() noexcept;
+    void prepare_root() noexcept;
+    const Image& image(int sym) noexcept {
+        if (!(imaged_ & (1U << sym))) compute_image(sym);
+        return images_[static_cast<std::size_t>(sym)];
+    }
+    void compute_image(int sym) noexcept;
+
+    const Indexer& ix_;
+    Index slot_;
+    const Square* squares_;
+    // The arrays below are filled when first needed and never zeroed: the
+    // passes build one object per position.
+
+    // Tail moves of a slot whose root has no symmetry left: slot = base +
+    // sum over tail groups of digit * below, below being the product of
+    // the later radices.
+    TailState tail_ = TailState::Unknown;
+    std::array<Index, kMaxUnits> digit_;            // per group
+    std::array<Index, kMaxUnits> below_;            // per group
+    std::array<Bitboard, kMaxUnits> occ_before_;    // per group: root and earlier tail squares
+    std::array<std::uint8_t, kMaxUnits> rank_;      // per unit: position among its free squares
+
+    // Root moves: per root unit, the raw root key without its group's share
+    // and the domain positions of the rest of its group, ascending.
+    bool root_ready_ = false;
+    std::array<std::uint64_t, kMaxUnits> key_rest_;
+    std::array<std::array<std::uint8_t, kMaxUnits - 1>, kMaxUnits> group_rest_;
+    std::uint8_t imaged_ = 0;                        // bit per symmetry: images_ entry filled
+    std::array<Image, kSymmetryCount> images_;
 };
 
 // Printable name of a unit in a placement, e.g. "wK", "bP".
