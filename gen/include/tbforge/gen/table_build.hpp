@@ -14,6 +14,7 @@ namespace tbf::gen {
 
 static_assert(TableIndexer<index::Indexer>);
 static_assert(MoveIndexer<index::WorkIndex>);
+static_assert(MoveIndexer<index::Indexer>);  // exact-index builds pull and index moves incrementally
 static_assert(kNoSlot == index::kNoIndex);
 
 // Values of work-index slots, renumbered in the exact index.
