@@ -26,6 +26,9 @@
 # Everything goes to OUT_DIR (default: bench-ooc/ in the current directory);
 # a rerun resumes unfinished tables from OUT_DIR/work.
 set -euo pipefail
+# The whole script is one block, read before it runs: a run takes hours, and
+# bash would otherwise read an edited file from the middle.
+{
 
 small=0
 if [[ ${1:-} == --small ]]; then small=1; shift; fi
@@ -89,3 +92,5 @@ for table in ${TABLES:-${PAWNLESS:-KQRvKBN} ${PAWNS:-KRPvKBN}}; do
     measured_gen "$table" --db "$out/tables.db" --memory "${MEMORY:-4G}" --work "$out/work" "$table"
     "$tbverify" tables --db "$out/tables.db" "antichess/$table" --sample 1000000
 done
+exit
+}
