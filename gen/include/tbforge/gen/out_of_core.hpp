@@ -1106,9 +1106,12 @@ void OutOfCoreBuilder<R, Ix>::flush_buffers() {
 
 template <Ruleset R, TableIndexer Ix>
 std::uint16_t OutOfCoreBuilder<R, Ix>::chunk_max_code() const {
+    // A 6-unit chunk holds 1.5e9 words: scanned by every thread.
     std::uint16_t m = 0;
     for (const auto& side : loaded_.state.words) {
-        for (const std::uint16_t v : side) m = std::max(m, final_code(v));
+        const auto n = static_cast<std::int64_t>(side.size());
+#pragma omp parallel for reduction(max : m) schedule(static)
+        for (std::int64_t i = 0; i < n; ++i) m = std::max(m, final_code(side[static_cast<std::size_t>(i)]));
     }
     return m;
 }
