@@ -192,7 +192,7 @@ private:
     };
 
     static std::uint16_t final_code(std::uint16_t v) {
-        return v == detail::kInvalid || v == detail::kDrawFinal || ooc::is_open_word(v) ? 0 : v;
+        return v == detail::kInvalid || v == detail::kDrawFinal || detail::is_open_word(v) ? 0 : v;
     }
     static std::string chunk_file(std::uint64_t c, std::uint64_t generation) {
         return "chunk-" + std::to_string(c) + "." + std::to_string(generation);
@@ -238,7 +238,7 @@ private:
     static bool claim(std::uint16_t& target, std::uint16_t value) {
         std::atomic_ref<std::uint16_t> word(target);
         std::uint16_t seen = word.load(std::memory_order_relaxed);
-        while (ooc::is_open_word(seen)) {
+        while (detail::is_open_word(seen)) {
             if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return true;
         }
         return false;
@@ -279,7 +279,7 @@ private:
     // word is `word`: open, or decided at `level` or later (written back,
     // the same slots again).
     static bool sparse_holds(std::uint16_t word, int level) {
-        if (ooc::is_open_word(word)) return true;
+        if (detail::is_open_word(word)) return true;
         if (word == detail::kInvalid || word == detail::kDrawFinal) return false;
         return probe::decode_value(word).dtc >= level;
     }
@@ -498,7 +498,7 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
             state.words[side][i] =
                 s.value != detail::kUndecided
                     ? s.value
-                    : static_cast<std::uint16_t>(ooc::kOpenWord | (s.stabilizer > 1 ? ooc::kSymmetricWord : 0) | s.open);
+                    : static_cast<std::uint16_t>(detail::kOpenWord | (s.stabilizer > 1 ? detail::kSymmetricWord : 0) | s.open);
             valid += s.value != detail::kInvalid;
             undecided += s.value == detail::kUndecided;
             if (s.level >= 0) tally.decide(s.level);
@@ -611,7 +611,7 @@ template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
     sparse_.pending.clear();
     for (const std::uint16_t w : sparse_.words) {
-        if (ooc::is_open_word(w)) continue;
+        if (detail::is_open_word(w)) continue;
         const auto l = static_cast<std::size_t>(probe::decode_value(w).dtc);
         if (static_cast<int>(l) < level) continue;
         if (sparse_.pending.size() <= l) sparse_.pending.resize(l + 1);
@@ -715,7 +715,7 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
             work = sparse_.pending[l] != 0;
         }
         if (!work) break;
-        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= ooc::kOpenWord) {
+        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= detail::kOpenWord) {
             throw ooc::WorkError("distance to conversion beyond the generator's working range");
         }
         sparse_pass(level);
@@ -748,7 +748,7 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
         const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
         for (const std::uint64_t key : sparse_.late_wins) {
             const std::uint64_t at = sparse_.find(key);
-            if (at == SparseSet::kMissing || !ooc::is_open_word(sparse_.words[at])) continue;
+            if (at == SparseSet::kMissing || !detail::is_open_word(sparse_.words[at])) continue;
             sparse_.words[at] = win2;
             tallies[0].decide(2);
         }
@@ -815,11 +815,11 @@ bool OutOfCoreBuilder<R, Ix>::apply_to_word(std::uint16_t& target, int level, in
         ++tally.applied;
         return true;
     }
-    if (!ooc::is_open_word(seen)) return false;
+    if (!detail::is_open_word(seen)) return false;
     // The flag stays while the word is open: one look-up, outside the retries.
     const std::uint8_t closed =
-        closed_moves(repeats, (seen & ooc::kSymmetricWord) ? stabilizer() : 1, child);
-    while (ooc::is_open_word(seen)) {
+        closed_moves(repeats, (seen & detail::kSymmetricWord) ? stabilizer() : 1, child);
+    while (detail::is_open_word(seen)) {
         const auto open = static_cast<std::uint8_t>(seen & 0xFF);
         if (open == detail::kCannotLose) return false;
         const auto left = static_cast<std::uint8_t>(open - closed);

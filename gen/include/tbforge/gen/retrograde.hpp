@@ -158,10 +158,9 @@ private:
     // One 16-bit word per slot: a final value code, a detail:: marker, or an
     // undecided position's open-move counter with a "symmetric" flag, so
     // the level passes touch one word per predecessor.
-    static constexpr std::uint16_t kOpenBase = 0xC000;  // final codes stay below (DTC < 24576)
-    static constexpr std::uint16_t kSymmetricFlag = 0x1000;
-    static constexpr std::uint16_t kOpenEnd = kOpenBase | kSymmetricFlag | 0xFF;
-    static bool is_open(std::uint16_t word) { return word >= kOpenBase && word <= kOpenEnd; }
+    static constexpr std::uint16_t kOpenBase = detail::kOpenWord;
+    static constexpr std::uint16_t kSymmetricFlag = detail::kSymmetricWord;
+    static bool is_open(std::uint16_t word) { return detail::is_open_word(word); }
     static std::uint8_t open_count(std::uint16_t word) { return static_cast<std::uint8_t>(word & 0xFF); }
 
     std::uint16_t load(Color c, std::uint64_t i) const {

@@ -50,6 +50,13 @@ inline constexpr std::uint16_t kInvalid = 0xFFFF;
 inline constexpr std::uint16_t kDrawFinal = 0xFFFE;
 // Counter value for a position that some move keeps from losing.
 inline constexpr std::uint8_t kCannotLose = 0xFF;
+// The 16-bit state word of both builders (in RAM and out-of-core): a final
+// code, a marker above, or from kOpenWord up an undecided position's open
+// counter with a flag for a non-trivial stabiliser. Final codes stay below
+// (DTC < 24576).
+inline constexpr std::uint16_t kOpenWord = 0xC000;
+inline constexpr std::uint16_t kSymmetricWord = 0x1000;
+inline bool is_open_word(std::uint16_t word) { return word >= kOpenWord && word <= (kOpenWord | kSymmetricWord | 0xFF); }
 
 inline std::uint64_t pack(Color c, std::uint64_t index) { return index * 2 + to_index(c); }
 inline Color packed_side(std::uint64_t p) { return static_cast<Color>(p & 1); }

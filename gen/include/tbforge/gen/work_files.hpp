@@ -89,9 +89,9 @@ private:
 // ---- Chunk state ----
 
 // Working state of the slots [first, first + count) of both sides to move:
-// one 16-bit word per slot and side, as in RetrogradeBuilder: a final value
-// code, or (from kOpenWord up) an open position's move counter with its
-// symmetric flag. Two bytes per position keep a 6-unit table's chunk files
+// one 16-bit word per slot and side, the state word of table_moves.hpp: a
+// final value code, or an open position's move counter with its symmetric
+// flag. Two bytes per position keep a 6-unit table's chunk files
 // within a single disk.
 struct ChunkState {
     std::array<std::vector<std::uint16_t>, 2> words;
@@ -101,10 +101,6 @@ struct ChunkState {
         for (auto& side : words) side.assign(count, 0);
     }
 };
-// Words from kOpenWord up are open; final codes stay below (DTC < 24576).
-inline constexpr std::uint16_t kOpenWord = 0xC000;
-inline constexpr std::uint16_t kSymmetricWord = 0x1000;  // flag of an open word: see the auxiliary list
-inline bool is_open_word(std::uint16_t word) { return word >= kOpenWord && word <= (kOpenWord | kSymmetricWord | 0xFF); }
 
 // Header (64 bytes) + words of White + words of Black; each section has its
 // own checksum so that one side can be read alone.
