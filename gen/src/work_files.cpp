@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -405,11 +406,62 @@ void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
 
 }  // namespace
 
-std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vector<Update>& updates) {
-    auto order = [](const Update& a, const Update& b) {
-        return std::tie(a.level, a.slot, a.repeats, a.child) < std::tie(b.level, b.slot, b.repeats, b.child);
-    };
-    std::sort(updates.begin(), updates.end(), order);
+namespace {
+
+std::uint64_t sort_key(const Update& u) {
+    return std::uint64_t{u.level} << 48 | std::uint64_t{u.slot} << 16 | std::uint64_t{u.repeats} << 8 | u.child;
+}
+
+// Small ranges: a comparison sort in cache.
+constexpr std::size_t kRadixMinimum = 256;
+
+void radix_sort(Update* first, Update* last) {
+    const auto n = static_cast<std::size_t>(last - first);
+    auto by_key = [](const Update& a, const Update& b) { return sort_key(a) < sort_key(b); };
+    if (n <= kRadixMinimum) {
+        std::sort(first, last, by_key);
+        return;
+    }
+    const std::uint64_t base = sort_key(*first);
+    std::uint64_t differ = 0;
+    for (const Update* u = first; u != last; ++u) differ |= sort_key(*u) ^ base;
+    if (differ == 0) return;
+    // The digit is the highest eight bits where keys differ: 256 bins keep
+    // the bins' write positions in cache while updates are swapped home.
+    constexpr int kDigitBits = 8;
+    constexpr std::size_t bins = std::size_t{1} << kDigitBits;
+    const int shift = std::max(0, static_cast<int>(std::bit_width(differ)) - kDigitBits);
+    auto digit = [&](const Update& u) { return static_cast<std::size_t>((sort_key(u) >> shift) & (bins - 1)); };
+    std::array<std::size_t, bins + 1> head{};
+    for (const Update* u = first; u != last; ++u) ++head[digit(*u) + 1];
+    for (std::size_t b = 0; b < bins; ++b) head[b + 1] += head[b];
+    std::array<std::size_t, bins> end{};
+    std::array<std::size_t, bins> next{};
+    std::copy(head.begin() + 1, head.end(), end.begin());
+    std::copy(head.begin(), head.end() - 1, next.begin());
+    // In place: each misplaced update is carried along its cycle of bins.
+    for (std::size_t b = 0; b < bins; ++b) {
+        while (next[b] < end[b]) {
+            Update carried = first[next[b]];
+            std::size_t d = digit(carried);
+            while (d != b) {
+                std::swap(carried, first[next[d]++]);
+                d = digit(carried);
+            }
+            first[next[b]++] = carried;
+        }
+    }
+    for (std::size_t b = 0; b < bins; ++b) {
+        if (end[b] - head[b] > 1) radix_sort(first + head[b], first + end[b]);
+    }
+}
+
+}  // namespace
+
+void sort_updates(std::span<Update> updates) { radix_sort(updates.data(), updates.data() + updates.size()); }
+
+std::vector<std::uint8_t> encode_update_frames(std::vector<Update>& updates) {
+    sort_updates(updates);
     std::vector<std::uint8_t> frames;
     std::vector<std::uint8_t> payload;
     for (std::size_t at = 0; at < updates.size();) {
@@ -440,6 +492,11 @@ std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vec
         frames.insert(frames.end(), payload.begin(), payload.end());
         at = end;
     }
+    return frames;
+}
+
+std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vector<Update>& updates) {
+    const auto frames = encode_update_frames(updates);
     if (!frames.empty()) dir.append(name, frames);
     return frames.size();
 }

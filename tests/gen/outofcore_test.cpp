@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -245,6 +246,8 @@ TEST_CASE("bucket frames give back every update, level by level") {
     gen::ooc::for_each_update_frame(dir, "bucket", length, [&](std::span<const Update> frame) {
         ++frames;
         CHECK(std::all_of(frame.begin(), frame.end(), [&](const Update& u) { return u.level == frame.front().level; }));
+        CHECK(std::is_sorted(frame.begin(), frame.end(),
+                             [](const Update& a, const Update& b) { return a.slot < b.slot; }));
         received.insert(received.end(), frame.begin(), frame.end());
     });
     CHECK(frames == 3);
@@ -262,6 +265,40 @@ TEST_CASE("bucket frames give back every update, level by level") {
     // A frame cut short, or read past the valid length, is an error.
     CHECK_THROWS_AS(gen::ooc::for_each_update_frame(dir, "bucket", length - 1, [](auto) {}),
                     gen::ooc::WorkError);
+}
+
+TEST_CASE("updates sort as a comparison sort would, on any spread of keys") {
+    using gen::ooc::Update;
+    auto key = [](const Update& u) { return std::tuple(u.level, u.slot, u.repeats, u.child); };
+    std::mt19937_64 rng(11);
+    // Uniform slots; a narrow dense range with many equal keys; one slot
+    // with varying child bytes; several levels; identical updates; sizes
+    // around the comparison-sort threshold and large enough to recurse.
+    const std::vector<std::function<Update()>> spreads = {
+        [&] { return Update{static_cast<std::uint32_t>(rng()), 7, 1, 1}; },
+        [&] { return Update{static_cast<std::uint32_t>(1000000 + rng() % 5000), 2, 1, static_cast<std::uint8_t>(rng() & 0x81)}; },
+        [&] { return Update{42, 9, static_cast<std::uint8_t>(rng() % 4), static_cast<std::uint8_t>(rng())}; },
+        [&] {
+            const std::uint64_t r = rng();
+            return Update{static_cast<std::uint32_t>(r >> 32), static_cast<std::uint16_t>(r % 5), 1,
+                          static_cast<std::uint8_t>(r >> 8 & 0x81)};
+        },
+        [&] { return Update{0xFFFFFFFFu, 0xFFFF, 0xFF, 0xFF}; },
+        [&] { return Update{static_cast<std::uint32_t>(rng() >> 40) << 20, 3, 1, 1}; },
+    };
+    for (std::size_t s = 0; s < spreads.size(); ++s) {
+        for (const std::size_t n : {0u, 1u, 255u, 256u, 257u, 5000u, 300000u}) {
+            std::vector<Update> updates(n);
+            for (auto& u : updates) u = spreads[s]();
+            auto expected = updates;
+            std::sort(expected.begin(), expected.end(), [&](const Update& a, const Update& b) { return key(a) < key(b); });
+            gen::ooc::sort_updates(updates);
+            bool same = true;
+            for (std::size_t k = 0; k < n; ++k) same = same && key(updates[k]) == key(expected[k]);
+            INFO("spread " << s << ", " << n << " updates");
+            CHECK(same);
+        }
+    }
 }
 
 TEST_CASE("the memory plan chooses out-of-core only above the cap") {

@@ -43,6 +43,7 @@
 #include <atomic>
 #include <cassert>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -1093,14 +1094,36 @@ std::uint64_t OutOfCoreBuilder<R, Ix>::merge(const std::vector<Tally>& tallies, 
 
 template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::flush_buffers() {
-    for (std::uint64_t t = 0; t < buffers_.size(); ++t) {
-        auto& buffer = buffers_[t];
+    // Buckets are sorted and encoded on every thread, one bucket each,
+    // and appended one at a time.
+    std::exception_ptr failure;
+    const auto buckets = static_cast<std::int64_t>(buffers_.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::int64_t t = 0; t < buckets; ++t) {
+        auto& buffer = buffers_[static_cast<std::size_t>(t)];
         if (buffer.empty()) continue;
-        manifest_.chunks[t].bucket_bytes += ooc::append_updates(dir_, bucket_file(t), buffer);
-        touched_buckets_.push_back(t);
-        buffer.clear();
-        buffer.shrink_to_fit();
+        try {
+            const auto frames = ooc::encode_update_frames(buffer);
+            buffer.clear();
+            buffer.shrink_to_fit();
+#pragma omp critical(tbf_bucket_append)
+            {
+                if (!failure) {
+                    try {
+                        dir_.append(bucket_file(static_cast<std::uint64_t>(t)), frames);
+                        manifest_.chunks[static_cast<std::size_t>(t)].bucket_bytes += frames.size();
+                        touched_buckets_.push_back(static_cast<std::uint64_t>(t));
+                    } catch (...) {
+                        failure = std::current_exception();
+                    }
+                }
+            }
+        } catch (...) {
+#pragma omp critical(tbf_bucket_append)
+            if (!failure) failure = std::current_exception();
+        }
     }
+    if (failure) std::rethrow_exception(failure);
     buffered_ = 0;
 }
 
