@@ -569,6 +569,15 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
     return true;
 }
 
+std::pair<Index, Index> Indexer::root_range(Index idx) const noexcept {
+    if (idx < free_end_) {
+        const Index first = detail::quotient(free_div_, idx) * free_size_;
+        return {first, first + free_size_};
+    }
+    const std::size_t j = listed_choice(idx);
+    return {root_offset_[j], j + 1 < root_offset_.size() ? root_offset_[j + 1] : size_};
+}
+
 std::size_t Indexer::listed_choice(Index idx) const noexcept {
     // The bucket of idx names the first listed choice that may hold it.
     std::size_t j = bucket_first_[detail::quotient(bucket_width_, idx - free_end_)];

@@ -190,6 +190,13 @@ private:
             if (decided.size() <= static_cast<std::size_t>(level)) decided.resize(level + 1);
             ++decided[level];
         }
+        void add(const std::vector<Tally>& others) {
+            for (const auto& t : others) {
+                if (decided.size() < t.decided.size()) decided.resize(t.decided.size());
+                for (std::size_t l = 0; l < t.decided.size(); ++l) decided[l] += t.decided[l];
+                applied += t.applied;
+            }
+        }
     };
 
     static std::uint16_t final_code(std::uint16_t v) {
@@ -220,7 +227,20 @@ private:
     bool drain_buckets(int level);
     void load(std::uint64_t c);
     void apply_bucket(std::uint64_t c);
-    void generate(int level, Tally& tally_out);
+    // Pushes from the chunk's positions decided at `level`; with `split`,
+    // only the moves pull_tails() does not count.
+    void generate(int level, Tally& tally_out, bool split = false);
+    // Pull passes need the root ranges of the index and legal quiet moves.
+    static constexpr bool kCanPull = RootedIndexer<Ix> && !R::kRoyalKing;
+    // Whether the chunk's pass at `level` pulls: its positions decided at
+    // `level` are at least half as many as its open ones (as in RAM).
+    bool pulls(int level) const;
+    // Whether a slot's root range lies inside the loaded chunk: the tail
+    // moves of its positions then stay in the chunk.
+    bool root_range_inside(std::uint64_t index) const;
+    // The other half of a split pass: open positions whose root range lies
+    // inside the chunk read the children of their tail moves.
+    void pull_tails(int level, Tally& tally_out);
     bool apply(const Update& u, Tally& tally);
     int stabilizer_of(std::uint32_t slot) const;
     // Adds the tallies' decisions to the chunk's pending levels; returns how many.
@@ -306,12 +326,12 @@ private:
     // once per distinct predecessor.
     template <class F>
     void for_each_predecessor(std::uint64_t index, int side, bool loss, std::vector<std::uint64_t>& preds,
-                              F&& f) const {
+                              F&& f, int units_end = kMaxTableUnits) const {
         Position pos;
         Square squares[kMaxTableUnits];
         [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
         assert(ok);
-        moves_.predecessors(index, pos, squares, preds);
+        moves_.predecessors(index, pos, squares, preds, true, units_end);
         const int stab_w = moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
         const auto child = static_cast<std::uint8_t>((loss ? ooc::kLossChild : 0) | stab_w);
         for (std::size_t at = 0; at < preds.size();) {
@@ -545,9 +565,10 @@ bool OutOfCoreBuilder<R, Ix>::sparse_fits(int level) const {
     // While most slots are still needed, chunk passes are cheaper: they
     // index the state directly, where the set searches a block per update.
     if (8 * held > 2 * size_) return false;
-    // Collecting reads one side of one chunk at a time; the write-back holds
-    // the words (half of the set) and one chunk.
-    const std::uint64_t need = 4 * held + 8 * (sparse_blocks() + 1) + 4 * manifest_.chunk_slots;
+    // Collecting holds the set and one side of one chunk; the write-back
+    // only the words (half of the set) and one whole chunk.
+    const std::uint64_t k = manifest_.chunk_slots;
+    const std::uint64_t need = std::max(4 * held + 2 * k, 2 * held + 4 * k) + 8 * (sparse_blocks() + 1);
     return need <= options_.state_bytes;
 }
 
@@ -845,6 +866,12 @@ bool OutOfCoreBuilder<R, Ix>::write_back() {
     if (sparse_.words.size() != manifest_.sparse_words) {
         damaged(sparse_file(manifest_.level), "entry count");
     }
+    // The slots come back from the chunks: only the words stay in memory.
+    sparse_.offsets = {};
+    sparse_.lows = {};
+    sparse_.symmetric = {};
+    sparse_.late_losses = {};
+    sparse_.late_wins = {};
     // Each chunk side's entries are one run of the words: White's chunks
     // first, then Black's.
     std::array<std::uint64_t, 2> first_entry{0, 0};
@@ -967,7 +994,9 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level, bool apply_only)
     if (entry.pending.count(level) && !apply_only) {
         Tally generated;
         loaded_frontier_ = entry.pending[level];
-        generate(level, generated);
+        const bool split = pulls(level);
+        generate(level, generated, split);
+        if (split) pull_tails(level, generated);
         dirty = dirty || generated.applied > 0;
         entry.pending.erase(level);  // generate() decides levels above L only
         manifest_.undecided -= merge({generated}, entry);
@@ -1000,7 +1029,7 @@ bool OutOfCoreBuilder<R, Ix>::drain_buckets(int level) {
 }
 
 template <Ruleset R, TableIndexer Ix>
-void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
+void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out, bool split) {
     const std::uint64_t c = loaded_.chunk;
     const std::uint64_t first = first_slot(c);
     const std::uint64_t count = chunk_size(c);
@@ -1009,7 +1038,11 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
     const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
     const int threads = omp_get_max_threads();
     std::vector<Tally> tallies(static_cast<std::size_t>(threads));
-    std::vector<std::vector<std::pair<std::uint64_t, Update>>> outgoing(static_cast<std::size_t>(threads));
+    // Per thread and target chunk; the buckets are sorted when flushed, so
+    // the order in which threads hand them over does not matter.
+    const std::uint64_t chunks = manifest_.chunk_count();
+    std::vector<std::vector<std::vector<Update>>> outgoing(static_cast<std::size_t>(threads),
+                                                           std::vector<std::vector<Update>>(chunks));
     // Slots per batch: outgoing updates are moved to the buffers between
     // batches, so they never hold more than a batch's worth.
     const auto batch = static_cast<std::int64_t>(std::clamp<std::uint64_t>(buffer_limit_ / 16, 1 << 14, 1 << 18));
@@ -1033,6 +1066,12 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
                 if (v != win_code && v != loss_code) continue;
                 const std::uint64_t index = first + (id >> 1);
                 const int p = side ^ 1;
+                // Split pass: the tail un-moves of a root range inside the
+                // chunk are pulled by their predecessors instead.
+                int units_end = kMaxTableUnits;
+                if constexpr (kCanPull) {
+                    if (split && root_range_inside(index)) units_end = moves_.indexer().root_unit_count();
+                }
                 for_each_predecessor(index, side, v == loss_code, preds, [&](std::uint64_t q, int repeats,
                                                                               std::uint8_t child) {
                     const std::uint64_t target = q / k;
@@ -1042,24 +1081,127 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out) {
                         apply(u, tally);
                         ++local_updates;
                     } else {
-                        send.emplace_back(target, u);
+                        send[target].push_back(u);
                     }
-                });
+                }, units_end);
             }
         }
-        for (auto& send : outgoing) {
-            for (const auto& [target, u] : send) buffers_[target].push_back(u);
-            buffered_ += send.size();
-            manifest_.updates_cross += send.size();
-            send.clear();
+        std::uint64_t moved = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : moved) if (parallel)
+        for (std::int64_t target = 0; target < static_cast<std::int64_t>(chunks); ++target) {
+            auto& buffer = buffers_[static_cast<std::size_t>(target)];
+            for (auto& send : outgoing) {
+                auto& part = send[static_cast<std::size_t>(target)];
+                buffer.insert(buffer.end(), part.begin(), part.end());
+                moved += part.size();
+                part.clear();
+            }
         }
+        buffered_ += moved;
+        manifest_.updates_cross += moved;
         if (buffered_ > buffer_limit_) flush_buffers();
     }
     manifest_.updates_local += local_updates;
-    for (const auto& t : tallies) {
-        if (out.decided.size() < t.decided.size()) out.decided.resize(t.decided.size());
-        for (std::size_t l = 0; l < t.decided.size(); ++l) out.decided[l] += t.decided[l];
-        out.applied += t.applied;
+    out.add(tallies);
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::pulls(int level) const {
+    if constexpr (!kCanPull) {
+        return false;
+    } else {
+        const auto& pending = manifest_.chunks[loaded_.chunk].pending;
+        const auto at = pending.find(level);
+        if (at == pending.end() || at->second == 0) return false;
+        std::uint64_t open = 0;
+        for (const auto& side : loaded_.state.words) {
+            const auto n = static_cast<std::int64_t>(side.size());
+#pragma omp parallel for reduction(+ : open) schedule(static)
+            for (std::int64_t i = 0; i < n; ++i) open += detail::is_open_word(side[static_cast<std::size_t>(i)]);
+        }
+        return 2 * at->second >= open;
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool OutOfCoreBuilder<R, Ix>::root_range_inside(std::uint64_t index) const {
+    if constexpr (!kCanPull) {
+        return false;
+    } else {
+        const auto [root_first, root_end] = moves_.indexer().root_range(index);
+        const std::uint64_t first = first_slot(loaded_.chunk);
+        return root_first >= first && root_end <= first + chunk_size(loaded_.chunk);
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void OutOfCoreBuilder<R, Ix>::pull_tails(int level, Tally& out) {
+    if constexpr (kCanPull) {
+        const std::uint64_t first = first_slot(loaded_.chunk);
+        const std::uint64_t count = chunk_size(loaded_.chunk);
+        const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
+        const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+        const auto next = static_cast<std::uint16_t>(level + 1);
+        const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
+        const int first_tail_unit = moves_.indexer().root_unit_count();
+        const auto& late = loaded_.aux.late_losses;
+        std::vector<Tally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+        const auto total = static_cast<std::int64_t>(2 * count);
+        std::uint64_t pulled = 0;
+#pragma omp parallel reduction(+ : pulled)
+        {
+            Tally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 4096)
+            for (std::int64_t local = 0; local < total; ++local) {
+                const auto id = static_cast<std::uint32_t>(local);
+                const int side = static_cast<int>(id & 1);
+                // Only this thread writes this word; the children are read
+                // while others are decided, but those become level + 1
+                // codes, never the level's own.
+                std::atomic_ref<std::uint16_t> word(loaded_.state.words[side][id >> 1]);
+                const std::uint16_t seen = word.load(std::memory_order_relaxed);
+                if (!detail::is_open_word(seen)) continue;
+                const std::uint64_t index = first + (id >> 1);
+                if (!root_range_inside(index)) continue;
+                Position pos;
+                Square squares[kMaxTableUnits];
+                [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
+                assert(ok);
+                bool wins = false;
+                int closed = 0;
+                moves_.open_children(index, pos, squares, [&](std::uint64_t child) {
+                    assert(child >= first && child - first < count);
+                    const std::uint16_t code = load_word(side ^ 1, static_cast<std::uint32_t>(child - first));
+                    wins = code == loss_code;
+                    closed += code == win_code;
+                    return !wins;
+                }, first_tail_unit);
+                pulled += static_cast<std::uint64_t>(closed) + wins;
+                if (wins) {
+                    word.store(win_next, std::memory_order_relaxed);
+                    tally.decide(next);
+                    ++tally.applied;
+                    continue;
+                }
+                const auto open = static_cast<std::uint8_t>(seen & 0xFF);
+                if (closed == 0 || open == detail::kCannotLose) continue;
+                ++tally.applied;
+                if (closed != open) {
+                    word.store(static_cast<std::uint16_t>(seen - closed), std::memory_order_relaxed);
+                    continue;
+                }
+                int distance = next;
+                if (distance < 2 && std::binary_search(late.begin(), late.end(), id)) distance = 2;
+                word.store(probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}),
+                           std::memory_order_relaxed);
+                tally.decide(distance);
+            }
+        }
+        manifest_.updates_local += pulled;
+        out.add(tallies);
+    } else {
+        (void)level;
+        (void)out;
     }
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "tbforge/probe/value.hpp"
@@ -40,6 +41,14 @@ concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
 template <class Ix>
 concept MoveIndexer = TableIndexer<Ix> && requires(const Ix& ix, std::uint64_t i, const Square* squares) {
     { typename Ix::Neighbours(ix, i, squares).moved(0, Square{}) } -> std::convertible_to<std::uint64_t>;
+};
+
+// An indexer whose leading units form a root (index::Indexer): a move of
+// any other unit keeps the slot within the range of its root placement.
+template <class Ix>
+concept RootedIndexer = MoveIndexer<Ix> && requires(const Ix& ix, std::uint64_t i) {
+    { ix.root_unit_count() } -> std::convertible_to<int>;
+    { ix.root_range(i) } -> std::convertible_to<std::pair<std::uint64_t, std::uint64_t>>;
 };
 
 namespace detail {
@@ -144,20 +153,24 @@ public:
     // narrow fields cost a store-forwarding stall per slot.
     [[gnu::always_inline]] inline SlotStart start(Color side, std::uint64_t index) const;
 
-    // Slots of the predecessors of pos by quiet un-moves, repeated once per
-    // un-move, sorted if asked. `squares` holds pos's placement as decoded
-    // from `index`.
+    // Slots of the predecessors of pos by quiet un-moves of the units before
+    // `units_end`, repeated once per un-move, sorted if asked; under
+    // compulsory captures, without those where the mover has a capture (the
+    // initial pass decided them). `squares` holds pos's placement as
+    // decoded from `index`.
     // Out: std::vector<std::uint64_t> or SlotList.
     template <class Out>
     void predecessors(std::uint64_t index, const Position& pos, Square* squares, Out& out,
-                      bool sorted = true) const;
+                      bool sorted = true, int units_end = kMaxTableUnits) const;
 
-    // Calls f(slot) for the child of each move that start() counts as open
-    // (quiet, not promoting, not handing over an en-passant capture), until
-    // f returns false. Without a royal king every such move is legal.
+    // Calls f(slot) for the child of each move of a unit from `first_unit`
+    // on that start() counts as open (quiet, not promoting, not handing over
+    // an en-passant capture), until f returns false. Without a royal king
+    // every such move is legal.
     template <class F>
         requires MoveIndexer<Ix> && (!R::kRoyalKing)
-    void open_children(std::uint64_t index, const Position& pos, const Square* squares, F&& f) const;
+    void open_children(std::uint64_t index, const Position& pos, const Square* squares, F&& f,
+                       int first_unit = 0) const;
 
 private:
     bool is_valid(const Position& pos) const {
@@ -284,7 +297,7 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
 template <Ruleset R, TableIndexer Ix>
 template <class Out>
 void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, Square* squares, Out& out,
-                                     bool sorted) const {
+                                     bool sorted, int units_end) const {
     out.clear();
     const Color s = pos.side_to_move();
     const Color p = ~s;  // the side that made the last move
@@ -298,7 +311,35 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
         }
     }();
     int unit = 0;
+    const int n = ix_.unit_count();
+    // Compulsory captures: a predecessor whose mover has a capture has
+    // only captures, all conversions, so the initial pass decided it and
+    // an update would be dropped. Skipping it saves the slot's encoding
+    // and, out of core, most of the updates sent to other chunks.
+    [[maybe_unused]] const Bitboard victims = pos.units(s) & R::kBoard;
+    auto mover_captures = [&](Square from, Square to) {
+        if constexpr (!R::kCapturesCompulsory || R::kRoyalKing) {
+            return false;
+        } else {
+            const Bitboard occ_before = occ ^ bit(to) ^ bit(from);
+            for (int k = 0; k < n; ++k) {
+                const Unit w = ix_.unit(k);
+                if (unit_color(w) != p) continue;
+                const Square at = k == unit ? from : squares[k];
+                const UnitType type = unit_type(w);
+                Bitboard attacks = 0;
+                if (type != UnitType::Pawn) {
+                    attacks = unit_attacks(type, at, occ_before);
+                } else if constexpr (R::kPawnsCapture) {
+                    attacks = pawn_attacks(p, at);
+                }
+                if (attacks & victims) return true;
+            }
+            return false;
+        }
+    };
     auto add = [&](Square from, Square to) {
+        if (mover_captures(from, to)) return;
         std::uint64_t q;
         if constexpr (MoveIndexer<Ix>) {
             q = neighbours.moved(unit, from);
@@ -312,8 +353,7 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
     const int forward = p == Color::White ? 8 : -8;
     const int double_push_rank = p == Color::White ? 3 : 4;
     const int first_rank = p == Color::White ? 0 : 7;
-    const int n = ix_.unit_count();
-    for (unit = 0; unit < n; ++unit) {
+    for (unit = 0; unit < std::min(n, units_end); ++unit) {
         const Unit u = ix_.unit(unit);
         if (unit_color(u) != p) continue;
         const Square to = squares[unit];
@@ -340,7 +380,7 @@ template <Ruleset R, TableIndexer Ix>
 template <class F>
     requires MoveIndexer<Ix> && (!R::kRoyalKing)
 void TableMoves<R, Ix>::open_children(std::uint64_t index, const Position& pos, const Square* squares,
-                                      F&& f) const {
+                                      F&& f, int first_unit) const {
     const Color s = pos.side_to_move();
     const Bitboard occ = pos.occupied();
     const Bitboard empty = ~occ & R::kBoard;
@@ -349,7 +389,7 @@ void TableMoves<R, Ix>::open_children(std::uint64_t index, const Position& pos, 
     const int start_rank = s == Color::White ? 1 : 6;
     const int last_rank = s == Color::White ? 7 : 0;
     const int n = ix_.unit_count();
-    for (int unit = 0; unit < n; ++unit) {
+    for (int unit = first_unit; unit < n; ++unit) {
         const Unit u = ix_.unit(unit);
         if (unit_color(u) != s) continue;
         const Square from = squares[unit];

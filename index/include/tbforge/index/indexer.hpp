@@ -30,6 +30,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "tbforge/index/material.hpp"
 #include "tbforge/rules/position.hpp"
@@ -91,6 +92,11 @@ public:
     // The slots of the placements one unit move away from a decoded slot,
     // without a full encode for most moves (below).
     class Neighbours;
+    // The first root_unit_count() units are the root (whole groups). A move
+    // of any later unit keeps the slot inside root_range(slot), the slots of
+    // its root choice: [first, end). idx must be < size().
+    int root_unit_count() const noexcept { return root_units_; }
+    std::pair<Index, Index> root_range(Index idx) const noexcept;
 
     // ---- Position path ----
     // The placement of a position with exactly this material (same colour
