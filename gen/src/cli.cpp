@@ -180,6 +180,7 @@ int run_gen(const std::vector<std::string>& argv) {
                 std::cout << ",\"resumed\":" << (t.resumed ? "true" : "false") << ",\"chunks\":" << t.chunks
                           << ",\"bytes_read\":" << t.bytes_read << ",\"bytes_written\":" << t.bytes_written
                           << ",\"crossing_fraction\":" << t.crossing_fraction << ",\"sparse_from_level\":" << t.sparse_level
+                          << ",\"split_visits\":" << t.split_visits
                           << ",\"phases\":{\"initial\":" << t.phases.initial << ",\"levels\":" << t.phases.levels
                           << ",\"sparse\":" << t.phases.sparse << ",\"write_back\":" << t.phases.write_back
                           << ",\"store\":" << t.phases.store << '}';

@@ -408,6 +408,7 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         summary.bytes_written = report.io.written;
         summary.crossing_fraction = report.crossing_fraction();
         summary.sparse_level = report.sparse_level;
+        summary.split_visits = report.split_visits;
         summary.phases.initial = report.initial_seconds;
         summary.phases.levels = report.chunk_level_seconds;
         summary.phases.sparse = report.sparse_seconds;

@@ -79,6 +79,7 @@ struct TableSummary {
     std::uint64_t bytes_written = 0;
     double crossing_fraction = 0;     // predecessor updates sent to another chunk
     int sparse_level = -1;            // first level passed in memory on the open positions, -1 if none
+    std::uint64_t split_visits = 0;   // chunk visits of this run that read tail moves' children
 };
 
 struct GenerateError {

@@ -85,6 +85,7 @@ struct OutOfCoreReport {
     ooc::IoCounters io;               // work-file bytes, all runs of this table
     bool resumed = false;             // a manifest of an earlier run was found
     int sparse_level = -1;            // first level passed in memory, -1 if none
+    std::uint64_t split_visits = 0;   // chunk visits of this run that split their pass
     // Seconds of this run (not of runs before a restart) per phase.
     double initial_seconds = 0, chunk_level_seconds = 0, sparse_seconds = 0, write_back_seconds = 0;
 
@@ -162,6 +163,7 @@ public:
         r.io = io_;
         r.resumed = resumed_;
         r.sparse_level = manifest_.sparse_level;
+        r.split_visits = split_visits_;
         r.initial_seconds = seconds_[0];
         r.chunk_level_seconds = seconds_[1];
         r.sparse_seconds = seconds_[2];
@@ -380,6 +382,7 @@ private:
     std::vector<std::uint64_t> touched_buckets_;  // appended since the last checkpoint
     SparseSet sparse_;
     std::array<double, 4> seconds_{};  // initial, chunk levels, sparse, write-back
+    std::uint64_t split_visits_ = 0;
 };
 
 template <Ruleset R, TableIndexer Ix>
@@ -995,6 +998,7 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level, bool apply_only)
         Tally generated;
         loaded_frontier_ = entry.pending[level];
         const bool split = pulls(level);
+        split_visits_ += split;
         generate(level, generated, split);
         if (split) pull_tails(level, generated);
         dirty = dirty || generated.applied > 0;
