@@ -316,24 +316,55 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
     // only captures, all conversions, so the initial pass decided it and
     // an update would be dropped. Skipping it saves the slot's encoding
     // and, out of core, most of the updates sent to other chunks.
+    constexpr bool kSkipCaptures = R::kCapturesCompulsory && !R::kRoyalKing;
     [[maybe_unused]] const Bitboard victims = pos.units(s) & R::kBoard;
+    // The mover's leapers and pawns attack the same squares whatever the
+    // un-move, so their captures are known once: with two of them capturing,
+    // no un-move is left; with one, only its own un-moves.
+    [[maybe_unused]] int capturing_leapers = 0;
+    [[maybe_unused]] int capturing_leaper = -1;
+    [[maybe_unused]] int sliders[kMaxTableUnits];
+    [[maybe_unused]] int slider_count = 0;
+    if constexpr (kSkipCaptures) {
+        for (int k = 0; k < n; ++k) {
+            const Unit w = ix_.unit(k);
+            if (unit_color(w) != p) continue;
+            const UnitType type = unit_type(w);
+            if (type == UnitType::Bishop || type == UnitType::Rook || type == UnitType::Queen) {
+                sliders[slider_count++] = k;
+                continue;
+            }
+            Bitboard attacks = 0;
+            if (type != UnitType::Pawn) {
+                attacks = unit_attacks(type, squares[k], 0);
+            } else if constexpr (R::kPawnsCapture) {
+                attacks = pawn_attacks(p, squares[k]);
+            }
+            if (attacks & victims) {
+                ++capturing_leapers;
+                capturing_leaper = k;
+            }
+        }
+        if (capturing_leapers >= 2) return;
+    }
+    // The moved unit from its origin, then the other sliders through the
+    // occupancy before the move.
     auto mover_captures = [&](Square from, Square to) {
-        if constexpr (!R::kCapturesCompulsory || R::kRoyalKing) {
+        if constexpr (!kSkipCaptures) {
             return false;
         } else {
             const Bitboard occ_before = occ ^ bit(to) ^ bit(from);
-            for (int k = 0; k < n; ++k) {
-                const Unit w = ix_.unit(k);
-                if (unit_color(w) != p) continue;
-                const Square at = k == unit ? from : squares[k];
-                const UnitType type = unit_type(w);
-                Bitboard attacks = 0;
-                if (type != UnitType::Pawn) {
-                    attacks = unit_attacks(type, at, occ_before);
-                } else if constexpr (R::kPawnsCapture) {
-                    attacks = pawn_attacks(p, at);
-                }
-                if (attacks & victims) return true;
+            const UnitType type = unit_type(ix_.unit(unit));
+            Bitboard own = 0;
+            if (type != UnitType::Pawn) {
+                own = unit_attacks(type, from, occ_before);
+            } else if constexpr (R::kPawnsCapture) {
+                own = pawn_attacks(p, from);
+            }
+            if (own & victims) return true;
+            for (int j = 0; j < slider_count; ++j) {
+                const int k = sliders[j];
+                if (k != unit && (unit_attacks(unit_type(ix_.unit(k)), squares[k], occ_before) & victims)) return true;
             }
             return false;
         }
@@ -356,6 +387,9 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
     for (unit = 0; unit < std::min(n, units_end); ++unit) {
         const Unit u = ix_.unit(unit);
         if (unit_color(u) != p) continue;
+        if constexpr (kSkipCaptures) {
+            if (capturing_leapers == 1 && capturing_leaper != unit) continue;
+        }
         const Square to = squares[unit];
         const UnitType type = unit_type(u);
         if (type != UnitType::Pawn) {
