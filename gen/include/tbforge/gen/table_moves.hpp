@@ -325,6 +325,11 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
     [[maybe_unused]] int capturing_leaper = -1;
     [[maybe_unused]] int sliders[kMaxTableUnits];
     [[maybe_unused]] int slider_count = 0;
+    [[maybe_unused]] auto capture_squares = [&](UnitType type, Square at, Bitboard occupied) -> Bitboard {
+        if (type != UnitType::Pawn) return unit_attacks(type, at, occupied);
+        if constexpr (R::kPawnsCapture) return pawn_attacks(p, at);
+        return 0;
+    };
     if constexpr (kSkipCaptures) {
         for (int k = 0; k < n; ++k) {
             const Unit w = ix_.unit(k);
@@ -334,13 +339,7 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
                 sliders[slider_count++] = k;
                 continue;
             }
-            Bitboard attacks = 0;
-            if (type != UnitType::Pawn) {
-                attacks = unit_attacks(type, squares[k], 0);
-            } else if constexpr (R::kPawnsCapture) {
-                attacks = pawn_attacks(p, squares[k]);
-            }
-            if (attacks & victims) {
+            if (capture_squares(type, squares[k], 0) & victims) {
                 ++capturing_leapers;
                 capturing_leaper = k;
             }
@@ -354,14 +353,7 @@ void TableMoves<R, Ix>::predecessors(std::uint64_t index, const Position& pos, S
             return false;
         } else {
             const Bitboard occ_before = occ ^ bit(to) ^ bit(from);
-            const UnitType type = unit_type(ix_.unit(unit));
-            Bitboard own = 0;
-            if (type != UnitType::Pawn) {
-                own = unit_attacks(type, from, occ_before);
-            } else if constexpr (R::kPawnsCapture) {
-                own = pawn_attacks(p, from);
-            }
-            if (own & victims) return true;
+            if (capture_squares(unit_type(ix_.unit(unit)), from, occ_before) & victims) return true;
             for (int j = 0; j < slider_count; ++j) {
                 const int k = sliders[j];
                 if (k != unit && (unit_attacks(unit_type(ix_.unit(k)), squares[k], occ_before) & victims)) return true;
