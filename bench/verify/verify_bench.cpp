@@ -21,7 +21,7 @@ struct BenchPosition {
     int depth;
 };
 
-// Positions from shared/reference/perft, at depths of 0.5 to 5 million nodes.
+// Positions from tests/reference/perft, at depths of 0.5 to 5 million nodes.
 constexpr BenchPosition kPositions[] = {
     {Variant::Antichess, "start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", 5},
     {Variant::Antichess, "random-mid-1", "1nb4r/3k2pp/7n/5p2/1b1Pp3/8/PP2NKPP/1R5R w - - 0 16", 5},

@@ -1,5 +1,5 @@
 // The retrograde engine over the naive indexer, against the Syzygy giveaway
-// tables (../shared/reference/syzygy) and against its own definition.
+// tables (tests/reference/syzygy) and against its own definition.
 #include <doctest/doctest.h>
 
 #include <algorithm>

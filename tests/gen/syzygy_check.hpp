@@ -1,5 +1,5 @@
 #pragma once
-// Compares values with the Syzygy giveaway samples in ../shared/reference/
+// Compares values with the Syzygy giveaway samples in tests/reference/
 // syzygy: WDL always (cursed win = win, blessed loss = loss), DTC for
 // pawnless tables on uncursed positions within Syzygy's rounding.
 

@@ -1,4 +1,4 @@
-// Perft counts against ../shared/reference/perft (each row agreed by three or
+// Perft counts against tests/reference/perft (each row agreed by three or
 // more independent engines).
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Every row of the reference perft tables (shared/reference/perft), counted
+// Every row of the reference perft tables (tests/reference/perft), counted
 // with the verifier's move generator. Rows above kSlowNodes run in the "slow"
 // suite; sanitizer builds skip rows above kSanitizedNodes.
 
