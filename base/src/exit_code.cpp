@@ -32,7 +32,7 @@ const Status& worse(const Status& a, const Status& b) {
 }
 
 int report(std::ostream& err, std::string_view program, const Status& status) {
-    if (!status.ok()) err << program << ": error: " << status.message() << '\n' << std::flush;
+    if (!status.ok() && !status.message().empty()) err << program << ": error: " << status.message() << '\n' << std::flush;
     return exit_code(status);
 }
 

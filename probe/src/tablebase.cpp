@@ -46,6 +46,17 @@ ProbeCode probe_code(StatusCode code) {
     return ProbeCode::IoError;
 }
 
+StatusCode status_code(ProbeCode code) {
+    switch (code) {
+        case ProbeCode::Ok: return StatusCode::Ok;
+        case ProbeCode::BadInput: return StatusCode::InvalidArgument;
+        case ProbeCode::MissingTable: return StatusCode::NotFound;
+        case ProbeCode::Corrupt: return StatusCode::Corruption;
+        case ProbeCode::IoError: break;
+    }
+    return StatusCode::IoError;
+}
+
 std::string table_name(VariantId variant, const index::Material& material) {
     return std::string(variant_name(variant)) + "/" + material.name();
 }

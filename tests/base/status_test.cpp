@@ -85,4 +85,7 @@ TEST_CASE("report: one line on the error stream, the exit code back") {
     CHECK(err.str().empty());
     CHECK(report(err, "tbx", not_found("missing table antichess/KvK")) == 3);
     CHECK(err.str() == "tbx: error: missing table antichess/KvK\n");
+    // Already reported where it happened: only the exit code.
+    CHECK(report(err, "tbx", check_failed("")) == 1);
+    CHECK(err.str() == "tbx: error: missing table antichess/KvK\n");
 }

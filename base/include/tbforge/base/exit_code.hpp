@@ -22,8 +22,9 @@ inline constexpr int kExitDatabase = 3;
 // a batch reports its worst line.
 [[nodiscard]] const Status& worse(const Status& a, const Status& b);
 
-// Writes "<program>: error: <message>" as one line to `err` (nothing for an
-// ok status) and returns the exit status of `status`.
+// Writes "<program>: error: <message>" as one line to `err` and returns the
+// exit status of `status`. Nothing is written for an ok status, nor for an
+// empty message: a failure already reported where it happened.
 int report(std::ostream& err, std::string_view program, const Status& status);
 
 }  // namespace tbf

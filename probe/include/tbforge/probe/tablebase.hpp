@@ -54,12 +54,15 @@ struct ProbeError {
 };
 
 ProbeCode probe_code(StatusCode code);
+StatusCode status_code(ProbeCode code);
 
 template <class T>
 class [[nodiscard]] ProbeResult : public Result<T> {
 public:
     using Result<T>::Result;
     ProbeResult(Result<T> result) : Result<T>(std::move(result)) {}  // NOLINT: implicit by design
+    ProbeResult(const ProbeError& error)  // NOLINT: implicit, as the former type
+        : Result<T>(Status(status_code(error.code), error.message)) {}
 
     // The former accessor: {code, message}. Precondition: !ok().
     ProbeError error() const {
