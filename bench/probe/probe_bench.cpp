@@ -59,7 +59,7 @@ public:
             probe::TablebaseOptions options;
             options.cache_bytes = cache_bytes;
             auto tb = probe::Tablebase::open(path_, options);
-            if (!tb.ok()) throw std::runtime_error(tb.error().message);
+            if (!tb.ok()) throw std::runtime_error(tb.status().message());
             slot = std::make_unique<probe::Tablebase>(std::move(tb).value());
             if (warm) {
                 for (const auto& [name, w] : workloads_) {
@@ -112,11 +112,11 @@ private:
     // colour orientation (callers do not know which one is stored).
     void sample() {
         auto tb = probe::Tablebase::open(path_);
-        if (!tb.ok()) throw std::runtime_error(tb.error().message);
+        if (!tb.ok()) throw std::runtime_error(tb.status().message());
         std::mt19937_64 rng(2024);
         for (const char* name : kTables) {
             auto table = tb->table(kVariant, material(name));
-            if (!table.ok()) throw std::runtime_error(table.error().message);
+            if (!table.ok()) throw std::runtime_error(table.status().message());
             const index::Indexer& ix = (*table)->indexer();
             Workload w;
             while (w.positions.size() < kSample) {
@@ -156,7 +156,7 @@ void run_probes(benchmark::State& state, const char* table, std::size_t cache_by
     std::size_t i = start_of(state);
     for (auto _ : state) {
         auto v = tb.probe(kVariant, w.positions[i++ % kSample]);
-        if (!v.ok()) state.SkipWithError(v.error().message.c_str());
+        if (!v.ok()) state.SkipWithError(v.status().message().c_str());
         benchmark::DoNotOptimize(v);
     }
     report(state, w);
@@ -182,7 +182,7 @@ void BM_Probe_Moves(benchmark::State& state, const char* table) {
     std::size_t i = start_of(state);
     for (auto _ : state) {
         auto moves = tb.probe_moves(kVariant, w.positions[i++ % kSample]);
-        if (!moves.ok()) state.SkipWithError(moves.error().message.c_str());
+        if (!moves.ok()) state.SkipWithError(moves.status().message().c_str());
         benchmark::DoNotOptimize(moves);
     }
     report(state, w);

@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "tbforge/probe/args.hpp"
+#include "tbforge/base/cli.hpp"
+#include "tbforge/base/exit_code.hpp"
+#include "tbforge/base/json.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "tbforge/gen/strategy.hpp"
-#include "tbforge/gen/work_files.hpp"
 #include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/perft.hpp"
@@ -24,9 +25,21 @@ namespace tbf::gen {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitDatabase = 3;
+constexpr std::string_view kProgram = "tbgen";
+
+// gen's own error shapes carry an exit status; here they become the Status
+// it stands for (run_cli maps it back through the one table).
+Status from_gen_error(int exit_status, std::string message) {
+    switch (exit_status) {
+        case kExitCheckFailed:
+            return check_failed(std::move(message));
+        case kExitUsage:
+            return invalid_argument(std::move(message));
+        default:
+            break;
+    }
+    return io_error(std::move(message));
+}
 
 constexpr const char* kUsage =
     "usage: tbgen <command> [options]\n"
@@ -76,31 +89,34 @@ constexpr const char* kIndexUsage =
     "Prints per table the number of slots N, the valid positions per side to move\n"
     "(counted by decoding every slot) and the ratio slots/valid.\n";
 
-VariantId variant_option(const cli::Args& args) {
-    const std::string name = args.required("variant");
-    auto id = parse_variant(name);
+#define TBF_TRY(var, expr)          \
+    auto var = (expr);               \
+    if (!var.ok()) return var.status()
+
+Result<VariantId> variant_option(const cli::Command& command) {
+    TBF_TRY(name, command.required("variant"));
+    auto id = parse_variant(*name);
     if (!id) {
-        throw cli::UsageError("unknown variant '" + name + "' (known: " +
-                              std::string(variant_list()) + ")");
+        return invalid_argument("unknown variant '" + *name + "' (known: " +
+                                std::string(variant_list()) + ")");
     }
     return *id;
 }
 
-int run_perft(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"variant", "fen", "depth"}, {"divide", "help"});
-    if (args.flag("help")) {
-        std::cout << kPerftUsage;
-        return kExitOk;
-    }
-    const VariantId variant = variant_option(args);
-    auto pos = parse_fen(args.required("fen"), variant);
-    if (!pos) throw cli::UsageError(pos.error());
-    const auto depth = args.number("depth");
-    if (!depth) throw cli::UsageError("missing required option --depth");
-    if (*depth > 64) throw cli::UsageError("--depth must be at most 64");
-    const int d = static_cast<int>(*depth);
-    if (args.flag("divide") && d >= 1) {
-        auto counts = perft_divide(*pos, variant, d);
+Status run_perft(const std::vector<std::string>& argv) {
+    cli::Command command(kPerftUsage);
+    for (const char* name : {"variant", "fen", "depth"}) command.value(name);
+    command.flag("divide");
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(variant, variant_option(command));
+    TBF_TRY(fen, command.required("fen"));
+    TBF_TRY(pos, parse_fen(*fen, *variant));
+    if (!command.has("depth")) return invalid_argument("missing --depth");
+    TBF_TRY(depth, command.number("depth", 0, 64));
+    const int d = static_cast<int>(**depth);
+    if (command.flag_set("divide") && d >= 1) {
+        auto counts = perft_divide(*pos, *variant, d);
         std::vector<std::pair<std::string, std::uint64_t>> lines;
         std::uint64_t total = 0;
         for (const auto& [move, nodes] : counts) {
@@ -111,84 +127,107 @@ int run_perft(const std::vector<std::string>& argv) {
         for (const auto& [uci, nodes] : lines) std::cout << uci << ": " << nodes << '\n';
         std::cout << total << '\n';
     } else {
-        std::cout << perft(*pos, variant, d) << '\n';
+        std::cout << perft(*pos, *variant, d) << '\n';
     }
-    return kExitOk;
+    return {};
 }
 
-std::vector<index::Material> table_arguments(const cli::Args& args, VariantId variant) {
+Result<std::vector<index::Material>> table_arguments(const cli::Command& command, VariantId variant) {
     std::vector<index::Material> tables;
-    if (auto upto = args.number("upto")) {
-        if (*upto < 2 || *upto > 6) throw cli::UsageError("--upto must be between 2 and 6");
-        if (!args.positional().empty()) throw cli::UsageError("give either --upto or table names");
-        return index::enumerate_tables(variant, static_cast<int>(*upto));
+    TBF_TRY(upto, command.number("upto", 2, 6));
+    if (*upto) {
+        if (!command.positional().empty()) return invalid_argument("give either --upto or table names");
+        return index::enumerate_tables(variant, static_cast<int>(**upto));
     }
-    for (const auto& name : args.positional()) {
-        auto m = index::parse_table(name, variant);
-        if (!m.ok()) throw cli::UsageError(m.error());
+    for (const auto& name : command.positional()) {
+        TBF_TRY(m, index::parse_table(name, variant));
         tables.push_back(index::canonical(*m));
     }
-    if (tables.empty()) throw cli::UsageError("no tables given (use --upto K or TABLE...)");
+    if (tables.empty()) return invalid_argument("no tables given (use --upto K or TABLE...)");
     return tables;
 }
 
-int run_gen(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"variant", "db", "threads", "upto", "memory", "work"}, {"quiet", "json", "help"});
-    if (args.flag("help")) {
-        std::cout << kGenUsage;
-        return kExitOk;
+Result<int> threads_option(const cli::Command& command, int fallback) {
+    TBF_TRY(threads, command.number("threads", 1, 1024));
+    return *threads ? static_cast<int>(**threads) : fallback;
+}
+
+Json table_json(const gen::TableSummary& t) {
+    Json line;
+    line["table"] = t.name;
+    line["built"] = t.built;
+    line["positions"] = t.positions;
+    line["bytes"] = t.stored_bytes;
+    line["max_dtc"] = t.max_dtc;
+    line["seconds"] = t.seconds;
+    line["out_of_core"] = t.out_of_core;
+    if (t.out_of_core) {
+        line["resumed"] = t.resumed;
+        line["chunks"] = t.chunks;
+        line["bytes_read"] = t.bytes_read;
+        line["bytes_written"] = t.bytes_written;
+        line["crossing_fraction"] = t.crossing_fraction;
+        line["sparse_from_level"] = t.sparse_level;
+        line["split_visits"] = t.split_visits;
+        line["phases"] = Json{{"initial", t.phases.initial},   {"levels", t.phases.levels},
+                              {"sparse", t.phases.sparse},     {"write_back", t.phases.write_back},
+                              {"store", t.phases.store}};
+    } else if (t.built) {
+        line["phases"] = Json{{"initial", t.phases.initial},
+                              {"levels", t.phases.levels},
+                              {"renumber", t.phases.renumber},
+                              {"store", t.phases.store}};
     }
-    const VariantId variant = variant_option(args);
-    const std::string dir = args.required("db");
-    const auto tables = table_arguments(args, variant);
+    return line;
+}
+
+// The database opened read-write.
+Result<storage::Database> open_for_writing(const std::string& dir, bool create) {
+    storage::DatabaseOptions options;
+    options.mode = storage::OpenMode::ReadWrite;
+    options.create_if_missing = create;
+    auto db = storage::Database::open(dir, options);
+    if (!db.ok()) {
+        return Status(db.status().code() == StatusCode::InvalidArgument ? StatusCode::IoError
+                                                                         : db.status().code(),
+                      "cannot open database " + dir + ": " + db.status().to_string());
+    }
+    return std::move(*db);
+}
+
+Status run_gen(const std::vector<std::string>& argv) {
+    cli::Command command(kGenUsage);
+    for (const char* name : {"variant", "db", "threads", "upto", "memory", "work"}) command.value(name);
+    for (const char* name : {"quiet", "json"}) command.flag(name);
+    command.positionals();
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(variant, variant_option(command));
+    TBF_TRY(dir, command.required("db"));
+    TBF_TRY(tables, table_arguments(command, *variant));
     gen::GenerateOptions options;
-    if (auto threads = args.number("threads")) {
-        if (*threads == 0 || *threads > 1024) throw cli::UsageError("--threads must be 1..1024");
-        options.threads = static_cast<int>(*threads);
-    }
-    if (auto memory = args.value("memory")) {
-        auto bytes = gen::ooc::parse_byte_size(*memory);
-        if (!bytes) throw cli::UsageError("bad --memory '" + *memory + "' (e.g. 4G, 512M, 1MiB, 1048576)");
-        options.memory_bytes = *bytes;
-        auto work = args.value("work");
-        if (!work || work->empty()) throw cli::UsageError("--memory needs --work DIR");
+    TBF_TRY(threads, threads_option(command, options.threads));
+    options.threads = *threads;
+    TBF_TRY(memory, command.byte_size("memory"));
+    if (*memory) {
+        if (**memory == 0) return invalid_argument("bad --memory \"0\" (e.g. 4G, 4GiB, 512M, 1048576)");
+        options.memory_bytes = **memory;
+        auto work = command.optional("work");
+        if (!work || work->empty()) return invalid_argument("--memory needs --work DIR");
         options.work_dir = *work;
-    } else if (args.value("work")) {
-        throw cli::UsageError("--work is only used with --memory");
+    } else if (command.has("work")) {
+        return invalid_argument("--work is only used with --memory");
     }
-    const bool quiet = args.flag("quiet");
-    const bool json = args.flag("json");
+    const bool quiet = command.flag_set("quiet");
+    const bool json = command.flag_set("json");
     options.progress = !quiet && isatty(STDERR_FILENO);
 
-    storage::DatabaseOptions db_options;
-    db_options.mode = storage::OpenMode::ReadWrite;
-    db_options.create_if_missing = true;
-    auto db = storage::Database::open(dir, db_options);
-    if (!db.ok()) {
-        std::cerr << "tbgen: error: cannot open database " << dir << ": " << db.status().to_string() << '\n';
-        return kExitDatabase;
-    }
+    TBF_TRY(db, open_for_writing(*dir, true));
     probe::Tablebase tablebase(std::move(*db));
     const auto start = std::chrono::steady_clock::now();
     auto on_table = [&](const gen::TableSummary& t) {
         if (json) {
-            std::cout << "{\"table\":" << cli::json_string(t.name) << ",\"built\":" << (t.built ? "true" : "false")
-                      << ",\"positions\":" << t.positions << ",\"bytes\":" << t.stored_bytes
-                      << ",\"max_dtc\":" << t.max_dtc << ",\"seconds\":" << t.seconds
-                      << ",\"out_of_core\":" << (t.out_of_core ? "true" : "false");
-            if (t.out_of_core) {
-                std::cout << ",\"resumed\":" << (t.resumed ? "true" : "false") << ",\"chunks\":" << t.chunks
-                          << ",\"bytes_read\":" << t.bytes_read << ",\"bytes_written\":" << t.bytes_written
-                          << ",\"crossing_fraction\":" << t.crossing_fraction << ",\"sparse_from_level\":" << t.sparse_level
-                          << ",\"split_visits\":" << t.split_visits
-                          << ",\"phases\":{\"initial\":" << t.phases.initial << ",\"levels\":" << t.phases.levels
-                          << ",\"sparse\":" << t.phases.sparse << ",\"write_back\":" << t.phases.write_back
-                          << ",\"store\":" << t.phases.store << '}';
-            } else if (t.built) {
-                std::cout << ",\"phases\":{\"initial\":" << t.phases.initial << ",\"levels\":" << t.phases.levels
-                          << ",\"renumber\":" << t.phases.renumber << ",\"store\":" << t.phases.store << '}';
-            }
-            std::cout << "}" << std::endl;
+            std::cout << to_json_line(table_json(t)) << std::endl;
         } else if (!quiet && t.built) {
             std::printf("%-28s %12llu positions  max DTC %4d  %10llu bytes  %7.2f s\n", t.name.c_str(),
                         static_cast<unsigned long long>(t.positions), t.max_dtc,
@@ -196,10 +235,9 @@ int run_gen(const std::vector<std::string>& argv) {
             std::fflush(stdout);
         }
     };
-    auto result = gen::generate(tablebase, variant, tables, options, on_table);
+    auto result = gen::generate(tablebase, *variant, *tables, options, on_table);
     if (auto* error = std::get_if<gen::GenerateError>(&result)) {
-        std::cerr << "tbgen: error: " << error->message << '\n';
-        return error->exit_code;
+        return from_gen_error(error->exit_code, error->message);
     }
     const auto& summaries = std::get<std::vector<gen::TableSummary>>(result);
     std::uint64_t built = 0, positions = 0, bytes = 0;
@@ -210,34 +248,33 @@ int run_gen(const std::vector<std::string>& argv) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (json) {
-        std::cout << "{\"summary\":{\"tables\":" << summaries.size() << ",\"built\":" << built
-                  << ",\"positions\":" << positions << ",\"bytes\":" << bytes << ",\"seconds\":" << seconds
-                  << "}}\n";
+        const Json summary{{"tables", summaries.size()}, {"built", built},     {"positions", positions},
+                           {"bytes", bytes},             {"seconds", seconds}};
+        std::cout << to_json_line(Json{{"summary", summary}}) << '\n';
     } else if (!quiet) {
         std::printf("%zu tables (%llu built, %llu already present), %llu positions, %.1f s, %llu bytes\n",
                     summaries.size(), static_cast<unsigned long long>(built),
                     static_cast<unsigned long long>(summaries.size() - built),
                     static_cast<unsigned long long>(positions), seconds, static_cast<unsigned long long>(bytes));
     }
-    return kExitOk;
+    return {};
 }
 
-int run_index(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"variant"}, {"json", "help"});
-    if (args.flag("help")) {
-        std::cout << kIndexUsage;
-        return kExitOk;
+Status run_index(const std::vector<std::string>& argv) {
+    cli::Command command(kIndexUsage);
+    command.value("variant");
+    command.flag("json");
+    command.positionals();
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(variant, variant_option(command));
+    if (command.positional().empty()) return invalid_argument("no tables given");
+    for (const auto& name : command.positional()) {
+        TBF_TRY(report, index::index_report(*variant, name));
+        std::cout << (command.flag_set("json") ? index::to_json(*report) : index::to_text(*report)) << std::endl;
     }
-    const VariantId variant = variant_option(args);
-    if (args.positional().empty()) throw cli::UsageError("no tables given");
-    for (const auto& name : args.positional()) {
-        auto report = index::index_report(variant, name);
-        if (!report.ok()) throw cli::UsageError(report.error());
-        std::cout << (args.flag("json") ? index::to_json(*report) : index::to_text(*report)) << std::endl;
-    }
-    return kExitOk;
+    return {};
 }
-
 constexpr const char* kStrategyUsage =
     "usage: tbgen strategy --db DIR --variant V --fen ROOT --name NAME [--side white|black]\n"
     "                      [--replace] [--threads N] [--quiet] [--json]\n"
@@ -259,121 +296,112 @@ constexpr const char* kStrategyImportUsage =
     "and the move must be legal. The first bad line is reported with its number\n"
     "and nothing is stored. Exit status: 0 stored, 2 bad input, 3 database error.\n";
 
-Color side_option(const std::string& text) {
+Result<Color> side_option(const std::string& text) {
     if (text == "white") return Color::White;
     if (text == "black") return Color::Black;
-    throw cli::UsageError("--side must be white or black, not '" + text + "'");
+    return invalid_argument("--side must be white or black, not '" + text + "'");
 }
 
-// The database opened read-write, or nothing after printing why.
-std::optional<storage::Database> open_for_writing(const std::string& dir, bool create) {
-    storage::DatabaseOptions options;
-    options.mode = storage::OpenMode::ReadWrite;
-    options.create_if_missing = create;
-    auto db = storage::Database::open(dir, options);
-    if (!db.ok()) {
-        std::cerr << "tbgen: error: cannot open database " << dir << ": " << db.status().to_string() << '\n';
-        return std::nullopt;
-    }
-    return std::move(*db);
-}
-
-int run_strategy(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"db", "variant", "fen", "name", "side", "threads"},
-                   {"replace", "quiet", "json", "help"});
-    if (args.flag("help")) {
-        std::cout << kStrategyUsage;
-        return kExitOk;
-    }
-    if (!args.positional().empty()) throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const VariantId variant = variant_option(args);
-    const std::string dir = args.required("db");
-    const std::string fen = args.required("fen");
+Status run_strategy(const std::vector<std::string>& argv) {
+    cli::Command command(kStrategyUsage);
+    for (const char* name : {"db", "variant", "fen", "name", "side", "threads"}) command.value(name);
+    for (const char* name : {"replace", "quiet", "json"}) command.flag(name);
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(variant, variant_option(command));
+    TBF_TRY(dir, command.required("db"));
+    TBF_TRY(fen, command.required("fen"));
     gen::ExtractOptions options;
-    options.name = args.required("name");
-    if (auto side = args.value("side")) options.side = side_option(*side);
-    options.replace = args.flag("replace");
-    if (auto threads = args.number("threads")) {
-        if (*threads == 0 || *threads > 1024) throw cli::UsageError("--threads must be 1..1024");
-        options.threads = static_cast<int>(*threads);
+    TBF_TRY(name, command.required("name"));
+    options.name = *name;
+    if (auto side = command.optional("side")) {
+        TBF_TRY(color, side_option(*side));
+        options.side = *color;
     }
-    const bool json = args.flag("json");
-    if (!args.flag("quiet") && isatty(STDERR_FILENO)) {
+    options.replace = command.flag_set("replace");
+    TBF_TRY(threads, threads_option(command, options.threads));
+    options.threads = *threads;
+    const bool json = command.flag_set("json");
+    if (!command.flag_set("quiet") && isatty(STDERR_FILENO)) {
         options.progress = [](const gen::ExtractProgress& p) {
             std::fprintf(stderr, "\r%llu entries, %llu pending\033[K",
                          static_cast<unsigned long long>(p.entries), static_cast<unsigned long long>(p.pending));
         };
     }
-    auto db = open_for_writing(dir, false);
-    if (!db) return kExitDatabase;
+    TBF_TRY(db, open_for_writing(*dir, false));
     probe::Tablebase tablebase(std::move(*db));
-    auto result = gen::extract_strategy(tablebase, variant, fen, options);
+    auto result = gen::extract_strategy(tablebase, *variant, *fen, options);
     if (options.progress) std::fprintf(stderr, "\r\033[K");
     if (auto* error = std::get_if<gen::StrategyError>(&result)) {
-        std::cerr << "tbgen: error: " << error->message << '\n';
-        return error->exit_code;
+        return from_gen_error(error->exit_code, error->message);
     }
     const auto& s = std::get<gen::ExtractSummary>(result);
     const char* kind = s.kind == storage::StrategyKind::Winning ? "winning" : "non-loss";
     const char* side = s.side == Color::White ? "white" : "black";
     if (json) {
-        std::cout << "{\"strategy\":" << cli::json_string(options.name) << ",\"variant\":\""
-                  << variant_name(variant) << "\",\"side\":\"" << side << "\",\"kind\":\"" << kind
-                  << "\",\"root_dtc\":" << s.root_value.dtc << ",\"entries\":" << s.entries
-                  << ",\"entry_bytes\":" << s.entry_bytes << ",\"replies\":" << s.replies
-                  << ",\"seconds\":" << s.seconds << "}\n";
-    } else if (!args.flag("quiet")) {
+        const Json line{{"strategy", options.name}, {"variant", variant_name(*variant)},
+                        {"side", side},             {"kind", kind},
+                        {"root_dtc", s.root_value.dtc}, {"entries", s.entries},
+                        {"entry_bytes", s.entry_bytes}, {"replies", s.replies},
+                        {"seconds", s.seconds}};
+        std::cout << to_json_line(line) << '\n';
+    } else if (!command.flag_set("quiet")) {
         std::printf("%s: %s strategy for %s (root %s%s), %llu entries, %llu bytes, %.2f s\n",
                     options.name.c_str(), kind, side, s.kind == storage::StrategyKind::Winning ? "win in " : "draw",
                     s.kind == storage::StrategyKind::Winning ? std::to_string(s.root_value.dtc).c_str() : "",
                     static_cast<unsigned long long>(s.entries), static_cast<unsigned long long>(s.entry_bytes),
                     s.seconds);
     }
-    return kExitOk;
+    return {};
 }
 
-int run_strategy_import(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"db", "variant", "name", "side", "root", "kind"}, {"replace", "quiet", "help"});
-    if (args.flag("help")) {
-        std::cout << kStrategyImportUsage;
-        return kExitOk;
-    }
-    const VariantId variant = variant_option(args);
-    const std::string dir = args.required("db");
+Status run_strategy_import(const std::vector<std::string>& argv) {
+    cli::Command command(kStrategyImportUsage);
+    for (const char* name : {"db", "variant", "name", "side", "kind"}) command.value(name);
+    command.values("root");
+    for (const char* name : {"replace", "quiet"}) command.flag(name);
+    command.positionals();
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(variant, variant_option(command));
+    TBF_TRY(dir, command.required("db"));
     gen::ImportOptions options;
-    options.name = args.required("name");
-    options.side = side_option(args.required("side"));
-    options.roots = args.values("root");
-    if (options.roots.empty()) throw cli::UsageError("missing required option --root");
-    if (auto kind = args.value("kind")) {
-        auto parsed = storage::parse_strategy_kind(*kind);
-        if (!parsed) throw cli::UsageError("--kind must be non-loss or winning, not '" + *kind + "'");
-        options.kind = *parsed;
+    TBF_TRY(name, command.required("name"));
+    options.name = *name;
+    TBF_TRY(side_text, command.required("side"));
+    TBF_TRY(side, side_option(*side_text));
+    options.side = *side;
+    options.roots = command.all("root");
+    if (options.roots.empty()) return invalid_argument("missing --root");
+    if (auto kind = command.optional("kind")) {
+        auto parsed_kind = storage::parse_strategy_kind(*kind);
+        if (!parsed_kind) return invalid_argument("--kind must be non-loss or winning, not '" + *kind + "'");
+        options.kind = *parsed_kind;
     }
-    options.replace = args.flag("replace");
-    if (args.positional().size() != 1) throw cli::UsageError("give exactly one input FILE ('-' for stdin)");
-    const std::string file = args.positional()[0];
+    options.replace = command.flag_set("replace");
+    if (command.positional().size() != 1) return invalid_argument("give exactly one input FILE ('-' for stdin)");
+    const std::string file = command.positional()[0];
     options.source = file;
     std::ifstream input;
     if (file != "-") {
         input.open(file, std::ios::binary);
-        if (!input) throw cli::UsageError("cannot read " + file);
+        if (!input) return invalid_argument("cannot read " + file);
     }
-    auto db = open_for_writing(dir, true);
-    if (!db) return kExitDatabase;
-    auto result = gen::import_strategy(*db, variant, file == "-" ? std::cin : input, options);
+    TBF_TRY(db, open_for_writing(*dir, true));
+    auto result = gen::import_strategy(*db, *variant, file == "-" ? std::cin : input, options);
     if (auto* error = std::get_if<gen::StrategyError>(&result)) {
-        std::cerr << "tbgen: error: " << (file == "-" ? "stdin" : file) << ": " << error->message << '\n';
-        return error->exit_code;
+        return from_gen_error(error->exit_code, (file == "-" ? "stdin" : file) + ": " + error->message);
     }
     const auto& s = std::get<gen::ImportSummary>(result);
-    if (!args.flag("quiet")) {
+    if (!command.flag_set("quiet")) {
         std::printf("%s: %llu entries from %llu lines (%llu duplicates)\n", options.name.c_str(),
                     static_cast<unsigned long long>(s.entries), static_cast<unsigned long long>(s.lines),
                     static_cast<unsigned long long>(s.duplicates));
     }
-    return kExitOk;
+    return {};
 }
+
+#undef TBF_TRY
 
 }  // namespace
 
@@ -385,17 +413,21 @@ int run_cli(int argc, char** argv) {
     }
     const std::string command = args[0];
     args.erase(args.begin());
-    try {
-        if (command == "perft") return run_perft(args);
-        if (command == "gen") return run_gen(args);
-        if (command == "index") return run_index(args);
-        if (command == "strategy") return run_strategy(args);
-        if (command == "strategy-import") return run_strategy_import(args);
-        throw cli::UsageError("unknown command '" + command + "' (see tbgen --help)");
-    } catch (const cli::UsageError& e) {
-        std::cerr << "tbgen: error: " << e.message() << '\n';
-        return kExitUsage;
+    Status status;
+    if (command == "perft") {
+        status = run_perft(args);
+    } else if (command == "gen") {
+        status = run_gen(args);
+    } else if (command == "index") {
+        status = run_index(args);
+    } else if (command == "strategy") {
+        status = run_strategy(args);
+    } else if (command == "strategy-import") {
+        status = run_strategy_import(args);
+    } else {
+        status = invalid_argument("unknown command '" + command + "' (see tbgen --help)");
     }
+    return report(std::cerr, kProgram, status);
 }
 
 }  // namespace tbf::gen

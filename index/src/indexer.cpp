@@ -126,11 +126,11 @@ int Indexer::symmetry_count() const { return std::popcount(symmetries_); }
 
 Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     if (auto why = material_error(material, variant)) {
-        return Error{"bad table " + material.name() + ": " + *why};
+        return invalid_argument("bad table " + material.name() + ": " + *why);
     }
     if (!is_canonical(material)) {
-        return Error{"table " + material.name() + " is not in canonical orientation (use " +
-                     canonical(material).name() + ")"};
+        return invalid_argument("table " + material.name() + " is not in canonical orientation (use " +
+                     canonical(material).name() + ")");
     }
     Indexer ix;
     ix.variant_ = variant;
@@ -179,7 +179,7 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         // identical pawns...) are far beyond what can be generated anyway.
         if (group_raw(g) >= (std::uint64_t{1} << 32) ||
             (!four_file && group_raw(groups[0]) > kLeadLimit)) {
-            return Error{"table " + material.name() + " has too many identical units to index"};
+            return invalid_argument("table " + material.name() + " has too many identical units to index");
         }
     }
     int first = 0;

@@ -78,10 +78,10 @@ Result<Material> parse_material(std::string_view name) {
     quoted.append(name).push_back('\'');
     const auto v = name.find('v');
     if (v == std::string_view::npos) {
-        return Error{"bad table name " + quoted + ": expected White's units, 'v', Black's units"};
+        return invalid_argument("bad table name " + quoted + ": expected White's units, 'v', Black's units");
     }
     if (name.find('v', v + 1) != std::string_view::npos) {
-        return Error{"bad table name " + quoted + ": more than one 'v'"};
+        return invalid_argument("bad table name " + quoted + ": more than one 'v'");
     }
     Material m;
     for (std::size_t i = 0; i < name.size(); ++i) {
@@ -89,15 +89,15 @@ Result<Material> parse_material(std::string_view name) {
         const char ch = name[i];
         Unit u{};
         if (ch < 'A' || ch > 'Z' || !unit_from_char(ch, u)) {
-            return Error{"bad table name " + quoted + ": unknown unit letter '" +
-                         std::string(1, ch) + "' (use K Q R B N P)"};
+            return invalid_argument("bad table name " + quoted + ": unknown unit letter '" +
+                         std::string(1, ch) + "' (use K Q R B N P)");
         }
         m.add(i < v ? Color::White : Color::Black, unit_type(u));
     }
-    if (m.total() == 0) return Error{"bad table name " + quoted + ": no units"};
+    if (m.total() == 0) return invalid_argument("bad table name " + quoted + ": no units");
     if (m.total() > kMaxUnits) {
-        return Error{"bad table name " + quoted + ": more than " + std::to_string(kMaxUnits) +
-                     " units"};
+        return invalid_argument("bad table name " + quoted + ": more than " + std::to_string(kMaxUnits) +
+                     " units");
     }
     return m;
 }
@@ -120,8 +120,8 @@ Result<Material> parse_table(std::string_view name, VariantId variant) {
     auto m = parse_material(name);
     if (!m) return m;
     if (auto why = material_error(*m, variant)) {
-        return Error{"bad table '" + std::string(name) + "' for " +
-                     std::string(variant_name(variant)) + ": " + *why};
+        return invalid_argument("bad table '" + std::string(name) + "' for " +
+                     std::string(variant_name(variant)) + ": " + *why);
     }
     return m;
 }

@@ -51,9 +51,9 @@ IndexReport count_valid(const Indexer& indexer) {
 
 Result<IndexReport> index_report(VariantId variant, std::string_view table) {
     auto material = parse_table(table, variant);
-    if (!material) return Error{material.error()};
+    if (!material) return material.status();
     auto indexer = Indexer::create(variant, canonical(*material));
-    if (!indexer) return Error{indexer.error()};
+    if (!indexer) return indexer.status();
     return count_valid(*indexer);
 }
 

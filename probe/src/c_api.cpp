@@ -20,7 +20,7 @@ struct tbf_db {
     // The catalogue, read once: a read-only open sees a fixed database, and
     // callers walk it with tbf_table_info_at(i) for every i.
     std::once_flag tables_once;
-    tbf::storage::Status tables_status;
+    tbf::Status tables_status;
     std::vector<tbf::storage::TableInfo> tables;
 };
 
@@ -33,19 +33,22 @@ tbf_status fail(tbf_status status, std::string message) {
     return status;
 }
 
-tbf_status fail(const tbf::probe::ProbeError& error) {
-    using tbf::probe::ProbeCode;
-    switch (error.code) {
-        case ProbeCode::BadInput:
-            return fail(TBF_ERR_BAD_INPUT, error.message);
-        case ProbeCode::MissingTable:
-            return fail(TBF_ERR_MISSING_TABLE, error.message);
-        case ProbeCode::Corrupt:
-            return fail(TBF_ERR_CORRUPT, error.message);
+// The documented C error codes from the probe Status codes.
+tbf_status fail(const tbf::Status& status) {
+    switch (status.code()) {
+        case tbf::StatusCode::InvalidArgument:
+            return fail(TBF_ERR_BAD_INPUT, status.message());
+        case tbf::StatusCode::NotFound:
+            return fail(TBF_ERR_MISSING_TABLE, status.message());
+        case tbf::StatusCode::Corruption:
+        case tbf::StatusCode::ChecksumMismatch:
+        case tbf::StatusCode::NotADatabase:
+        case tbf::StatusCode::UnsupportedVersion:
+            return fail(TBF_ERR_CORRUPT, status.message());
         default:
             break;
     }
-    return fail(TBF_ERR_IO, error.message);
+    return fail(TBF_ERR_IO, status.message());
 }
 
 tbf_status ok() {
@@ -75,7 +78,7 @@ tbf_status load_tables(tbf_db* db) {
             db->tables_status = tables.status();
         }
     });
-    if (!db->tables_status.ok()) return fail(tbf::probe::probe_error(db->tables_status));
+    if (!db->tables_status.ok()) return fail(tbf::probe::probe_status(db->tables_status));
     return TBF_OK;
 }
 
@@ -172,7 +175,7 @@ void to_c(const tbf::probe::MoveValue& mv, tbf_move_value* out) {
 tbf_status probe_moves(tbf_db* db, tbf::VariantId id, const tbf::Position& pos,
                        tbf_move_value* moves, size_t capacity, size_t* count) {
     auto list = db->tablebase.probe_moves(id, pos);
-    if (!list.ok()) return fail(list.error());
+    if (!list.ok()) return fail(list.status());
     *count = list->size();
     if (list->size() > capacity) {
         return fail(TBF_ERR_BUFFER, "room for " + std::to_string(capacity) + " moves, " +
@@ -184,7 +187,7 @@ tbf_status probe_moves(tbf_db* db, tbf::VariantId id, const tbf::Position& pos,
 
 tbf_status probe_value(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, tbf_value* out) {
     auto v = db->tablebase.probe(id, pos);
-    if (!v.ok()) return fail(v.error());
+    if (!v.ok()) return fail(v.status());
     *out = to_c(*v);
     return ok();
 }
@@ -228,7 +231,7 @@ tbf_status tbf_open(const char* path, size_t cache_bytes, tbf_db** out) {
         tbf::probe::TablebaseOptions options;
         if (cache_bytes) options.cache_bytes = cache_bytes;
         auto tb = tbf::probe::Tablebase::open(path, options);
-        if (!tb.ok()) return fail(tb.error());
+        if (!tb.ok()) return fail(tb.status());
         *out = new tbf_db(std::move(tb).value());
         return ok();
     });
@@ -329,9 +332,9 @@ tbf_status tbf_table_position(tbf_db* db, const char* table, uint64_t index, int
             return fail(TBF_ERR_BAD_INPUT, "side to move must be 0 or 1");
         }
         auto id = tbf::probe::parse_table_name(table);
-        if (!id.ok()) return fail(id.error());
+        if (!id.ok()) return fail(id.status());
         auto t = db->tablebase.table(id->variant, id->material);
-        if (!t.ok()) return fail(t.error());
+        if (!t.ok()) return fail(t.status());
         if (index >= (*t)->indexer().size()) return fail(TBF_ERR_BAD_INPUT, "index out of range");
         auto pos = (*t)->indexer().position(index, static_cast<tbf::Color>(side_to_move));
         if (!pos) return fail(TBF_ERR_NOT_A_POSITION, "slot holds no position");
@@ -345,12 +348,12 @@ tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_
     return guarded([&] {
         if (!db || !table || (!out && n)) return fail(TBF_ERR_BAD_INPUT, "null argument");
         auto id = tbf::probe::parse_table_name(table);
-        if (!id.ok()) return fail(id.error());
+        if (!id.ok()) return fail(id.status());
         auto t = db->tablebase.table(id->variant, id->material);
-        if (!t.ok()) return fail(t.error());
+        if (!t.ok()) return fail(t.status());
         std::vector<std::uint16_t> codes(n);
         auto read = (*t)->read_codes(first, n, codes.data());
-        if (!read.ok()) return fail(read.error());
+        if (!read.ok()) return fail(read.status());
         for (std::size_t i = 0; i < n; ++i) out[i] = to_c(tbf::probe::decode_value(codes[i]));
         return ok();
     });

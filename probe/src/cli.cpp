@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tbforge/probe/args.hpp"
+#include "tbforge/base/cli.hpp"
+#include "tbforge/base/exit_code.hpp"
+#include "tbforge/base/json.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -17,9 +19,7 @@ namespace tbf::probe {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitDatabase = 3;
+constexpr std::string_view kProgram = "tbprobe";
 
 constexpr const char* kUsage =
     "usage: tbprobe --db DIR --variant V --fen FEN [--json] [--cache BYTES]\n"
@@ -62,47 +62,44 @@ std::string trimmed(const std::string& line) {
     return line.substr(first, last - first + 1);
 }
 
-int exit_code(const ProbeError& e) {
-    return e.code == ProbeCode::BadInput ? kExitUsage : kExitDatabase;
-}
-
 std::string describe(Value v) {
     if (v.wdl == Wdl::Draw) return "draw";
     return std::string(category(v.wdl)) + " in " + std::to_string(v.dtc);
 }
 
-// Probes one FEN and prints it; returns the exit code for this position.
-int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bool json) {
-    auto fail = [&](int code, const std::string& message) {
+// Probes one FEN and prints it; the outcome of this position. Errors go to
+// stderr, or with --json into the position's output line.
+Status probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bool json) {
+    auto fail = [&](const Status& status) {
         if (json) {
-            std::cout << "{\"fen\":" << cli::json_string(fen) << ",\"error\":" << cli::json_string(message)
-                      << "}\n"
+            std::cout << to_json_line(Json{{"fen", fen}, {"error", status.message()}}) << '\n'
                       << std::flush;
         } else {
-            std::cerr << "tbprobe: error: " << message << '\n';
+            report(std::cerr, kProgram, status);
         }
-        return code;
+        return status;
     };
     auto pos = parse_fen(fen, variant);
-    if (!pos.ok()) return fail(kExitUsage, pos.error());
+    if (!pos.ok()) return fail(pos.status());
     auto value = tb.probe(variant, *pos);
-    if (!value.ok()) return fail(exit_code(value.error()), value.error().message);
+    if (!value.ok()) return fail(value.status());
     auto moves = tb.probe_moves(variant, *pos);
-    if (!moves.ok()) return fail(exit_code(moves.error()), moves.error().message);
+    if (!moves.ok()) return fail(moves.status());
     if (json) {
-        std::ostringstream out;
-        out << "{\"fen\":" << cli::json_string(to_fen(*pos)) << ",\"category\":\""
-            << category(value->wdl) << "\",\"dtc\":" << value->dtc << ",\"moves\":[";
-        for (std::size_t i = 0; i < moves->size(); ++i) {
-            const MoveValue& mv = (*moves)[i];
-            out << (i ? "," : "") << "{\"uci\":\"" << mv.uci << "\",\"category\":\""
-                << category(mv.child.wdl) << "\",\"dtc\":" << mv.child.dtc
-                << ",\"conversion\":" << (mv.conversion ? "true" : "false") << "}";
+        Json line;
+        line["fen"] = to_fen(*pos);
+        line["category"] = category(value->wdl);
+        line["dtc"] = value->dtc;
+        line["moves"] = Json::array();
+        for (const MoveValue& mv : *moves) {
+            line["moves"].push_back(Json{{"uci", mv.uci},
+                                         {"category", category(mv.child.wdl)},
+                                         {"dtc", mv.child.dtc},
+                                         {"conversion", mv.conversion}});
         }
-        out << "]}\n";
         // Flushed per position: a program driving --fen - through pipes
         // waits for each answer before sending the next FEN.
-        std::cout << out.str() << std::flush;
+        std::cout << to_json_line(line) << '\n' << std::flush;
     } else {
         std::ostringstream out;
         out << to_fen(*pos) << '\n' << describe(*value) << '\n';
@@ -120,74 +117,91 @@ int probe_one(const Tablebase& tb, VariantId variant, const std::string& fen, bo
         }
         std::cout << out.str() << std::flush;
     }
-    return kExitOk;
+    return {};
 }
 
-int run_probe(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"db", "variant", "fen", "cache"}, {"json", "help"});
-    if (args.flag("help")) {
-        std::cout << kUsage;
-        return kExitOk;
-    }
-    if (!args.positional().empty())
-        throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const std::string dir = args.required("db");
-    const std::string variant_text = args.required("variant");
-    auto variant = parse_variant(variant_text);
+Result<VariantId> variant_option(const cli::Command& command) {
+    auto name = command.required("variant");
+    if (!name.ok()) return name.status();
+    auto variant = parse_variant(*name);
     if (!variant) {
-        throw cli::UsageError("unknown variant '" + variant_text +
-                              "' (known: " + std::string(variant_list()) + ")");
+        return invalid_argument("unknown variant '" + *name + "' (known: " +
+                                std::string(variant_list()) + ")");
     }
-    const std::string fen = args.required("fen");
+    return *variant;
+}
+
+// A Status that was already reported (printed) where it happened: run_cli
+// only turns it into the exit code.
+struct Outcome {
+    Status status;
+    bool reported = false;
+};
+
+Outcome run_probe(const std::vector<std::string>& argv) {
+    cli::Command command(kUsage);
+    for (const char* name : {"db", "variant", "fen", "cache"}) command.value(name);
+    command.flag("json");
+    auto parsed = command.parse(argv, std::cout);
+    if (!parsed.ok() || !*parsed) return {parsed.status()};
+    auto dir = command.required("db");
+    if (!dir.ok()) return {dir.status()};
+    auto variant = variant_option(command);
+    if (!variant.ok()) return {variant.status()};
+    auto fen = command.required("fen");
+    if (!fen.ok()) return {fen.status()};
     TablebaseOptions options;
-    if (auto bytes = args.bytes("cache")) options.cache_bytes = *bytes;
-    auto tb = Tablebase::open(dir, options);
-    if (!tb.ok()) {
-        std::cerr << "tbprobe: error: " << tb.error().message << '\n';
-        return kExitDatabase;
-    }
-    const bool json = args.flag("json");
-    if (fen != "-") return probe_one(*tb, *variant, fen, json);
-    int worst = kExitOk;
+    auto cache = command.byte_size("cache");
+    if (!cache.ok()) return {cache.status()};
+    if (*cache) options.cache_bytes = **cache;
+    auto tb = Tablebase::open(*dir, options);
+    if (!tb.ok()) return {tb.status()};
+    const bool json = command.flag_set("json");
+    if (*fen != "-") return {probe_one(*tb, *variant, *fen, json), true};
+    Status worst;
     std::string line;
     while (std::getline(std::cin, line)) {
         line = trimmed(line);
         if (line.empty() || line[0] == '#') continue;
-        worst = std::max(worst, probe_one(*tb, *variant, line, json));
+        worst = worse(worst, probe_one(*tb, *variant, line, json));
     }
-    return worst;
+    return {worst, true};
 }
 
-int run_info(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"db"}, {"json", "help"});
-    if (args.flag("help")) {
-        std::cout << "usage: tbprobe info --db DIR [--json]\n\nLists the tables of a database.\n";
-        return kExitOk;
-    }
-    const std::string dir = args.required("db");
-    auto tb = Tablebase::open(dir);
-    if (!tb.ok()) {
-        std::cerr << "tbprobe: error: " << tb.error().message << '\n';
-        return kExitDatabase;
-    }
+constexpr const char* kInfoUsage =
+    "usage: tbprobe info --db DIR [--json]\n\nLists the tables of a database.\n";
+
+Status run_info(const std::vector<std::string>& argv) {
+    cli::Command command(kInfoUsage);
+    command.value("db");
+    command.flag("json");
+    auto parsed = command.parse(argv, std::cout);
+    if (!parsed.ok() || !*parsed) return parsed.status();
+    auto dir = command.required("db");
+    if (!dir.ok()) return dir.status();
+    auto tb = Tablebase::open(*dir);
+    if (!tb.ok()) return tb.status();
     auto tables = tb->database().list_tables();
-    if (!tables.ok()) {
-        std::cerr << "tbprobe: error: " << tables.status().to_string() << '\n';
-        return kExitDatabase;
-    }
-    const bool json = args.flag("json");
+    if (!tables.ok()) return probe_status(tables.status());
+    const bool json = command.flag_set("json");
     for (const auto& t : *tables) {
         char checksum[24];
         std::snprintf(checksum, sizeof checksum, "%016" PRIx64, t.values_checksum);
         if (json) {
-            std::cout << "{\"variant\":" << cli::json_string(t.spec.variant)
-                      << ",\"table\":" << cli::json_string(t.spec.material)
-                      << ",\"slots\":" << t.spec.slot_count << ",\"bytes\":" << t.stored_bytes
-                      << ",\"checksum\":\"" << checksum
-                      << "\",\"value_width\":" << t.spec.value_width
-                      << ",\"generator\":" << cli::json_string(t.spec.generator_version)
-                      << ",\"statistics\":"
-                      << (t.statistics.json.empty() ? "{}" : t.statistics.json) << "}\n";
+            Json line;
+            line["variant"] = t.spec.variant;
+            line["table"] = t.spec.material;
+            line["slots"] = t.spec.slot_count;
+            line["bytes"] = t.stored_bytes;
+            line["checksum"] = checksum;
+            line["value_width"] = t.spec.value_width;
+            line["generator"] = t.spec.generator_version;
+            // Statistics are stored as JSON text; a damaged text is shown as
+            // an empty object rather than breaking the line.
+            line["statistics"] = Json::parse(t.statistics.json.empty() ? "{}" : t.statistics.json,
+                                             nullptr, false);
+            if (line["statistics"].is_discarded()) line["statistics"] = Json::object();
+            std::cout << to_json_line(line) << '\n';
         } else {
             std::uint64_t counters[8] = {};
             const char* names[8] = {"white.win",  "white.draw", "white.loss", "black.win",
@@ -206,7 +220,7 @@ int run_info(const std::vector<std::string>& argv) {
                         counters[3], counters[4], counters[5], counters[6]);
         }
     }
-    return kExitOk;
+    return {};
 }
 
 constexpr const char* kStrategyExportUsage =
@@ -217,37 +231,28 @@ constexpr const char* kStrategyExportUsage =
     "tbgen strategy-import reads the same format. Default output: stdout.\n"
     "Exit status: 0 success, 2 bad usage, 3 missing strategy, database or I/O error.\n";
 
-int run_strategy_export(const std::vector<std::string>& argv) {
-    cli::Args args(argv, {"db", "name", "output"}, {"help"});
-    if (args.flag("help")) {
-        std::cout << kStrategyExportUsage;
-        return kExitOk;
-    }
-    if (!args.positional().empty())
-        throw cli::UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const std::string dir = args.required("db");
-    const std::string name = args.required("name");
-    const auto output = args.value("output");
-    auto db = storage::Database::open(dir);
+Status run_strategy_export(const std::vector<std::string>& argv) {
+    cli::Command command(kStrategyExportUsage);
+    for (const char* name : {"db", "name", "output"}) command.value(name);
+    auto parsed = command.parse(argv, std::cout);
+    if (!parsed.ok() || !*parsed) return parsed.status();
+    auto dir = command.required("db");
+    if (!dir.ok()) return dir.status();
+    auto name = command.required("name");
+    if (!name.ok()) return name.status();
+    const auto output = command.optional("output");
+    auto db = storage::Database::open(*dir);
     if (!db.ok()) {
-        std::cerr << "tbprobe: error: cannot open database " << dir << ": "
-                  << db.status().to_string() << '\n';
-        return kExitDatabase;
+        return Status(probe_status(db.status()).code(),
+                      "cannot open database " + *dir + ": " + db.status().to_string());
     }
     std::ofstream file;
     if (output) {
         file.open(*output, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            std::cerr << "tbprobe: error: cannot write " << *output << '\n';
-            return kExitDatabase;
-        }
+        if (!file) return io_error("cannot write " + *output);
     }
-    auto written = export_strategy(*db, name, output ? static_cast<std::ostream&>(file) : std::cout);
-    if (!written.ok()) {
-        std::cerr << "tbprobe: error: " << written.error().message << '\n';
-        return kExitDatabase;
-    }
-    return kExitOk;
+    auto written = export_strategy(*db, *name, output ? static_cast<std::ostream&>(file) : std::cout);
+    return written.status();
 }
 
 }  // namespace
@@ -258,18 +263,15 @@ int run_cli(int argc, char** argv) {
         std::cout << kUsage;
         return kExitUsage;
     }
-    try {
-        if (args[0] == "info") return run_info({args.begin() + 1, args.end()});
-        if (args[0] == "strategy-export") return run_strategy_export({args.begin() + 1, args.end()});
-        if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-            std::cout << kUsage;
-            return kExitOk;
-        }
-        return run_probe(args);
-    } catch (const cli::UsageError& e) {
-        std::cerr << "tbprobe: error: " << e.message() << '\n';
-        return kExitUsage;
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "info") return report(std::cerr, kProgram, run_info(rest));
+    if (args[0] == "strategy-export") return report(std::cerr, kProgram, run_strategy_export(rest));
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::cout << kUsage;
+        return kExitOk;
     }
+    const Outcome outcome = run_probe(args);
+    return outcome.reported ? exit_code(outcome.status) : report(std::cerr, kProgram, outcome.status);
 }
 
 }  // namespace tbf::probe

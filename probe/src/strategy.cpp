@@ -60,18 +60,17 @@ ProbeResult<std::uint64_t> export_strategy(const storage::Database& db, std::str
                                            std::ostream& out) {
     auto reader = db.open_strategy(name);
     if (!reader.ok()) {
-        if (reader.status().code() == storage::ErrorCode::NotFound) {
-            return ProbeError{ProbeCode::MissingTable,
-                              "no strategy '" + std::string(name) + "' in database " + db.path()};
+        if (reader.status().code() == StatusCode::NotFound) {
+            return not_found("no strategy '" + std::string(name) + "' in database " + db.path());
         }
-        return probe_error(reader.status());
+        return probe_status(reader.status());
     }
     const storage::StrategySpec& spec = reader->info().spec;
     if (spec.entry_encoding != storage::kPositionMoveEncoding) {
-        return ProbeError{ProbeCode::Corrupt, "strategy '" + spec.name + "' has entry encoding '" +
+        return corruption("strategy '" + spec.name + "' has entry encoding '" +
                                                   spec.entry_encoding + "', expected '" +
                                                   std::string(storage::kPositionMoveEncoding) +
-                                                  "'"};
+                                                  "'");
     }
     out << "# tbforge strategy\n"
         << "# name: " << spec.name << '\n'
@@ -82,7 +81,7 @@ ProbeResult<std::uint64_t> export_strategy(const storage::Database& db, std::str
     out << "# entries: " << reader->info().entry_count << '\n';
 
     auto iterator = reader->iterator();
-    if (!iterator.ok()) return probe_error(iterator.status());
+    if (!iterator.ok()) return probe_status(iterator.status());
     storage::StrategyIterator& it = *iterator;
     std::uint64_t written = 0;
     std::string line;
@@ -90,10 +89,10 @@ ProbeResult<std::uint64_t> export_strategy(const storage::Database& db, std::str
         auto plain = storage::decode_position_key(it.key());
         auto move = storage::decode_move_value(it.value());
         if (!plain.ok() || !move.ok()) {
-            const storage::Status& bad = !plain.ok() ? plain.status() : move.status();
-            return ProbeError{ProbeCode::Corrupt, "strategy '" + spec.name + "' entry " +
+            const Status& bad = !plain.ok() ? plain.status() : move.status();
+            return corruption("strategy '" + spec.name + "' entry " +
                                                       std::to_string(written) + ": " +
-                                                      bad.message()};
+                                                      bad.message());
         }
         line = to_fen(position_from_plain(*plain));
         line += '\t';
@@ -102,9 +101,9 @@ ProbeResult<std::uint64_t> export_strategy(const storage::Database& db, std::str
         out << line;
         ++written;
     }
-    if (!it.status().ok()) return probe_error(it.status());
+    if (!it.status().ok()) return probe_status(it.status());
     out.flush();
-    if (!out) return ProbeError{ProbeCode::IoError, "cannot write the output"};
+    if (!out) return io_error("cannot write the output");
     return written;
 }
 

@@ -13,29 +13,48 @@ namespace tbf::probe {
 
 namespace {
 
-ProbeError missing_table(const std::string& name) {
-    return {ProbeCode::MissingTable, "missing table " + name};
-}
+Status missing_table(const std::string& name) { return not_found("missing table " + name); }
 
 }  // namespace
 
-ProbeError probe_error(const storage::Status& status) {
-    using storage::ErrorCode;
+Status probe_status(const Status& status) {
     switch (status.code()) {
         // A missing table is recognised where tables are looked up; anything
         // else not found (a block of a published table) is damage.
-        case ErrorCode::NotFound:
-        case ErrorCode::ChecksumMismatch:
-        case ErrorCode::Corruption:
-        case ErrorCode::NotADatabase:
-        case ErrorCode::UnsupportedVersion:
-            return {ProbeCode::Corrupt, status.to_string()};
-        case ErrorCode::InvalidArgument:
-            return {ProbeCode::BadInput, status.to_string()};
+        case StatusCode::NotFound:
+        case StatusCode::ChecksumMismatch:
+        case StatusCode::Corruption:
+        case StatusCode::NotADatabase:
+        case StatusCode::UnsupportedVersion:
+            return corruption(status.to_string());
+        case StatusCode::InvalidArgument:
+            return invalid_argument(status.to_string());
         default:
             break;
     }
-    return {ProbeCode::IoError, status.to_string()};
+    return io_error(status.to_string());
+}
+
+ProbeCode probe_code(StatusCode code) {
+    switch (code) {
+        case StatusCode::Ok: return ProbeCode::Ok;
+        case StatusCode::InvalidArgument: return ProbeCode::BadInput;
+        case StatusCode::NotFound: return ProbeCode::MissingTable;
+        case StatusCode::Corruption: return ProbeCode::Corrupt;
+        default: break;
+    }
+    return ProbeCode::IoError;
+}
+
+StatusCode status_code(ProbeCode code) {
+    switch (code) {
+        case ProbeCode::Ok: return StatusCode::Ok;
+        case ProbeCode::BadInput: return StatusCode::InvalidArgument;
+        case ProbeCode::MissingTable: return StatusCode::NotFound;
+        case ProbeCode::Corrupt: return StatusCode::Corruption;
+        case ProbeCode::IoError: break;
+    }
+    return StatusCode::IoError;
 }
 
 std::string table_name(VariantId variant, const index::Material& material) {
@@ -45,23 +64,22 @@ std::string table_name(VariantId variant, const index::Material& material) {
 ProbeResult<TableId> parse_table_name(std::string_view name) {
     const auto slash = name.find('/');
     if (slash == std::string_view::npos) {
-        return ProbeError{ProbeCode::BadInput, "table name '" + std::string(name) +
-                                                   "' is not of the form variant/material"};
+        return invalid_argument("table name '" + std::string(name) +
+                                                   "' is not of the form variant/material");
     }
     auto variant = parse_variant(name.substr(0, slash));
     if (!variant) {
-        return ProbeError{ProbeCode::BadInput,
-                          "unknown variant in table name '" + std::string(name) + "'"};
+        return invalid_argument("unknown variant in table name '" + std::string(name) + "'");
     }
     auto material = index::parse_table(name.substr(slash + 1), *variant);
-    if (!material.ok()) return ProbeError{ProbeCode::BadInput, material.error()};
+    if (!material.ok()) return material.status();
     return TableId{*variant, index::canonical(*material)};
 }
 
 ProbeResult<bool> Table::read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const {
     const auto& info = reader_.info();
     if (first > info.spec.slot_count || n > info.spec.slot_count - first) {
-        return ProbeError{ProbeCode::BadInput, "slot range outside table " + info.spec.name};
+        return invalid_argument("slot range outside table " + info.spec.name);
     }
     if (!resident_.empty()) {
         std::copy_n(resident_.begin() + static_cast<long>(first), n, out);
@@ -72,7 +90,7 @@ ProbeResult<bool> Table::read_codes(std::uint64_t first, std::size_t n, std::uin
     const std::uint64_t end = first + n;
     while (slot < end) {
         auto block = reader_.read_block(slot / per_block, storage::CacheUse::Bypass);
-        if (!block.ok()) return probe_error(block.status());
+        if (!block.ok()) return probe_status(block.status());
         const storage::Block& b = **block;
         const std::uint64_t stop = std::min<std::uint64_t>(end, b.first_slot() + b.size());
         for (; slot < stop; ++slot)
@@ -85,7 +103,7 @@ ProbeResult<std::uint16_t> Table::code(Color side, std::uint64_t index) const {
     const std::uint64_t slot = to_index(side) * indexer_.size() + index;
     if (!resident_.empty()) return resident_[slot];
     auto value = reader_.get(slot);
-    if (!value.ok()) return probe_error(value.status());
+    if (!value.ok()) return probe_status(value.status());
     return static_cast<std::uint16_t>(*value);
 }
 
@@ -211,15 +229,12 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
     db_options.block_cache_bytes = options.cache_bytes;
     auto db = storage::Database::open(path, db_options);
     if (!db.ok()) {
-        ProbeError error = probe_error(db.status());
         // No directory, or a directory that is no database, is a path the
-        // caller got wrong; a damaged database stays Corrupt.
+        // caller got wrong; a damaged database stays Corruption.
         const auto code = db.status().code();
-        if (code == storage::ErrorCode::NotFound || code == storage::ErrorCode::NotADatabase) {
-            error.code = ProbeCode::IoError;
-        }
-        error.message = "cannot open database " + path + ": " + db.status().to_string();
-        return error;
+        const bool wrong_path = code == StatusCode::NotFound || code == StatusCode::NotADatabase;
+        return Status(wrong_path ? StatusCode::IoError : probe_status(db.status()).code(),
+                      "cannot open database " + path + ": " + db.status().to_string());
     }
     return Tablebase(std::move(*db));
 }
@@ -238,17 +253,15 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
     const std::string name = table_name(variant, material);
     auto reader = state_->database.open_table(name);
     if (!reader.ok()) {
-        if (reader.status().code() == storage::ErrorCode::NotFound) return missing_table(name);
-        return probe_error(reader.status());
+        if (reader.status().code() == StatusCode::NotFound) return missing_table(name);
+        return probe_status(reader.status());
     }
     auto indexer = index::Indexer::create(variant, material);
-    if (!indexer.ok()) return ProbeError{ProbeCode::BadInput, indexer.error()};
+    if (!indexer.ok()) return indexer.status();
     const auto& spec = reader->info().spec;
     if (spec.value_encoding != kValueEncoding || spec.slot_count != 2 * indexer->size() ||
         spec.value_width > 2 || spec.variant != variant_name(variant)) {
-        return ProbeError{
-            ProbeCode::Corrupt,
-            "table " + name + " does not match this version's index or value encoding"};
+        return corruption("table " + name + " does not match this version's index or value encoding");
     }
     std::shared_ptr<const Table> table(new Table(std::move(*reader), std::move(*indexer)));
     return state_->publish(table_key(variant, material), std::move(table));
@@ -273,7 +286,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->resident_.resize(info.spec.slot_count);
     for (std::uint64_t b = 0; b < info.block_count; ++b) {
         auto block = source.reader_.read_block(b, storage::CacheUse::Bypass);
-        if (!block.ok()) return probe_error(block.status());
+        if (!block.ok()) return probe_status(block.status());
         const storage::Block& values = **block;
         for (std::uint32_t i = 0; i < values.size(); ++i) {
             copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
@@ -285,11 +298,10 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
 ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {
     auto slot = table.indexer().locate(pos);
     if (!slot) {
-        return ProbeError{ProbeCode::BadInput,
-                          "position is not in table " + table.info().spec.name};
+        return invalid_argument("position is not in table " + table.info().spec.name);
     }
     auto code = table.code(slot->side_to_move, slot->index);
-    if (!code.ok()) return code.error();
+    if (!code.ok()) return code.status();
     return decode_value(*code);
 }
 
@@ -300,26 +312,25 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
     }
     if (pos.ep_square() != kNoSquare) {
         auto moves = probe_moves(variant, pos);
-        if (!moves.ok()) return moves.error();
+        if (!moves.ok()) return moves.status();
         if (moves->empty()) {
-            return ProbeError{ProbeCode::BadInput, "position with en passant has no moves"};
+            return invalid_argument("position with en passant has no moves");
         }
         return moves->front().for_mover;
     }
     const index::Material material = index::material_of(pos);
     if (material.total() > index::kMaxUnits) {
         // A legal position, just beyond any table this library builds.
-        return ProbeError{ProbeCode::MissingTable,
-                          "missing table " + table_name(variant, index::canonical(material)) +
-                              " (more than " + std::to_string(index::kMaxUnits) + " units)"};
+        return not_found("missing table " + table_name(variant, index::canonical(material)) +
+                              " (more than " + std::to_string(index::kMaxUnits) + " units)");
     }
     if (auto why = index::material_error(material, variant)) {
-        return ProbeError{ProbeCode::BadInput, *why};
+        return invalid_argument(*why);
     }
     // The Four File index holds such placements, but they are not positions:
     // their slots store no value.
     if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
-        return ProbeError{ProbeCode::BadInput, "the side not to move is in check"};
+        return invalid_argument("the side not to move is in check");
     }
     // Either orientation is found without building a flipped Position: the
     // placement is read off the bitboards in the indexer's unit order.
@@ -330,7 +341,7 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
     std::shared_ptr<const Table> opened;
     if (open == nullptr) {
         auto t = table(variant, canonical);
-        if (!t.ok()) return t.error();
+        if (!t.ok()) return t.status();
         opened = std::move(t).value();
     }
     const Table& t = open ? **open : *opened;
@@ -349,17 +360,17 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
     }
     const index::Index idx = ix.encode(squares);
     if (idx == index::kNoIndex) {
-        return ProbeError{ProbeCode::BadInput, "position is not in table " + t.info().spec.name};
+        return invalid_argument("position is not in table " + t.info().spec.name);
     }
     auto code = t.code(flip ? ~pos.side_to_move() : pos.side_to_move(), idx);
-    if (!code.ok()) return code.error();
+    if (!code.ok()) return code.status();
     return decode_value(*code);
 }
 
 ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
                                                            const Position& pos) const {
     if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
-        return ProbeError{ProbeCode::BadInput, "the side not to move is in check"};
+        return invalid_argument("the side not to move is in check");
     }
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
         MoveList list;
@@ -372,7 +383,7 @@ ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
             mv.uci = to_uci(m);
             mv.conversion = pos.is_conversion(m);
             auto child = probe(variant, pos.after(m));
-            if (!child.ok()) return child.error();
+            if (!child.ok()) return child.status();
             mv.child = *child;
             mv.for_mover = move_value(mv.child, mv.conversion);
             out.push_back(std::move(mv));

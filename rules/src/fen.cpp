@@ -40,7 +40,7 @@ bool valid_castling(std::string_view field) {
     return !field.empty();
 }
 
-Error fen_error(std::string message) { return Error{"bad FEN: " + std::move(message)}; }
+Status fen_error(std::string message) { return invalid_argument("bad FEN: " + std::move(message)); }
 
 // Fills pos from the board field, or returns an error message.
 std::string parse_board(std::string_view board, Position& pos) {

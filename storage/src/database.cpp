@@ -10,7 +10,7 @@
 namespace tbf::storage {
 namespace {
 
-Status invalid(std::string message) { return {ErrorCode::InvalidArgument, std::move(message)}; }
+Status invalid(std::string message) { return {StatusCode::InvalidArgument, std::move(message)}; }
 
 // Reads and decodes every catalog record with `tag`, in name order.
 template <class Info, class Decode>
@@ -36,7 +36,7 @@ Result<Info> read_info(const detail::DbState& db, char tag, std::string_view nam
     bool found = false;
     if (Status s = db.read_catalog(tag, name, value, found); !s.ok()) return s;
     if (!found) {
-        return Status(ErrorCode::NotFound, std::string(what) + " '" + std::string(name) +
+        return Status(StatusCode::NotFound, std::string(what) + " '" + std::string(name) +
                                                "' does not exist in '" + db.path + "'");
     }
     Info info;
@@ -53,7 +53,7 @@ Status check_absent(const detail::DbState& db, char tag, const std::string& name
     bool found = false;
     if (Status s = db.read_catalog(tag, name, value, found); !s.ok()) return s;
     if (found) {
-        return {ErrorCode::AlreadyExists,
+        return {StatusCode::AlreadyExists,
                 std::string(what) + " '" + name + "' already exists (replace not requested)"};
     }
     return {};

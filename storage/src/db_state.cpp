@@ -89,14 +89,14 @@ rocksdb::WriteOptions synced() {
 }
 
 Status not_a_database(const std::string& path, const std::string& why) {
-    return {ErrorCode::NotADatabase, "'" + path + "' is not a tbforge database: " + why};
+    return {StatusCode::NotADatabase, "'" + path + "' is not a tbforge database: " + why};
 }
 
 // An open that fails although CURRENT exists means damaged or missing files:
 // a file the database refers to that is absent is corruption, not "not found".
 Status open_failure(const rocksdb::Status& s, const std::string& path) {
     Status st = from_rocksdb(s, "opening database '" + path + "'");
-    if (st.code() == ErrorCode::NotFound) return {ErrorCode::Corruption, st.message()};
+    if (st.code() == StatusCode::NotFound) return {StatusCode::Corruption, st.message()};
     return st;
 }
 
@@ -125,7 +125,7 @@ Status list_families(const rocksdb::DBOptions& db_options, const std::string& pa
         if (std::find(families.begin(), families.end(), needed) == families.end()) {
             const std::string why = "no column family '" + std::string(needed) + "'";
             if (has_marker(db_options, path)) {
-                return {ErrorCode::Corruption,
+                return {StatusCode::Corruption,
                         "'" + path + "' is a damaged tbforge database: " + why};
             }
             return not_a_database(path, why);
@@ -151,11 +151,11 @@ ReaderLock::ReaderLock(const std::string& db_path, bool writer) {
     if (fd_ < 0) {
         // A database never opened for writing by this library has no lock
         // file, and then no writer to race with.
-        if (writer) status_ = {ErrorCode::IoError, "cannot create '" + file + "'"};
+        if (writer) status_ = {StatusCode::IoError, "cannot create '" + file + "'"};
         return;
     }
     if (lock_file(fd_, writer ? LOCK_EX : LOCK_SH) != 0) {
-        status_ = {ErrorCode::IoError, "cannot lock '" + file + "'"};
+        status_ = {StatusCode::IoError, "cannot lock '" + file + "'"};
     }
 }
 
@@ -170,19 +170,19 @@ int ReaderLock::release() {
 
 Status from_rocksdb(const rocksdb::Status& s, std::string_view context) {
     if (s.ok()) return {};
-    ErrorCode code = ErrorCode::Internal;
+    StatusCode code = StatusCode::Internal;
     if (s.IsNotFound() || s.IsPathNotFound()) {
-        code = ErrorCode::NotFound;
+        code = StatusCode::NotFound;
     } else if (s.IsCorruption()) {
-        code = ErrorCode::Corruption;
+        code = StatusCode::Corruption;
     } else if (is_lock_failure(s) || s.IsBusy() || s.IsTryAgain() || s.IsLockLimit()) {
-        code = ErrorCode::Busy;
+        code = StatusCode::Busy;
     } else if (s.IsIOError()) {
-        code = ErrorCode::IoError;
+        code = StatusCode::IoError;
     } else if (s.IsInvalidArgument()) {
-        code = ErrorCode::InvalidArgument;
+        code = StatusCode::InvalidArgument;
     } else if (s.IsMemoryLimit()) {
-        code = ErrorCode::ResourceExhausted;
+        code = StatusCode::ResourceExhausted;
     }
     return {code, std::string(context) + ": " + s.ToString()};
 }
@@ -221,11 +221,11 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
     bool create = false;
     if (!fs::exists(st)) {
         if (!(writable && options.create_if_missing)) {
-            return Status(ErrorCode::NotFound, "database directory '" + path + "' does not exist");
+            return Status(StatusCode::NotFound, "database directory '" + path + "' does not exist");
         }
         fs::create_directories(path, ec);
         if (ec) {
-            return Status(ErrorCode::IoError, "cannot create '" + path + "': " + ec.message());
+            return Status(StatusCode::IoError, "cannot create '" + path + "': " + ec.message());
         }
         create = true;
     } else if (!fs::is_directory(st)) {
@@ -266,7 +266,7 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
         return Status(s.code(), "'" + path + "': " + s.message());
     }
     if (version > kFormatVersion) {
-        return Status(ErrorCode::UnsupportedVersion,
+        return Status(StatusCode::UnsupportedVersion,
                       "'" + path + "' has format version " + std::to_string(version) +
                           "; this library reads up to " + std::to_string(kFormatVersion));
     }
@@ -284,7 +284,7 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
         fs::remove_all(state->staging_dir, ec);
         fs::create_directories(state->staging_dir, ec);
         if (ec) {
-            return Status(ErrorCode::IoError,
+            return Status(StatusCode::IoError,
                           "cannot create '" + state->staging_dir + "': " + ec.message());
         }
         if (Status s = state->sweep_orphans(); !s.ok()) return s;
@@ -351,7 +351,7 @@ Status DbState::open_rocksdb(const DatabaseOptions& options, bool create) {
 
 Status DbState::check_writable() const {
     if (read_only) {
-        return {ErrorCode::ReadOnly, "database '" + path + "' is open read-only"};
+        return {StatusCode::ReadOnly, "database '" + path + "' is open read-only"};
     }
     return {};
 }
@@ -406,7 +406,7 @@ Status DbState::publish(const Publication& pub) {
     bool exists = false;
     if (Status s = read_catalog(pub.tag, pub.name, old, exists); !s.ok()) return s;
     if (exists && !pub.replace) {
-        return {ErrorCode::AlreadyExists, what + " already exists (replace not requested)"};
+        return {StatusCode::AlreadyExists, what + " already exists (replace not requested)"};
     }
     // An undecodable old record is replaced too; its data is then left to
     // the orphan sweep of the next read-write open.
@@ -475,7 +475,7 @@ Status DbState::remove(char tag, std::string_view name) {
     std::string value;
     bool exists = false;
     if (Status s = read_catalog(tag, name, value, exists); !s.ok()) return s;
-    if (!exists) return {ErrorCode::NotFound, what + " does not exist"};
+    if (!exists) return {StatusCode::NotFound, what + " does not exist"};
 
     std::uint64_t id = 0;
     const bool known = id_of_record(tag, name, value, id);

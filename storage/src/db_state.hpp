@@ -28,11 +28,11 @@ auto guarded(F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const std::bad_alloc&) {
-        return Status(ErrorCode::ResourceExhausted, "out of memory");
+        return Status(StatusCode::ResourceExhausted, "out of memory");
     } catch (const std::exception& e) {
-        return Status(ErrorCode::Internal, e.what());
+        return Status(StatusCode::Internal, e.what());
     } catch (...) {
-        return Status(ErrorCode::Internal, "unknown exception");
+        return Status(StatusCode::Internal, "unknown exception");
     }
 }
 

@@ -8,11 +8,11 @@ namespace tbf::storage {
 namespace {
 
 Status bad_input(const std::string& what) {
-    return {ErrorCode::InvalidArgument, "cannot encode " + what};
+    return {StatusCode::InvalidArgument, "cannot encode " + what};
 }
 
 Status bad_key(const std::string& what) {
-    return {ErrorCode::Corruption, "bad position key: " + what};
+    return {StatusCode::Corruption, "bad position key: " + what};
 }
 
 }  // namespace
@@ -92,7 +92,7 @@ Result<PlainPosition> decode_position_key(std::string_view key) {
 
 Result<std::string> encode_move_value(const PlainMove& move) {
     if (move.from > 63 || move.to > 63 || move.promotion > 5) {
-        return Status(ErrorCode::InvalidArgument,
+        return Status(StatusCode::InvalidArgument,
                       "cannot encode move " + std::to_string(move.from) + "-" +
                           std::to_string(move.to) + " promotion " + std::to_string(move.promotion));
     }
@@ -105,7 +105,7 @@ Result<std::string> encode_move_value(const PlainMove& move) {
 
 Result<PlainMove> decode_move_value(std::string_view value) {
     if (value.size() != kMoveValueBytes) {
-        return Status(ErrorCode::Corruption,
+        return Status(StatusCode::Corruption,
                       "bad move value: " + std::to_string(value.size()) + " bytes (expected 2)");
     }
     const auto bits = static_cast<std::uint16_t>(static_cast<std::uint8_t>(value[0]) |
@@ -115,7 +115,7 @@ Result<PlainMove> decode_move_value(std::string_view value) {
     move.to = static_cast<std::uint8_t>(bits >> 6 & 63);
     move.promotion = static_cast<std::uint8_t>(bits >> 12);
     if (move.promotion > 5) {
-        return Status(ErrorCode::Corruption,
+        return Status(StatusCode::Corruption,
                       "bad move value: promotion code " + std::to_string(move.promotion));
     }
     return move;

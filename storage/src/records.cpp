@@ -7,8 +7,8 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "bytes.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/record.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::storage::detail {
@@ -23,13 +23,7 @@ constexpr std::size_t kMaxNameBytes = 4096;
 // Text fields (JSON statistics, roots) are metadata, not bulk data.
 constexpr std::size_t kMaxTextBytes = std::size_t{64} << 20;
 
-std::string hex64(std::uint64_t v) {
-    char buf[19];
-    std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-    return buf;
-}
-
-Status invalid(std::string message) { return {ErrorCode::InvalidArgument, std::move(message)}; }
+Status invalid(std::string message) { return {StatusCode::InvalidArgument, std::move(message)}; }
 
 Status check_name(std::string_view what, std::string_view name) {
     if (name.empty()) return invalid(std::string(what) + " name is empty");
@@ -46,39 +40,32 @@ Status check_text(std::string_view field, std::string_view text) {
     return {};
 }
 
-// Appends the XXH64 of everything written so far: records are self-checking.
-void seal(std::string& out) { put_le<std::uint64_t>(out, xxh64(out)); }
-
-// Checks magic, version and trailer checksum; returns the body reader
-// positioned after the version.
+// Checks magic, trailer checksum and version (in that order: a damaged magic
+// is Corruption, not a checksum mismatch); returns the body after the version.
 Status open_record(std::string_view what, std::string_view magic, std::string_view value,
                    std::string_view& body) {
-    if (value.size() < magic.size() + 4 + 8) {
-        return {ErrorCode::Corruption, std::string(what) + ": record is truncated"};
+    if (value.size() < magic.size() + 4 + kSealBytes) {
+        return {StatusCode::Corruption, std::string(what) + ": record is truncated"};
     }
     if (value.substr(0, magic.size()) != magic) {
-        return {ErrorCode::Corruption, std::string(what) + ": bad record magic"};
+        return {StatusCode::Corruption, std::string(what) + ": bad record magic"};
     }
-    const std::size_t sealed = value.size() - 8;
-    const std::uint64_t stored = get_le<std::uint64_t>(value.data() + sealed);
-    const std::uint64_t computed = xxh64(value.substr(0, sealed));
-    if (stored != computed) {
-        return {ErrorCode::ChecksumMismatch,
-                std::string(what) + ": record checksum mismatch (stored " + hex64(stored) +
-                    ", computed " + hex64(computed) + ")"};
+    auto sealed = unseal(value);
+    if (!sealed.ok()) {
+        return {sealed.status().code(), std::string(what) + ": record " + sealed.error()};
     }
     const auto version = get_le<std::uint32_t>(value.data() + magic.size());
     if (version != kRecordVersion) {
-        return {version > kRecordVersion ? ErrorCode::UnsupportedVersion : ErrorCode::Corruption,
+        return {version > kRecordVersion ? StatusCode::UnsupportedVersion : StatusCode::Corruption,
                 std::string(what) + ": record version " + std::to_string(version) +
                     " (this library reads version " + std::to_string(kRecordVersion) + ")"};
     }
-    body = value.substr(magic.size() + 4, sealed - magic.size() - 4);
+    body = sealed->substr(magic.size() + 4);
     return {};
 }
 
 Status corrupt(std::string_view what, std::string_view problem) {
-    return {ErrorCode::Corruption, std::string(what) + ": " + std::string(problem)};
+    return {StatusCode::Corruption, std::string(what) + ": " + std::string(problem)};
 }
 
 bool is_valid_width(std::uint32_t w) { return w == 1 || w == 2 || w == 4; }
@@ -146,17 +133,16 @@ std::uint64_t id_of_key(std::string_view key) { return get_be64(key.data()); }
 
 std::string encode_marker(std::uint32_t format_version) {
     std::string out(kMarkerMagic);
-    put_le<std::uint32_t>(out, format_version);
-    seal(out);
+    ByteWriter w(out);
+    w.u32(format_version);
+    w.seal();
     return out;
 }
 
 Status decode_marker(std::string_view value, std::uint32_t& format_version) {
-    if (value.size() != kMarkerMagic.size() + 4 + 8 ||
-        value.substr(0, kMarkerMagic.size()) != kMarkerMagic ||
-        xxh64(value.substr(0, value.size() - 8)) !=
-            get_le<std::uint64_t>(value.data() + value.size() - 8)) {
-        return {ErrorCode::Corruption, "format marker record is damaged"};
+    if (value.size() != kMarkerMagic.size() + 4 + kSealBytes ||
+        value.substr(0, kMarkerMagic.size()) != kMarkerMagic || !unseal(value).ok()) {
+        return {StatusCode::Corruption, "format marker record is damaged"};
     }
     format_version = get_le<std::uint32_t>(value.data() + kMarkerMagic.size());
     return {};
@@ -164,15 +150,15 @@ Status decode_marker(std::string_view value, std::uint32_t& format_version) {
 
 std::string encode_next_id(std::uint64_t next_id) {
     std::string out;
-    put_le<std::uint64_t>(out, next_id);
-    seal(out);
+    ByteWriter w(out);
+    w.u64(next_id);
+    w.seal();
     return out;
 }
 
 Status decode_next_id(std::string_view value, std::uint64_t& next_id) {
-    if (value.size() != 16 ||
-        xxh64(value.substr(0, 8)) != get_le<std::uint64_t>(value.data() + 8)) {
-        return {ErrorCode::Corruption, "storage id counter record is damaged"};
+    if (value.size() != 8 + kSealBytes || !unseal(value).ok()) {
+        return {StatusCode::Corruption, "storage id counter record is damaged"};
     }
     next_id = get_le<std::uint64_t>(value.data());
     return {};
@@ -222,27 +208,28 @@ Status validate_strategy_spec(const StrategySpec& spec) {
 std::string encode_table_info(const TableInfo& info) {
     const TableSpec& spec = info.spec;
     std::string out(kTableMagic);
-    put_le<std::uint32_t>(out, kRecordVersion);
-    put_string(out, spec.name);
-    put_string(out, spec.variant);
-    put_string(out, spec.material);
-    put_le<std::uint64_t>(out, spec.slot_count);
-    put_le<std::uint32_t>(out, spec.value_width);
-    put_string(out, spec.value_encoding);
-    put_string(out, spec.generator_version);
-    put_le<std::uint32_t>(out, info.format_version);
-    put_le<std::uint32_t>(out, info.slots_per_block);
-    put_le<std::uint64_t>(out, info.block_count);
-    put_le<std::uint64_t>(out, info.stored_bytes);
-    put_le<std::uint64_t>(out, info.values_checksum);
-    put_le<std::uint64_t>(out, info.storage_id);
-    put_le<std::uint32_t>(out, static_cast<std::uint32_t>(info.statistics.counters.size()));
+    ByteWriter w(out);
+    w.u32(kRecordVersion);
+    w.string32(spec.name);
+    w.string32(spec.variant);
+    w.string32(spec.material);
+    w.u64(spec.slot_count);
+    w.u32(spec.value_width);
+    w.string32(spec.value_encoding);
+    w.string32(spec.generator_version);
+    w.u32(info.format_version);
+    w.u32(info.slots_per_block);
+    w.u64(info.block_count);
+    w.u64(info.stored_bytes);
+    w.u64(info.values_checksum);
+    w.u64(info.storage_id);
+    w.u32(static_cast<std::uint32_t>(info.statistics.counters.size()));
     for (const Counter& c : info.statistics.counters) {
-        put_string(out, c.name);
-        put_le<std::uint64_t>(out, c.value);
+        w.string32(c.name);
+        w.u64(c.value);
     }
-    put_string(out, info.statistics.json);
-    seal(out);
+    w.string32(info.statistics.json);
+    w.seal();
     return out;
 }
 
@@ -253,13 +240,13 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
 
     ByteReader r(body);
     TableInfo t;
-    t.spec.name = r.string();
-    t.spec.variant = r.string();
-    t.spec.material = r.string();
+    t.spec.name = r.string32();
+    t.spec.variant = r.string32();
+    t.spec.material = r.string32();
     t.spec.slot_count = r.le<std::uint64_t>();
     t.spec.value_width = r.le<std::uint32_t>();
-    t.spec.value_encoding = r.string();
-    t.spec.generator_version = r.string();
+    t.spec.value_encoding = r.string32();
+    t.spec.generator_version = r.string32();
     t.format_version = r.le<std::uint32_t>();
     t.slots_per_block = r.le<std::uint32_t>();
     t.block_count = r.le<std::uint64_t>();
@@ -272,11 +259,11 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
     t.statistics.counters.reserve(counters);
     for (std::uint32_t i = 0; i < counters && !r.failed(); ++i) {
         Counter c;
-        c.name = r.string();
+        c.name = r.string32();
         c.value = r.le<std::uint64_t>();
         t.statistics.counters.push_back(std::move(c));
     }
-    t.statistics.json = r.string();
+    t.statistics.json = r.string32();
     if (r.failed()) return corrupt(what, "record ends inside a field");
     if (r.remaining() != 0) return corrupt(what, "trailing bytes after the last field");
 
@@ -284,7 +271,7 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
     if (Status s = validate_table_spec(t.spec); !s.ok()) return corrupt(what, s.message());
     if (Status s = validate_statistics(t.statistics); !s.ok()) return corrupt(what, s.message());
     if (t.format_version == 0 || t.format_version > kFormatVersion) {
-        return {ErrorCode::UnsupportedVersion,
+        return {StatusCode::UnsupportedVersion,
                 what + ": storage format version " + std::to_string(t.format_version)};
     }
     if (!std::has_single_bit(t.slots_per_block) || t.slots_per_block < kMinSlotsPerBlock ||
@@ -301,20 +288,21 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
 std::string encode_strategy_info(const StrategyInfo& info) {
     const StrategySpec& spec = info.spec;
     std::string out(kStrategyMagic);
-    put_le<std::uint32_t>(out, kRecordVersion);
-    put_string(out, spec.name);
-    put_string(out, spec.variant);
-    put_le<std::uint8_t>(out, static_cast<std::uint8_t>(spec.side));
-    put_le<std::uint8_t>(out, static_cast<std::uint8_t>(spec.kind));
-    put_le<std::uint32_t>(out, static_cast<std::uint32_t>(spec.roots.size()));
-    for (const std::string& root : spec.roots) put_string(out, root);
-    put_string(out, spec.entry_encoding);
-    put_string(out, spec.json);
-    put_le<std::uint32_t>(out, info.format_version);
-    put_le<std::uint64_t>(out, info.entry_count);
-    put_le<std::uint64_t>(out, info.entry_bytes);
-    put_le<std::uint64_t>(out, info.storage_id);
-    seal(out);
+    ByteWriter w(out);
+    w.u32(kRecordVersion);
+    w.string32(spec.name);
+    w.string32(spec.variant);
+    w.u8(static_cast<std::uint8_t>(spec.side));
+    w.u8(static_cast<std::uint8_t>(spec.kind));
+    w.u32(static_cast<std::uint32_t>(spec.roots.size()));
+    for (const std::string& root : spec.roots) w.string32(root);
+    w.string32(spec.entry_encoding);
+    w.string32(spec.json);
+    w.u32(info.format_version);
+    w.u64(info.entry_count);
+    w.u64(info.entry_bytes);
+    w.u64(info.storage_id);
+    w.seal();
     return out;
 }
 
@@ -325,8 +313,8 @@ Status decode_strategy_info(std::string_view name, std::string_view value, Strat
 
     ByteReader r(body);
     StrategyInfo t;
-    t.spec.name = r.string();
-    t.spec.variant = r.string();
+    t.spec.name = r.string32();
+    t.spec.variant = r.string32();
     const auto side = r.le<std::uint8_t>();
     const auto kind = r.le<std::uint8_t>();
     if (side > 1) return corrupt(what, "bad side " + std::to_string(side));
@@ -336,9 +324,9 @@ Status decode_strategy_info(std::string_view name, std::string_view value, Strat
     const auto roots = r.le<std::uint32_t>();
     if (roots > r.remaining() / 4) return corrupt(what, "root count exceeds the record");
     t.spec.roots.reserve(roots);
-    for (std::uint32_t i = 0; i < roots && !r.failed(); ++i) t.spec.roots.push_back(r.string());
-    t.spec.entry_encoding = r.string();
-    t.spec.json = r.string();
+    for (std::uint32_t i = 0; i < roots && !r.failed(); ++i) t.spec.roots.push_back(r.string32());
+    t.spec.entry_encoding = r.string32();
+    t.spec.json = r.string32();
     t.format_version = r.le<std::uint32_t>();
     t.entry_count = r.le<std::uint64_t>();
     t.entry_bytes = r.le<std::uint64_t>();
@@ -349,7 +337,7 @@ Status decode_strategy_info(std::string_view name, std::string_view value, Strat
     if (t.spec.name != name) return corrupt(what, "record names strategy '" + t.spec.name + "'");
     if (Status s = validate_strategy_spec(t.spec); !s.ok()) return corrupt(what, s.message());
     if (t.format_version == 0 || t.format_version > kFormatVersion) {
-        return {ErrorCode::UnsupportedVersion,
+        return {StatusCode::UnsupportedVersion,
                 what + ": storage format version " + std::to_string(t.format_version)};
     }
     info = std::move(t);
@@ -378,28 +366,28 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
 
     record.clear();
     record.reserve(kBlockHeaderBytes + payload.size());
-    put_le<std::uint8_t>(record,
-                         static_cast<std::uint8_t>(use_lz4 ? BlockCodec::Lz4 : BlockCodec::Raw));
-    put_le<std::uint8_t>(record, static_cast<std::uint8_t>(width));
-    put_le<std::uint16_t>(record, 0);
-    put_le<std::uint32_t>(record, static_cast<std::uint32_t>(raw.size() / width));
+    ByteWriter w(record);
+    w.u8(static_cast<std::uint8_t>(use_lz4 ? BlockCodec::Lz4 : BlockCodec::Raw));
+    w.u8(static_cast<std::uint8_t>(width));
+    w.u16(0);
+    w.u32(static_cast<std::uint32_t>(raw.size() / width));
     Xxh64 hash;
     hash.update(key);
     hash.update(std::string_view(record));
     hash.update(payload);
-    put_le<std::uint64_t>(record, hash.digest());
-    record.append(payload);
+    w.u64(hash.digest());
+    w.bytes(payload);
 }
 
 Status decode_block(std::string_view table_name, std::uint64_t block_no, std::string_view key,
                     std::string_view record, std::uint32_t width, std::uint32_t expected_slots,
                     std::uint8_t* out) {
-    const auto fail = [&](ErrorCode code, const std::string& problem) {
+    const auto fail = [&](StatusCode code, const std::string& problem) {
         return Status(code, "table '" + std::string(table_name) + "' block " +
                                 std::to_string(block_no) + ": " + problem);
     };
     if (record.size() < kBlockHeaderBytes) {
-        return fail(ErrorCode::Corruption, "record of " + std::to_string(record.size()) +
+        return fail(StatusCode::Corruption, "record of " + std::to_string(record.size()) +
                                                " bytes is shorter than its header");
     }
     const std::string_view payload = record.substr(kBlockHeaderBytes);
@@ -410,7 +398,7 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
     const std::uint64_t computed = hash.digest();
     const auto stored = get_le<std::uint64_t>(record.data() + 8);
     if (computed != stored) {
-        return fail(ErrorCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
+        return fail(StatusCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
                                                      ", computed " + hex64(computed) + ")");
     }
     const auto codec = static_cast<std::uint8_t>(record[0]);
@@ -418,13 +406,13 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
     const auto reserved = get_le<std::uint16_t>(record.data() + 2);
     const auto slots = get_le<std::uint32_t>(record.data() + 4);
     if (record_width != width || reserved != 0 || slots != expected_slots) {
-        return fail(ErrorCode::Corruption, "header does not match the table (width " +
+        return fail(StatusCode::Corruption, "header does not match the table (width " +
                                                std::to_string(record_width) + ", " +
                                                std::to_string(slots) + " slots)");
     }
     const std::size_t raw_size = static_cast<std::size_t>(slots) * width;
     if (codec == static_cast<std::uint8_t>(BlockCodec::Raw)) {
-        if (payload.size() != raw_size) return fail(ErrorCode::Corruption, "raw payload size");
+        if (payload.size() != raw_size) return fail(StatusCode::Corruption, "raw payload size");
         std::memcpy(out, payload.data(), raw_size);
         return {};
     }
@@ -433,11 +421,11 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
             LZ4_decompress_safe(payload.data(), reinterpret_cast<char*>(out),
                                 static_cast<int>(payload.size()), static_cast<int>(raw_size));
         if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
-            return fail(ErrorCode::Corruption, "LZ4 payload does not decode to the block size");
+            return fail(StatusCode::Corruption, "LZ4 payload does not decode to the block size");
         }
         return {};
     }
-    return fail(ErrorCode::Corruption, "unknown codec " + std::to_string(codec));
+    return fail(StatusCode::Corruption, "unknown codec " + std::to_string(codec));
 }
 
 }  // namespace tbf::storage::detail

@@ -34,6 +34,9 @@ inline constexpr char kStrategyTag = 'S';
 [[nodiscard]] std::string id_prefix(std::uint64_t storage_id);
 [[nodiscard]] std::uint64_t id_of_key(std::string_view key);  // precondition: size >= 8
 
+// Well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF.
+[[nodiscard]] bool is_valid_utf8(std::string_view s);
+
 [[nodiscard]] std::string encode_marker(std::uint32_t format_version);
 [[nodiscard]] Status decode_marker(std::string_view value, std::uint32_t& format_version);
 

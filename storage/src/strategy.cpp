@@ -54,7 +54,7 @@ std::string StrategyWriterImpl::catalog_file() const { return stem_ + ".catalog.
 
 Status StrategyWriterImpl::check_open() const {
     if (state_ != State::Open) {
-        return {ErrorCode::Aborted, "writer of strategy '" + spec_.name + "' is " +
+        return {StatusCode::Aborted, "writer of strategy '" + spec_.name + "' is " +
                                         (state_ == State::Done ? "committed" : "failed")};
     }
     return {};
@@ -81,7 +81,7 @@ void StrategyWriterImpl::remove_files() {
 }
 
 Status StrategyWriterImpl::duplicate(std::string_view key) const {
-    return {ErrorCode::InvalidArgument, "strategy '" + spec_.name + "': key added twice (" +
+    return {StatusCode::InvalidArgument, "strategy '" + spec_.name + "': key added twice (" +
                                             std::to_string(key.size()) + " bytes)"};
 }
 
@@ -104,13 +104,13 @@ Status StrategyWriterImpl::emit(std::string_view key, std::string_view value) {
 Status StrategyWriterImpl::add(std::string_view key, std::string_view value) {
     if (Status s = check_open(); !s.ok()) return s;
     if (key.empty()) {
-        return fail({ErrorCode::InvalidArgument, "strategy '" + spec_.name + "': empty key"});
+        return fail({StatusCode::InvalidArgument, "strategy '" + spec_.name + "': empty key"});
     }
     ++added_;
     if (options_.sorted_input) {
         if (added_ > 1 && key <= std::string_view(last_key_)) {
             if (key == last_key_) return fail(duplicate(key));
-            return fail({ErrorCode::InvalidArgument,
+            return fail({StatusCode::InvalidArgument,
                          "strategy '" + spec_.name +
                              "': keys must be added in strictly increasing order (entry " +
                              std::to_string(added_) + ")"});
@@ -271,12 +271,12 @@ const StrategySpec& StrategyWriter::spec() const { return impl_->spec(); }
 std::uint64_t StrategyWriter::entries_added() const { return impl_->entries_added(); }
 
 Status StrategyWriter::add(std::string_view key, std::string_view value) {
-    if (!impl_) return {ErrorCode::Aborted, "moved-from strategy writer"};
+    if (!impl_) return {StatusCode::Aborted, "moved-from strategy writer"};
     return detail::guarded([&] { return impl_->add(key, value); });
 }
 
 Status StrategyWriter::commit() {
-    if (!impl_) return {ErrorCode::Aborted, "moved-from strategy writer"};
+    if (!impl_) return {StatusCode::Aborted, "moved-from strategy writer"};
     return detail::guarded([&] { return impl_->commit(); });
 }
 

@@ -2,7 +2,7 @@
 
 #include "db_state.hpp"
 #include "records.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/table.hpp"
 
 namespace tbf::storage {
@@ -33,7 +33,7 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info, std::uin
     rocksdb::PinnableSlice record;
     const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
     if (s.IsNotFound()) {
-        return Status(ErrorCode::NotFound,
+        return Status(StatusCode::NotFound,
                       table_what(info) + " block " + std::to_string(block_no) +
                           " is missing (the table was deleted or replaced after it was opened)");
     }
@@ -60,7 +60,7 @@ Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {
     return detail::guarded([&]() -> Result<std::uint32_t> {
         const TableInfo& info = *info_;
         if (slot >= info.spec.slot_count) {
-            return Status(ErrorCode::InvalidArgument,
+            return Status(StatusCode::InvalidArgument,
                           table_what(info) + ": slot " + std::to_string(slot) + " out of range (" +
                               std::to_string(info.spec.slot_count) + " slots)");
         }
@@ -79,7 +79,7 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
     return detail::guarded([&]() -> Result<BlockRef> {
         const TableInfo& info = *info_;
         if (block_no >= info.block_count) {
-            return Status(ErrorCode::InvalidArgument,
+            return Status(StatusCode::InvalidArgument,
                           table_what(info) + ": block " + std::to_string(block_no) +
                               " out of range (" + std::to_string(info.block_count) + " blocks)");
         }
@@ -101,7 +101,7 @@ Status TableReader::verify() const {
             hash.update((*block)->bytes());
         }
         if (hash.digest() != info.values_checksum) {
-            return Status(ErrorCode::ChecksumMismatch,
+            return Status(StatusCode::ChecksumMismatch,
                           table_what(info) + ": values checksum does not match the metadata");
         }
         return Status{};

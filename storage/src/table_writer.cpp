@@ -33,11 +33,11 @@ TableWriterImpl::~TableWriterImpl() { abort(); }
 
 Status TableWriterImpl::check_open(std::uint32_t width) const {
     if (state_ != State::Open) {
-        return {ErrorCode::Aborted, "writer of table '" + spec_.name + "' is " +
+        return {StatusCode::Aborted, "writer of table '" + spec_.name + "' is " +
                                         (state_ == State::Done ? "committed" : "failed")};
     }
     if (width != spec_.value_width) {
-        return {ErrorCode::InvalidArgument, "table '" + spec_.name + "' has " +
+        return {StatusCode::InvalidArgument, "table '" + spec_.name + "' has " +
                                                 std::to_string(spec_.value_width) +
                                                 "-byte values, not " + std::to_string(width)};
     }
@@ -119,7 +119,7 @@ Status TableWriterImpl::flush_batch() {
 
 Status TableWriterImpl::append_bytes(const std::uint8_t* bytes, std::uint64_t count) {
     if (count > spec_.slot_count - slots_written_) {
-        return fail({ErrorCode::InvalidArgument, "table '" + spec_.name +
+        return fail({StatusCode::InvalidArgument, "table '" + spec_.name +
                                                      "': more values than its " +
                                                      std::to_string(spec_.slot_count) + " slots"});
     }
@@ -152,7 +152,7 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     if (Status s = check_open(spec_.value_width); !s.ok()) return s;
     if (Status s = validate_statistics(statistics); !s.ok()) return fail(s);
     if (slots_written_ != spec_.slot_count) {
-        return fail({ErrorCode::InvalidArgument,
+        return fail({StatusCode::InvalidArgument,
                      "table '" + spec_.name + "': " + std::to_string(slots_written_) + " of " +
                          std::to_string(spec_.slot_count) + " values written"});
     }
@@ -199,7 +199,7 @@ namespace {
 
 template <class T>
 Status append_values(detail::TableWriterImpl* impl, std::span<const T> values) {
-    if (impl == nullptr) return {ErrorCode::Aborted, "moved-from table writer"};
+    if (impl == nullptr) return {StatusCode::Aborted, "moved-from table writer"};
     return detail::guarded([&]() -> Status {
         if (Status s = impl->check_open(sizeof(T)); !s.ok()) return s;
         if constexpr (sizeof(T) == 1 || std::endian::native == std::endian::little) {
@@ -240,7 +240,7 @@ Status TableWriter::append(std::span<const std::uint32_t> values) {
 }
 
 Status TableWriter::commit(const TableStatistics& statistics) {
-    if (!impl_) return {ErrorCode::Aborted, "moved-from table writer"};
+    if (!impl_) return {StatusCode::Aborted, "moved-from table writer"};
     return detail::guarded([&] { return impl_->commit(statistics); });
 }
 

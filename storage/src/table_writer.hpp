@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "db_state.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/table.hpp"
 
 namespace tbf::storage::detail {

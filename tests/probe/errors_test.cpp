@@ -81,7 +81,7 @@ std::size_t probe_all_after_damage(const std::string& path,
                                    const std::vector<std::uint16_t>& before) {
     auto tb = probe::Tablebase::open(path);
     if (!tb.ok()) {
-        CHECK(tb.error().code == probe::ProbeCode::Corrupt);
+        CHECK(tb.status().code() == StatusCode::Corruption);
         return before.size();
     }
     auto ix =
@@ -97,7 +97,7 @@ std::size_t probe_all_after_damage(const std::string& path,
                 CHECK(probe::encode_value(*v) ==
                       before[static_cast<std::uint64_t>(side) * ix->size() + i]);
             } else {
-                CHECK(v.error().code == probe::ProbeCode::Corrupt);
+                CHECK(v.status().code() == StatusCode::Corruption);
                 ++errors;
             }
         }
@@ -155,11 +155,11 @@ TEST_CASE("a missing table is MissingTable naming it, in canonical orientation")
         CAPTURE(fen);
         auto v = db.tablebase().probe(VariantId::Antichess, db.fen(fen));
         REQUIRE_FALSE(v.ok());
-        CHECK(v.error().code == probe::ProbeCode::MissingTable);
-        CHECK(contains(v.error().message, "missing table " + name));
+        CHECK(v.status().code() == StatusCode::NotFound);
+        CHECK(contains(v.status().message(), "missing table " + name));
         auto m = db.tablebase().probe_moves(VariantId::Antichess, db.fen(fen));
         REQUIRE_FALSE(m.ok());
-        CHECK(m.error().code == probe::ProbeCode::MissingTable);
+        CHECK(m.status().code() == StatusCode::NotFound);
     };
     expect_missing("8/8/8/8/8/8/8/KQR2kr1 w - - 0 1", "antichess/KQRvKR");   // 5 units
     expect_missing("kqr5/8/8/8/8/8/8/5KR1 b - - 0 1", "antichess/KQRvKR");   // its colour flip
@@ -186,8 +186,8 @@ TEST_CASE("a missing child table: the position still probes, its moves name the 
     CHECK(tb->probe(VariantId::Antichess, *pos).ok());
     auto moves = tb->probe_moves(VariantId::Antichess, *pos);
     REQUIRE_FALSE(moves.ok());
-    CHECK(moves.error().code == probe::ProbeCode::MissingTable);
-    CHECK(contains(moves.error().message, "antichess/KvK"));
+    CHECK(moves.status().code() == StatusCode::NotFound);
+    CHECK(contains(moves.status().message(), "antichess/KvK"));
 }
 
 namespace {
@@ -260,21 +260,21 @@ TEST_CASE("a truncated database or a wrong path: clear errors from open") {
     }
     auto truncated = probe::Tablebase::open(small.path);
     REQUIRE_FALSE(truncated.ok());
-    CHECK(truncated.error().code == probe::ProbeCode::Corrupt);
-    CHECK(contains(truncated.error().message, "cannot open database " + small.path));
+    CHECK(truncated.status().code() == StatusCode::Corruption);
+    CHECK(contains(truncated.status().message(), "cannot open database " + small.path));
 
     ScratchDir empty;
     const std::string missing = empty.sub("no-such-db");
     auto absent = probe::Tablebase::open(missing);
     REQUIRE_FALSE(absent.ok());
-    CHECK(absent.error().code == probe::ProbeCode::IoError);
-    CHECK(contains(absent.error().message, missing));
-    CHECK(contains(absent.error().message, "does not exist"));
+    CHECK(absent.status().code() == StatusCode::IoError);
+    CHECK(contains(absent.status().message(), missing));
+    CHECK(contains(absent.status().message(), "does not exist"));
 
     auto not_db = probe::Tablebase::open(empty.path());
     REQUIRE_FALSE(not_db.ok());
-    CHECK(not_db.error().code == probe::ProbeCode::IoError);
-    CHECK(contains(not_db.error().message, "not a tbforge database"));
+    CHECK(not_db.status().code() == StatusCode::IoError);
+    CHECK(contains(not_db.status().message(), "not a tbforge database"));
 
     tbf_db* handle = reinterpret_cast<tbf_db*>(&empty);  // must be reset to NULL
     CHECK(tbf_open(missing.c_str(), 0, &handle) == TBF_ERR_IO);

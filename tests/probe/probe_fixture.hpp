@@ -84,13 +84,13 @@ public:
     }
     probe::Value value(const Position& pos) const {
         auto v = tablebase_->probe(variant_, pos);
-        REQUIRE_MESSAGE(v.ok(), to_fen(pos) << ": " << v.error().message);
+        REQUIRE_MESSAGE(v.ok(), to_fen(pos) << ": " << v.status().message());
         return *v;
     }
     probe::Value value(const std::string& text) const { return value(fen(text)); }
     std::vector<probe::MoveValue> moves(const Position& pos) const {
         auto m = tablebase_->probe_moves(variant_, pos);
-        REQUIRE_MESSAGE(m.ok(), to_fen(pos) << ": " << m.error().message);
+        REQUIRE_MESSAGE(m.ok(), to_fen(pos) << ": " << m.status().message());
         return *m;
     }
 
@@ -99,7 +99,7 @@ private:
     BuiltDb(VariantId variant, Build build) : variant_(variant), path_(dir_.sub("db")) {
         build(path_);
         auto tb = probe::Tablebase::open(path_);
-        REQUIRE_MESSAGE(tb.ok(), tb.error().message);
+        REQUIRE_MESSAGE(tb.ok(), tb.status().message());
         tablebase_ = std::make_unique<probe::Tablebase>(std::move(tb).value());
     }
 

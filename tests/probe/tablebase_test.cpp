@@ -25,7 +25,7 @@ std::vector<probe::Value> probe_all(const probe::Tablebase& tb,
     std::vector<probe::Value> out;
     for (const auto& pos : positions) {
         auto v = tb.probe(VariantId::Antichess, pos);
-        REQUIRE_MESSAGE(v.ok(), v.error().message);
+        REQUIRE_MESSAGE(v.ok(), v.status().message());
         out.push_back(*v);
     }
     return out;
@@ -60,9 +60,9 @@ TEST_CASE("table names: either orientation parses to the canonical table") {
     CHECK(id->variant == VariantId::Antichess);
     CHECK(probe::table_name(id->variant, id->material) == "antichess/KQvK");
     CHECK(probe::parse_table_name("fourfile/KvKR")->material.name() == "KRvK");
-    CHECK(probe::parse_table_name("KQvK").error().code == probe::ProbeCode::BadInput);
-    CHECK(probe::parse_table_name("chess/KQvK").error().code == probe::ProbeCode::BadInput);
-    CHECK(probe::parse_table_name("antichess/KQv").error().code == probe::ProbeCode::BadInput);
+    CHECK(probe::parse_table_name("KQvK").status().code() == StatusCode::InvalidArgument);
+    CHECK(probe::parse_table_name("chess/KQvK").status().code() == StatusCode::InvalidArgument);
+    CHECK(probe::parse_table_name("antichess/KQv").status().code() == StatusCode::InvalidArgument);
 }
 
 TEST_CASE("a tiny block cache stays within its limit and answers the same") {
@@ -148,8 +148,8 @@ TEST_CASE("a resident table answers like the stored one") {
     REQUIRE((*stored)->read_codes(0, slots, x.data()).ok());
     REQUIRE((*resident)->read_codes(0, slots, y.data()).ok());
     CHECK(x == y);
-    CHECK((*stored)->read_codes(slots - 1, 2, x.data()).error().code == probe::ProbeCode::BadInput);
+    CHECK((*stored)->read_codes(slots - 1, 2, x.data()).status().code() == StatusCode::InvalidArgument);
     // A position of another table is bad input for value_in.
     auto other = tb->value_in(**stored, db.fen("8/8/8/8/8/8/8/KQ3k2 b - - 0 1"));
-    CHECK(other.error().code == probe::ProbeCode::BadInput);
+    CHECK(other.status().code() == StatusCode::InvalidArgument);
 }

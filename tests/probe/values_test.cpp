@@ -71,7 +71,7 @@ TEST_CASE("colour-flipped material: KvKQ is answered from the KQvK table") {
     CHECK(db.value("k2q4/8/8/8/8/8/8/3K4 b - - 0 1") == loss(1));
     CHECK(db.value("8/8/8/8/8/8/8/kq3K2 w - - 0 1") == win(2));
     CHECK(db.tablebase().database().table_info("antichess/KvKQ").status().code() ==
-          storage::ErrorCode::NotFound);
+          StatusCode::NotFound);
     // Every position has the value of its colour flip.
     for (const char* table : {"KQvK", "KPvK", "PvP", "NvB"}) {
         for (const Position& pos : sample_positions(VariantId::Antichess, table, 300)) {
@@ -148,8 +148,7 @@ TEST_CASE("Four File: a placement whose side not to move is in check is not a po
     pos.set_side_to_move(Color::White);
     auto v = db.tablebase().probe(VariantId::FourFile, pos);
     REQUIRE_FALSE(v.ok());
-    CHECK(v.error().code == probe::ProbeCode::BadInput);
-    CHECK(v.error().message.find("check") != std::string::npos);
-    CHECK(db.tablebase().probe_moves(VariantId::FourFile, pos).error().code ==
-          probe::ProbeCode::BadInput);
+    CHECK(v.status().code() == StatusCode::InvalidArgument);
+    CHECK(v.status().message().find("check") != std::string::npos);
+    CHECK(db.tablebase().probe_moves(VariantId::FourFile, pos).status().code() == StatusCode::InvalidArgument);
 }

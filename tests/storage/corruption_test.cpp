@@ -11,9 +11,10 @@
 #include <set>
 
 #include "storage_support.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 
+using namespace tbf;
 using namespace tbf::storage;
 using tbf::test::TempDir;
 using tbf::test::write_synthetic;
@@ -96,7 +97,7 @@ void make_db(const std::string& path) {
     REQUIRE(write_synthetic(*db, "noise", 5000, 1, 3, w).ok());
 }
 
-ErrorCode open_code(const std::string& path, OpenMode mode = OpenMode::ReadOnly) {
+StatusCode open_code(const std::string& path, OpenMode mode = OpenMode::ReadOnly) {
     DatabaseOptions o;
     o.mode = mode;
     return Database::open(path, o).status().code();
@@ -167,11 +168,11 @@ TEST_CASE("a flipped byte in a stored block is a checksum error naming table and
         auto reader = db->open_table("antichess/KRvK");
         REQUIRE(reader.ok());
         const auto bad = reader->get(3 * 1024 + 7);
-        CHECK(bad.status().code() == ErrorCode::ChecksumMismatch);
+        CHECK(bad.status().code() == StatusCode::ChecksumMismatch);
         CHECK(bad.status().message().find("table 'antichess/KRvK'") != std::string::npos);
         CHECK(bad.status().message().find("block 3") != std::string::npos);
-        CHECK(reader->read_block(3).status().code() == ErrorCode::ChecksumMismatch);
-        CHECK(reader->verify().code() == ErrorCode::ChecksumMismatch);
+        CHECK(reader->read_block(3).status().code() == StatusCode::ChecksumMismatch);
+        CHECK(reader->verify().code() == StatusCode::ChecksumMismatch);
         // Neighbouring blocks and other tables are unaffected.
         auto fine = reader->get(2 * 1024 + 7);
         REQUIRE(fine.ok());
@@ -222,7 +223,7 @@ TEST_CASE("a flipped byte inside an SST file is an error, never a wrong value") 
         auto v = reader->get(slot);
         if (!v.ok()) {
             ++failed;
-            CHECK(v.status().code() == ErrorCode::Corruption);
+            CHECK(v.status().code() == StatusCode::Corruption);
             CHECK(v.status().message().find("table 't' block") != std::string::npos);
         } else if (*v != tbf::test::synthetic_value(3, slot, 2)) {
             ++wrong;
@@ -230,7 +231,7 @@ TEST_CASE("a flipped byte inside an SST file is an error, never a wrong value") 
     }
     CHECK(failed > 0);
     CHECK(wrong == 0);
-    CHECK(reader->verify().code() == ErrorCode::Corruption);
+    CHECK(reader->verify().code() == StatusCode::Corruption);
 }
 
 TEST_CASE("a block stored under another block's key is detected") {
@@ -252,9 +253,9 @@ TEST_CASE("a block stored under another block's key is detected") {
     REQUIRE(db.ok());
     auto reader = db->open_table("antichess/KRvK");
     REQUIRE(reader.ok());
-    CHECK(reader->get(4 * 1024).status().code() == ErrorCode::ChecksumMismatch);
+    CHECK(reader->get(4 * 1024).status().code() == StatusCode::ChecksumMismatch);
     const Status truncated = reader->get(6 * 1024).status();
-    CHECK(truncated.code() == ErrorCode::Corruption);
+    CHECK(truncated.code() == StatusCode::Corruption);
     CHECK(truncated.message().find("block 6") != std::string::npos);
 }
 
@@ -275,7 +276,7 @@ TEST_CASE("a damaged metadata record is a clear error") {
     struct Damage {
         const char* what;
         std::string record;
-        ErrorCode expected;
+        StatusCode expected;
     };
     std::string flipped = original;
     flipped[20] = static_cast<char>(flipped[20] ^ 1);
@@ -286,17 +287,17 @@ TEST_CASE("a damaged metadata record is a clear error") {
     std::string wrong_name = original;
     wrong_name[12] = 'b';
     const Damage damages[] = {
-        {"flipped byte", flipped, ErrorCode::ChecksumMismatch},
-        {"truncated", original.substr(0, original.size() - 3), ErrorCode::ChecksumMismatch},
-        {"too short", original.substr(0, 10), ErrorCode::Corruption},
-        {"empty", std::string(), ErrorCode::Corruption},
-        {"bad magic", reseal("XXXX" + original.substr(4)), ErrorCode::Corruption},
+        {"flipped byte", flipped, StatusCode::ChecksumMismatch},
+        {"truncated", original.substr(0, original.size() - 3), StatusCode::ChecksumMismatch},
+        {"too short", original.substr(0, 10), StatusCode::Corruption},
+        {"empty", std::string(), StatusCode::Corruption},
+        {"bad magic", reseal("XXXX" + original.substr(4)), StatusCode::Corruption},
         {"trailing bytes", reseal(original.substr(0, original.size() - 8) + "junk" + "12345678"),
-         ErrorCode::Corruption},
-        {"cut inside a field", reseal(original.substr(0, 40) + "12345678"), ErrorCode::Corruption},
-        {"slot count disagrees with block count", reseal(more_slots), ErrorCode::Corruption},
-        {"newer record version", reseal(newer), ErrorCode::UnsupportedVersion},
-        {"record names another table", reseal(wrong_name), ErrorCode::Corruption},
+         StatusCode::Corruption},
+        {"cut inside a field", reseal(original.substr(0, 40) + "12345678"), StatusCode::Corruption},
+        {"slot count disagrees with block count", reseal(more_slots), StatusCode::Corruption},
+        {"newer record version", reseal(newer), StatusCode::UnsupportedVersion},
+        {"record names another table", reseal(wrong_name), StatusCode::Corruption},
     };
     for (const Damage& d : damages) {
         CAPTURE(d.what);
@@ -326,19 +327,19 @@ TEST_CASE("missing, foreign and garbage directories") {
     TempDir dir;
     SUBCASE("missing directory") {
         const auto r = Database::open(dir.sub("nope"));
-        CHECK(r.status().code() == ErrorCode::NotFound);
+        CHECK(r.status().code() == StatusCode::NotFound);
         CHECK(r.status().message().find(dir.sub("nope")) != std::string::npos);
-        CHECK(open_code(dir.sub("nope"), OpenMode::ReadWrite) == ErrorCode::NotFound);
+        CHECK(open_code(dir.sub("nope"), OpenMode::ReadWrite) == StatusCode::NotFound);
         CHECK(!fs::exists(dir.sub("nope")));
     }
     SUBCASE("a file, not a directory") {
         std::ofstream(dir.sub("file")) << "hello";
-        CHECK(open_code(dir.sub("file")) == ErrorCode::NotADatabase);
+        CHECK(open_code(dir.sub("file")) == StatusCode::NotADatabase);
     }
     SUBCASE("empty directory") {
         fs::create_directory(dir.sub("empty"));
-        CHECK(open_code(dir.sub("empty")) == ErrorCode::NotADatabase);
-        CHECK(open_code(dir.sub("empty"), OpenMode::ReadWrite) == ErrorCode::NotADatabase);
+        CHECK(open_code(dir.sub("empty")) == StatusCode::NotADatabase);
+        CHECK(open_code(dir.sub("empty"), OpenMode::ReadWrite) == StatusCode::NotADatabase);
         DatabaseOptions o;
         o.mode = OpenMode::ReadWrite;
         o.create_if_missing = true;
@@ -349,20 +350,20 @@ TEST_CASE("missing, foreign and garbage directories") {
         fs::create_directory(dir.sub("garbage"));
         std::ofstream(dir.sub("garbage/notes.txt")) << "not a database";
         std::ofstream(dir.sub("garbage/000001.sst")) << std::string(5000, 'x');
-        CHECK(open_code(dir.sub("garbage")) == ErrorCode::NotADatabase);
+        CHECK(open_code(dir.sub("garbage")) == StatusCode::NotADatabase);
         DatabaseOptions o;
         o.mode = OpenMode::ReadWrite;
         o.create_if_missing = true;
         // Never turned into a database behind the user's back.
-        CHECK(Database::open(dir.sub("garbage"), o).status().code() == ErrorCode::NotADatabase);
+        CHECK(Database::open(dir.sub("garbage"), o).status().code() == StatusCode::NotADatabase);
         CHECK(!fs::exists(dir.sub("garbage/CURRENT")));
     }
     SUBCASE("garbage CURRENT file") {
         fs::create_directory(dir.sub("g2"));
         std::ofstream(dir.sub("g2/CURRENT")) << "MANIFEST-000042\n";
-        CHECK(open_code(dir.sub("g2")) == ErrorCode::Corruption);
+        CHECK(open_code(dir.sub("g2")) == StatusCode::Corruption);
         std::ofstream(dir.sub("g2/CURRENT")) << "\x01\x02garbage";
-        CHECK(open_code(dir.sub("g2")) == ErrorCode::Corruption);
+        CHECK(open_code(dir.sub("g2")) == StatusCode::Corruption);
     }
     SUBCASE("a RocksDB database that is not a tbforge one") {
         rocksdb::Options o;
@@ -372,8 +373,8 @@ TEST_CASE("missing, foreign and garbage directories") {
         REQUIRE(raw->Put(rocksdb::WriteOptions(), "k", "v").ok());
         delete raw;
         const auto r = Database::open(dir.sub("plain"));
-        CHECK(r.status().code() == ErrorCode::NotADatabase);
-        CHECK(open_code(dir.sub("plain"), OpenMode::ReadWrite) == ErrorCode::NotADatabase);
+        CHECK(r.status().code() == StatusCode::NotADatabase);
+        CHECK(open_code(dir.sub("plain"), OpenMode::ReadWrite) == StatusCode::NotADatabase);
     }
 }
 
@@ -389,18 +390,18 @@ TEST_CASE("format marker: missing or from a newer version") {
         newer.replace(4, 4, le32(kFormatVersion + 1));
         raw.put("default", "tbforge.format", reseal(newer));
     }
-    CHECK(open_code(path) == ErrorCode::UnsupportedVersion);
-    CHECK(open_code(path, OpenMode::ReadWrite) == ErrorCode::UnsupportedVersion);
+    CHECK(open_code(path) == StatusCode::UnsupportedVersion);
+    CHECK(open_code(path, OpenMode::ReadWrite) == StatusCode::UnsupportedVersion);
     {
         RawDb raw(path);
         raw.put("default", "tbforge.format", marker.substr(1));
     }
-    CHECK(open_code(path) == ErrorCode::Corruption);
+    CHECK(open_code(path) == StatusCode::Corruption);
     {
         RawDb raw(path);
         raw.put("default", "tbforge.format", marker);
     }
-    CHECK(open_code(path) == ErrorCode::Ok);
+    CHECK(open_code(path) == StatusCode::Ok);
 }
 
 TEST_CASE("truncated or missing database files") {
@@ -416,7 +417,7 @@ TEST_CASE("truncated or missing database files") {
 
     SUBCASE("CURRENT deleted") {
         fs::remove(path + "/CURRENT");
-        CHECK(open_code(path) == ErrorCode::NotADatabase);
+        CHECK(open_code(path) == StatusCode::NotADatabase);
     }
     SUBCASE("MANIFEST damaged") {
         for (const auto& e : fs::directory_iterator(path)) {
@@ -429,8 +430,8 @@ TEST_CASE("truncated or missing database files") {
                 f.put(c);
             }
         }
-        CHECK(open_code(path) == ErrorCode::Corruption);
-        CHECK(open_code(path, OpenMode::ReadWrite) == ErrorCode::Corruption);
+        CHECK(open_code(path) == StatusCode::Corruption);
+        CHECK(open_code(path, OpenMode::ReadWrite) == StatusCode::Corruption);
     }
     SUBCASE("MANIFEST truncated") {
         // RocksDB reads a cut MANIFEST as a crash at that point: the database
@@ -446,8 +447,8 @@ TEST_CASE("truncated or missing database files") {
             }
             auto db = Database::open(path);
             if (!db.ok()) {
-                const ErrorCode code = db.status().code();
-                CHECK((code == ErrorCode::Corruption || code == ErrorCode::NotADatabase));
+                const StatusCode code = db.status().code();
+                CHECK((code == StatusCode::Corruption || code == StatusCode::NotADatabase));
                 continue;
             }
             auto tables = db->list_tables();
@@ -461,12 +462,12 @@ TEST_CASE("truncated or missing database files") {
     SUBCASE("table file truncated") {
         const std::string sst = largest_file_with_suffix(path, ".sst");
         fs::resize_file(sst, fs::file_size(sst) - 100);
-        CHECK(open_code(path) == ErrorCode::Corruption);
-        CHECK(open_code(path, OpenMode::ReadWrite) == ErrorCode::Corruption);
+        CHECK(open_code(path) == StatusCode::Corruption);
+        CHECK(open_code(path, OpenMode::ReadWrite) == StatusCode::Corruption);
     }
     SUBCASE("table file deleted") {
         fs::remove(largest_file_with_suffix(path, ".sst"));
-        CHECK(open_code(path) == ErrorCode::Corruption);
+        CHECK(open_code(path) == StatusCode::Corruption);
     }
     restore();
     auto db = Database::open(path);
@@ -482,7 +483,7 @@ TEST_CASE("a second read-write open is refused while the first is open") {
     o.mode = OpenMode::ReadWrite;
     auto first = Database::open(path, o);
     REQUIRE(first.ok());
-    CHECK(Database::open(path, o).status().code() == ErrorCode::Busy);
+    CHECK(Database::open(path, o).status().code() == StatusCode::Busy);
     CHECK(Database::open(path).ok());  // read-only opens are still fine
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+using namespace tbf;
 using namespace tbf::storage;
 
 namespace {
@@ -118,7 +119,7 @@ TEST_CASE("position key: different positions have different keys") {
 TEST_CASE("position key: encoding rejects out-of-range input") {
     PlainPosition p;
     p.units[10] = 7;
-    CHECK(encode_position_key(p).status().code() == ErrorCode::InvalidArgument);
+    CHECK(encode_position_key(p).status().code() == StatusCode::InvalidArgument);
     p.units[10] = 15;
     CHECK(!encode_position_key(p).ok());
     p.units[10] = unit_code(0, 1);
@@ -138,7 +139,7 @@ TEST_CASE("position key: decoding is strict") {
     const auto rejects = [](const std::string& key, const std::string& why) {
         auto r = decode_position_key(key);
         CHECK_MESSAGE(!r.ok(), why);
-        if (!r.ok()) CHECK(r.status().code() == ErrorCode::Corruption);
+        if (!r.ok()) CHECK(r.status().code() == StatusCode::Corruption);
     };
     rejects("", "empty");
     rejects(good.substr(0, 8), "shorter than the header");

@@ -15,6 +15,7 @@
 #include "tbforge/storage/database.hpp"
 #include "test_support.hpp"
 
+using namespace tbf;
 using namespace tbf::storage;
 using tbf::test::numbered;
 using tbf::test::TempDir;
@@ -104,7 +105,7 @@ TEST_CASE("a writer killed part-way leaves earlier tables intact and the new one
     {
         auto ro = Database::open(path);
         REQUIRE_MESSAGE(ro.ok(), ro.status().to_string());
-        CHECK(ro->open_table("big").status().code() == ErrorCode::NotFound);
+        CHECK(ro->open_table("big").status().code() == StatusCode::NotFound);
         check_table(*ro, "a", 70);
         check_table(*ro, "b", 71);
     }

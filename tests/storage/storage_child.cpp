@@ -24,6 +24,7 @@
 
 namespace {
 
+using namespace tbf;
 using namespace tbf::storage;
 using tbf::test::append_synthetic;
 using tbf::test::synthetic_spec;

@@ -66,7 +66,7 @@ inline std::uint32_t synthetic_value(std::uint64_t seed, std::uint64_t slot, std
 }
 
 // Appends values [first, first + count) of synthetic table `seed`.
-inline storage::Status append_synthetic(storage::TableWriter& writer, std::uint64_t seed,
+inline Status append_synthetic(storage::TableWriter& writer, std::uint64_t seed,
                                         std::uint64_t first, std::uint64_t count) {
     const std::uint32_t width = writer.spec().value_width;
     if (width == 1) {
@@ -103,7 +103,7 @@ inline storage::TableSpec synthetic_spec(const std::string& name, std::uint64_t 
 
 // Writes a whole synthetic table in uneven chunks (so that appends straddle
 // block boundaries) and commits it.
-inline storage::Status write_synthetic(storage::Database& db, const std::string& name,
+inline Status write_synthetic(storage::Database& db, const std::string& name,
                                        std::uint64_t slots, std::uint32_t width, std::uint64_t seed,
                                        const storage::TableWriteOptions& options = {},
                                        const storage::TableStatistics& stats = {}) {
@@ -119,7 +119,7 @@ inline storage::Status write_synthetic(storage::Database& db, const std::string&
 
 // Number of slots whose value differs from the synthetic one (reading every
 // block once); an error if a read fails.
-inline storage::Result<std::uint64_t> count_mismatches(const storage::TableReader& reader,
+inline Result<std::uint64_t> count_mismatches(const storage::TableReader& reader,
                                                        std::uint64_t seed) {
     const auto& info = reader.info();
     std::uint64_t bad = 0;

@@ -9,6 +9,7 @@
 #include "tbforge/storage/database.hpp"
 #include "test_support.hpp"
 
+using namespace tbf;
 using namespace tbf::storage;
 using tbf::test::TempDir;
 
@@ -192,16 +193,16 @@ TEST_CASE("a failed import leaves nothing behind") {
         REQUIRE(w.ok());
         REQUIRE(w->add("b", "1").ok());
         const Status s = w->add("a", "2");
-        CHECK(s.code() == ErrorCode::InvalidArgument);
+        CHECK(s.code() == StatusCode::InvalidArgument);
         CHECK(s.message().find("increasing") != std::string::npos);
-        CHECK(w->add("c", "3").code() == ErrorCode::Aborted);
-        CHECK(w->commit().code() == ErrorCode::Aborted);
+        CHECK(w->add("c", "3").code() == StatusCode::Aborted);
+        CHECK(w->commit().code() == StatusCode::Aborted);
     }
     SUBCASE("duplicate key in sorted input") {
         auto w = db.create_strategy(spec_named("new"));
         REQUIRE(w.ok());
         REQUIRE(w->add("a", "1").ok());
-        CHECK(w->add("a", "2").code() == ErrorCode::InvalidArgument);
+        CHECK(w->add("a", "2").code() == StatusCode::InvalidArgument);
     }
     SUBCASE("duplicate key across spilled runs") {
         StrategyWriteOptions o;
@@ -212,13 +213,13 @@ TEST_CASE("a failed import leaves nothing behind") {
         for (std::uint64_t i = 0; i < 2000; ++i) REQUIRE(w->add(entry_key(i), "x").ok());
         REQUIRE(w->add(entry_key(7), "again").ok());
         const Status s = w->commit();
-        CHECK(s.code() == ErrorCode::InvalidArgument);
+        CHECK(s.code() == StatusCode::InvalidArgument);
         CHECK(s.message().find("twice") != std::string::npos);
     }
     SUBCASE("empty key") {
         auto w = db.create_strategy(spec_named("new"));
         REQUIRE(w.ok());
-        CHECK(w->add("", "x").code() == ErrorCode::InvalidArgument);
+        CHECK(w->add("", "x").code() == StatusCode::InvalidArgument);
     }
     SUBCASE("abandoned writer") {
         auto w = db.create_strategy(spec_named("new"));
@@ -229,17 +230,17 @@ TEST_CASE("a failed import leaves nothing behind") {
         auto w = db.create_strategy(spec_named("kept"), replace);
         REQUIRE(w.ok());
         REQUIRE(w->add("z", "1").ok());
-        CHECK(w->add("y", "1").code() == ErrorCode::InvalidArgument);
+        CHECK(w->add("y", "1").code() == StatusCode::InvalidArgument);
     }
     SUBCASE("replace not requested") {
-        CHECK(db.create_strategy(spec_named("kept")).status().code() == ErrorCode::AlreadyExists);
+        CHECK(db.create_strategy(spec_named("kept")).status().code() == StatusCode::AlreadyExists);
     }
     SUBCASE("invalid spec") {
         StrategySpec bad = spec_named("bad");
         bad.roots.push_back("\xff");
-        CHECK(db.create_strategy(bad).status().code() == ErrorCode::InvalidArgument);
+        CHECK(db.create_strategy(bad).status().code() == StatusCode::InvalidArgument);
     }
-    CHECK(db.strategy_info("new").status().code() == ErrorCode::NotFound);
+    CHECK(db.strategy_info("new").status().code() == StatusCode::NotFound);
     auto list = db.list_strategies();
     REQUIRE(list.ok());
     REQUIRE(list->size() == 1);
@@ -268,7 +269,7 @@ TEST_CASE("replace, delete and list strategies; tables are separate") {
     REQUIRE(w.ok());
     REQUIRE(w->commit().ok());  // an empty strategy is allowed
     CHECK(db.delete_strategy("s3").ok());
-    CHECK(db.delete_strategy("s3").code() == ErrorCode::NotFound);
+    CHECK(db.delete_strategy("s3").code() == StatusCode::NotFound);
 
     auto list = db.list_strategies();
     REQUIRE(list.ok());

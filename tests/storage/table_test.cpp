@@ -5,10 +5,11 @@
 #include <thread>
 
 #include "storage_support.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 #include "test_support.hpp"
 
+using namespace tbf;
 using namespace tbf::storage;
 using tbf::test::numbered;
 using tbf::test::synthetic_value;
@@ -97,21 +98,21 @@ TEST_CASE("status and result") {
     const Status ok;
     CHECK(ok.ok());
     CHECK(ok.to_string() == "ok");
-    const Status bad(ErrorCode::ChecksumMismatch, "table 't' block 3: checksum mismatch");
+    const Status bad(StatusCode::ChecksumMismatch, "table 't' block 3: checksum mismatch");
     CHECK(!bad.ok());
     CHECK(bad.to_string() == "checksum-mismatch: table 't' block 3: checksum mismatch");
-    CHECK(error_code_name(ErrorCode::NotADatabase) == "not-a-database");
+    CHECK(status_code_name(StatusCode::NotADatabase) == "not-a-database");
 
     const Result<int> value(7);
     REQUIRE(value.ok());
     CHECK(*value == 7);
     CHECK(value.status().ok());
-    const Result<int> error(Status(ErrorCode::NotFound, "gone"));
+    const Result<int> error(Status(StatusCode::NotFound, "gone"));
     CHECK(!error.ok());
-    CHECK(error.status().code() == ErrorCode::NotFound);
+    CHECK(error.status().code() == StatusCode::NotFound);
     // A Result must not claim failure with an ok status.
     const Result<int> misuse{Status{}};
-    CHECK(misuse.status().code() == ErrorCode::Internal);
+    CHECK(misuse.status().code() == StatusCode::Internal);
 }
 
 TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
@@ -278,7 +279,7 @@ TEST_CASE("parallel compression stores exactly what one thread stores") {
     TableWriteOptions bad;
     bad.compression_threads = 0;
     CHECK(db.create_table(tbf::test::synthetic_spec("x", 1, 1), bad).status().code() ==
-          ErrorCode::InvalidArgument);
+          StatusCode::InvalidArgument);
 }
 
 TEST_CASE("noise that LZ4 cannot shrink is stored raw") {
@@ -300,7 +301,7 @@ TEST_CASE("writer errors leave the database unchanged") {
         auto w = db.create_table(tbf::test::synthetic_spec("x", 10, 2));
         REQUIRE(w.ok());
         const std::vector<std::uint8_t> v(10);
-        CHECK(w->append(std::span<const std::uint8_t>(v)).code() == ErrorCode::InvalidArgument);
+        CHECK(w->append(std::span<const std::uint8_t>(v)).code() == StatusCode::InvalidArgument);
         const std::vector<std::uint16_t> v2(10);
         CHECK(w->append(std::span<const std::uint16_t>(v2)).ok());
         CHECK(w->commit().ok());
@@ -309,18 +310,18 @@ TEST_CASE("writer errors leave the database unchanged") {
         auto w = db.create_table(tbf::test::synthetic_spec("x", 10, 1));
         REQUIRE(w.ok());
         const std::vector<std::uint8_t> v(11);
-        CHECK(w->append(std::span<const std::uint8_t>(v)).code() == ErrorCode::InvalidArgument);
-        CHECK(w->append(std::span<const std::uint8_t>(v).first(1)).code() == ErrorCode::Aborted);
-        CHECK(w->commit().code() == ErrorCode::Aborted);
-        CHECK(db.table_info("x").status().code() == ErrorCode::NotFound);
+        CHECK(w->append(std::span<const std::uint8_t>(v)).code() == StatusCode::InvalidArgument);
+        CHECK(w->append(std::span<const std::uint8_t>(v).first(1)).code() == StatusCode::Aborted);
+        CHECK(w->commit().code() == StatusCode::Aborted);
+        CHECK(db.table_info("x").status().code() == StatusCode::NotFound);
     }
     SUBCASE("commit before every slot is written") {
         auto w = db.create_table(tbf::test::synthetic_spec("x", 5000, 1), small_blocks());
         REQUIRE(w.ok());
         REQUIRE(tbf::test::append_synthetic(*w, 1, 0, 4999).ok());
         CHECK(w->slots_written() == 4999);
-        CHECK(w->commit().code() == ErrorCode::InvalidArgument);
-        CHECK(db.table_info("x").status().code() == ErrorCode::NotFound);
+        CHECK(w->commit().code() == StatusCode::InvalidArgument);
+        CHECK(db.table_info("x").status().code() == StatusCode::NotFound);
     }
     SUBCASE("abandoned writers publish nothing and leave no files") {
         {
@@ -333,14 +334,14 @@ TEST_CASE("writer errors leave the database unchanged") {
         REQUIRE(w.ok());
         REQUIRE(tbf::test::append_synthetic(*w, 1, 0, 4000).ok());
         w->abort();
-        CHECK(w->commit().code() == ErrorCode::Aborted);
-        CHECK(db.table_info("x").status().code() == ErrorCode::NotFound);
-        CHECK(db.table_info("y").status().code() == ErrorCode::NotFound);
+        CHECK(w->commit().code() == StatusCode::Aborted);
+        CHECK(db.table_info("x").status().code() == StatusCode::NotFound);
+        CHECK(db.table_info("y").status().code() == StatusCode::NotFound);
         CHECK(files_in(staging) == 0);
     }
     SUBCASE("existing table without replace") {
         CHECK(db.create_table(tbf::test::synthetic_spec("keep", 10, 1)).status().code() ==
-              ErrorCode::AlreadyExists);
+              StatusCode::AlreadyExists);
         // Two writers of one new name: the second commit finds it taken.
         auto a = db.create_table(tbf::test::synthetic_spec("x", 10, 1));
         auto b = db.create_table(tbf::test::synthetic_spec("x", 10, 1));
@@ -349,32 +350,32 @@ TEST_CASE("writer errors leave the database unchanged") {
         REQUIRE(tbf::test::append_synthetic(*a, 5, 0, 10).ok());
         REQUIRE(tbf::test::append_synthetic(*b, 6, 0, 10).ok());
         CHECK(a->commit().ok());
-        CHECK(b->commit().code() == ErrorCode::AlreadyExists);
+        CHECK(b->commit().code() == StatusCode::AlreadyExists);
         check_all(open_table(db, "x"), 5);
     }
     SUBCASE("invalid specs and options") {
         CHECK(db.create_table(tbf::test::synthetic_spec("", 10, 1)).status().code() ==
-              ErrorCode::InvalidArgument);
+              StatusCode::InvalidArgument);
         CHECK(db.create_table(tbf::test::synthetic_spec(std::string("a\0b", 3), 10, 1))
                   .status()
-                  .code() == ErrorCode::InvalidArgument);
+                  .code() == StatusCode::InvalidArgument);
         CHECK(db.create_table(tbf::test::synthetic_spec("bad\xff", 10, 1)).status().code() ==
-              ErrorCode::InvalidArgument);
+              StatusCode::InvalidArgument);
         CHECK(db.create_table(tbf::test::synthetic_spec("x", 10, 3)).status().code() ==
-              ErrorCode::InvalidArgument);
+              StatusCode::InvalidArgument);
         TableWriteOptions o;
         o.slots_per_block = 3000;
         CHECK(db.create_table(tbf::test::synthetic_spec("x", 10, 1), o).status().code() ==
-              ErrorCode::InvalidArgument);
+              StatusCode::InvalidArgument);
         o.slots_per_block = 512;
         CHECK(db.create_table(tbf::test::synthetic_spec("x", 10, 1), o).status().code() ==
-              ErrorCode::InvalidArgument);
+              StatusCode::InvalidArgument);
         TableStatistics bad;
         bad.json = "\xc0\xaf";  // overlong encoding of '/'
         auto w = db.create_table(tbf::test::synthetic_spec("x", 1, 1));
         REQUIRE(w.ok());
         REQUIRE(tbf::test::append_synthetic(*w, 1, 0, 1).ok());
-        CHECK(w->commit(bad).code() == ErrorCode::InvalidArgument);
+        CHECK(w->commit(bad).code() == StatusCode::InvalidArgument);
     }
     check_all(open_table(db, "keep"), 2);
 }
@@ -387,11 +388,11 @@ TEST_CASE("a read-only open refuses writes") {
     }
     Database db = open_ro(dir.sub("db"));
     CHECK(db.create_table(tbf::test::synthetic_spec("x", 10, 1)).status().code() ==
-          ErrorCode::ReadOnly);
-    CHECK(db.delete_table("t").code() == ErrorCode::ReadOnly);
+          StatusCode::ReadOnly);
+    CHECK(db.delete_table("t").code() == StatusCode::ReadOnly);
     StrategySpec strategy;
     strategy.name = "s";
-    CHECK(db.create_strategy(strategy).status().code() == ErrorCode::ReadOnly);
+    CHECK(db.create_strategy(strategy).status().code() == StatusCode::ReadOnly);
     check_all(open_table(db, "t"), 2);
 }
 
@@ -418,7 +419,7 @@ TEST_CASE("replace is explicit and switches versions atomically") {
     // The old version's data is gone: its cached block still answers, an
     // uncached one reports the table was replaced.
     CHECK(old_reader.get(5).ok());
-    CHECK(old_reader.get(8000).status().code() == ErrorCode::NotFound);
+    CHECK(old_reader.get(8000).status().code() == StatusCode::NotFound);
 }
 
 TEST_CASE("delete a table") {
@@ -432,9 +433,9 @@ TEST_CASE("delete a table") {
         REQUIRE(write_synthetic(db, "b", 9000, 2, 31, small_blocks()).ok());
         const std::uintmax_t before = sst_bytes(path);
         CHECK(db.delete_table("b").ok());
-        CHECK(db.delete_table("b").code() == ErrorCode::NotFound);
+        CHECK(db.delete_table("b").code() == StatusCode::NotFound);
         CHECK(sst_bytes(path) < before - 17000);  // its file is gone at once
-        CHECK(db.open_table("b").status().code() == ErrorCode::NotFound);
+        CHECK(db.open_table("b").status().code() == StatusCode::NotFound);
         // The name can be used again.
         REQUIRE(write_synthetic(db, "b", 100, 1, 33).ok());
         check_all(open_table(db, "b"), 33);
@@ -449,7 +450,7 @@ TEST_CASE("delete a table") {
     check_all(open_table(db, "a"), 30);
     check_all(open_table(db, "c"), 32);
     const auto missing = db.open_table("b");
-    CHECK(missing.status().code() == ErrorCode::NotFound);
+    CHECK(missing.status().code() == StatusCode::NotFound);
     CHECK(missing.status().message().find("'b'") != std::string::npos);
 }
 
@@ -460,14 +461,14 @@ TEST_CASE("edge cases: empty table, slot out of range, block out of range") {
     const TableReader empty = open_table(db, "empty");
     CHECK(empty.info().block_count == 0);
     CHECK(empty.info().values_checksum == xxh64(std::string_view()));
-    CHECK(empty.get(0).status().code() == ErrorCode::InvalidArgument);
+    CHECK(empty.get(0).status().code() == StatusCode::InvalidArgument);
     CHECK(empty.verify().ok());
 
     REQUIRE(write_synthetic(db, "t", 1500, 1, 4, small_blocks()).ok());
     const TableReader t = open_table(db, "t");
     CHECK(t.get(1499).ok());
-    CHECK(t.get(1500).status().code() == ErrorCode::InvalidArgument);
-    CHECK(t.read_block(2).status().code() == ErrorCode::InvalidArgument);
+    CHECK(t.get(1500).status().code() == StatusCode::InvalidArgument);
+    CHECK(t.read_block(2).status().code() == StatusCode::InvalidArgument);
     auto last = t.read_block(1);
     REQUIRE(last.ok());
     CHECK((*last)->first_slot() == 1024);

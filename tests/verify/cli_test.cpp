@@ -96,11 +96,11 @@ TEST_CASE("tbverify errors name the bad input and exit with 2") {
     check_usage_error({"perft", "--variant", "suicide", "--fen", kStart, "--depth", "1"},
                       "unknown variant \"suicide\"");
     check_usage_error({"perft", "--variant", "antichess", "--fen", kStart, "--depth", "-1"},
-                      "bad depth \"-1\"");
+                      "bad --depth \"-1\"");
     check_usage_error({"perft", "--variant", "antichess", "--fen", kStart, "--depth", "three"},
-                      "bad depth \"three\"");
+                      "bad --depth \"three\"");
     check_usage_error({"perft", "--variant", "antichess", "--fen", kStart, "--depth", "65"},
-                      "bad depth \"65\"");
+                      "bad --depth \"65\"");
     check_usage_error(
         {"perft", "--variant", "antichess", "--fen", "8/8/8 w - - 0 1", "--depth", "1"},
         "bad FEN \"8/8/8 w - - 0 1\"");

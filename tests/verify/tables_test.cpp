@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "tbforge/probe/tbforge.h"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/cli.hpp"
@@ -285,7 +285,7 @@ std::size_t values_checksum_offset(const std::string& record) {
 // The record with its trailing record checksum recomputed.
 std::string reseal(std::string record) {
     record.resize(record.size() - 8);
-    const std::uint64_t h = storage::xxh64(record);
+    const std::uint64_t h = tbf::xxh64(record);
     for (int i = 0; i < 8; ++i) record.push_back(static_cast<char>(h >> (8 * i)));
     return record;
 }

@@ -13,17 +13,14 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "tbforge/base/exit_code.hpp"
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/perft.hpp"
 
 namespace tbf::verify {
 namespace {
 
-using detail::fail;
-using detail::json_string;
-using detail::Options;
-using detail::OptionSpec;
-using detail::parse_options;
+constexpr std::string_view kProgram = "tbverify";
 
 constexpr int kMaxDepth = 64;
 
@@ -58,73 +55,53 @@ constexpr std::string_view kPerftUsage =
     "Output: the total node count, alone on the last line.\n"
     "Exit codes: 0 success, 2 bad command line or input.\n";
 
-std::optional<int> parse_depth(const std::string& text) {
-    if (text.empty() || text.size() > 3) return std::nullopt;
-    int depth = 0;
-    for (char c : text) {
-        if (c < '0' || c > '9') return std::nullopt;
-        depth = depth * 10 + (c - '0');
-    }
-    if (depth > kMaxDepth) return std::nullopt;
-    return depth;
-}
-
-int run_perft(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    const std::vector<OptionSpec> specs = {
-        {"variant", true}, {"fen", true}, {"depth", true}, {"divide", false}, {"json", false}};
-    Options options;
-    if (const std::string error = parse_options(args, 1, specs, options); !error.empty()) {
-        return fail(err, "perft: " + error + " (see 'tbverify perft --help')");
-    }
-    if (options.help) {
-        out << kPerftUsage;
-        return kExitOk;
-    }
+Status run_perft(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+    cli::Command options{std::string(kPerftUsage)};
+    for (const char* name : {"variant", "fen", "depth"}) options.value(name);
+    for (const char* name : {"divide", "json"}) options.flag(name);
+    auto parsed = detail::parse_command(options, "perft", args, out);
+    if (!parsed.ok() || !*parsed) return parsed.status();
     for (std::string_view required : {"variant", "fen", "depth"}) {
         if (!options.has(required)) {
-            return fail(err, "perft: missing --" + std::string(required) +
-                                 " (see 'tbverify perft --help')");
+            return invalid_argument("perft: missing --" + std::string(required) +
+                                    " (see 'tbverify perft --help')");
         }
     }
 
     const std::optional<Variant> variant = variant_from_name(options.get("variant"));
     if (!variant) {
-        return fail(err, "unknown variant \"" + options.get("variant") +
-                             "\" (expected antichess, antichess-fics, antichess-joint or "
-                             "fourfile)");
+        return invalid_argument("unknown variant \"" + options.get("variant") +
+                                "\" (expected antichess, antichess-fics, antichess-joint or "
+                                "fourfile)");
     }
-    const std::optional<int> depth = parse_depth(options.get("depth"));
-    if (!depth) {
-        return fail(err, "bad depth \"" + options.get("depth") +
-                             "\" (expected an integer from 0 to " + std::to_string(kMaxDepth) +
-                             ")");
-    }
+    auto depth_option = options.number("depth", 0, kMaxDepth);
+    if (!depth_option.ok()) return depth_option.status();
+    const int depth = static_cast<int>(**depth_option);
     const BoardResult root = parse_fen(*variant, options.get("fen"));
-    if (!root) return fail(err, root.error);
+    if (!root) return invalid_argument(root.error);
 
-    const bool divide = options.has("divide");
+    const bool divide = options.flag_set("divide");
     std::vector<DivideEntry> entries;
     std::uint64_t total = 0;
-    if (*depth == 0) {
+    if (depth == 0) {
         total = 1;
     } else {
-        entries = perft_divide(*root.board, *depth);
+        entries = perft_divide(*root.board, depth);
         for (const DivideEntry& e : entries) total += e.nodes;
     }
 
-    if (options.has("json")) {
-        out << "{\"variant\":" << json_string(variant_name(*variant))
-            << ",\"fen\":" << json_string(options.get("fen")) << ",\"depth\":" << *depth
-            << ",\"nodes\":" << total;
+    if (options.flag_set("json")) {
+        Json line{{"variant", variant_name(*variant)},
+                  {"fen", options.get("fen")},
+                  {"depth", depth},
+                  {"nodes", total}};
         if (divide) {
-            out << ",\"divide\":[";
-            for (std::size_t i = 0; i < entries.size(); ++i) {
-                out << (i > 0 ? "," : "") << "{\"move\":" << json_string(entries[i].uci)
-                    << ",\"nodes\":" << entries[i].nodes << '}';
+            line["divide"] = Json::array();
+            for (const DivideEntry& e : entries) {
+                line["divide"].push_back(Json{{"move", e.uci}, {"nodes", e.nodes}});
             }
-            out << ']';
         }
-        out << "}\n";
+        out << to_json_line(line) << '\n';
     } else {
         if (divide) {
             for (const DivideEntry& e : entries) out << e.uci << ": " << e.nodes << '\n';
@@ -132,16 +109,13 @@ int run_perft(const std::vector<std::string>& args, std::ostream& out, std::ostr
         out << total << '\n';
     }
     out.flush();
-    if (!out) {
-        err << "tbverify: error: cannot write the output\n";
-        return kExitIo;
-    }
-    return kExitOk;
+    if (!out) return io_error("cannot write the output");
+    return {};
 }
 
 struct Command {
     std::string_view name;
-    int (*run)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+    Status (*run)(const std::vector<std::string>&, std::ostream&, std::ostream&);
 };
 
 constexpr Command kCommands[] = {
@@ -163,9 +137,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return kExitOk;
     }
     for (const Command& c : kCommands) {
-        if (c.name == command) return c.run(args, out, err);
+        if (c.name == command) return report(err, kProgram, c.run(args, out, err));
     }
-    return fail(err, "unknown command \"" + command + "\" (see 'tbverify --help')");
+    return report(err, kProgram,
+                  invalid_argument("unknown command \"" + command + "\" (see 'tbverify --help')"));
 }
 
 int run_cli(int argc, char** argv) {
@@ -176,7 +151,7 @@ int run_cli(int argc, char** argv) {
     } catch (const std::exception& e) {
         // Only resource failures (e.g. out of memory) can get here.
         std::cerr << "tbverify: error: " << e.what() << '\n';
-        return kExitIo;
+        return kExitDatabase;
     }
 }
 

@@ -13,7 +13,7 @@
 #include <unordered_set>
 
 #include "movegen.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 #include "tbforge/storage/position_key.hpp"
 
@@ -128,7 +128,7 @@ public:
                                             ", which has no entry",
                                         move, to_uci(reply), next.fen()));
             } else if (winning_) {
-                r.successors.push_back(storage::xxh64(key));
+                r.successors.push_back(tbf::xxh64(key));
             }
         }
     }
@@ -464,7 +464,7 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
         for (std::size_t k = 0; k < batch.size(); ++k) {
             merge(results[k]);
             if (winning)
-                graph.add_entry(storage::xxh64(batch[k].first), std::move(results[k].successors));
+                graph.add_entry(tbf::xxh64(batch[k].first), std::move(results[k].successors));
         }
         report.entries += batch.size();
         if (options.progress) options.progress(report.entries);

@@ -39,21 +39,13 @@ constexpr std::string_view kStrategyUsage =
     "Exit codes: 0 closed, 1 problems found, 2 bad command line, 3 database\n"
     "error (no database or strategy, unreadable entries, unknown encoding).\n";
 
-std::string json_fields(const StrategyProblem& p) {
-    const auto field = [](const std::string& s) { return s.empty() ? "null" : json_string(s); };
-    std::string out = "{\"kind\":" + json_string(problem_kind_name(p.kind)) +
-                      ",\"fen\":" + field(p.fen) + ",\"move\":" + field(p.move) +
-                      ",\"reply\":" + field(p.reply) + ",\"reached\":" + field(p.reached) +
-                      ",\"message\":" + json_string(p.message);
-    if (p.kind == ProblemKind::Cycle) {
-        out += ",\"cycle\":[";
-        for (std::size_t i = 0; i < p.cycle.size(); ++i) {
-            if (i > 0) out += ',';
-            out += json_string(p.cycle[i]);
-        }
-        out += ']';
-    }
-    return out + '}';
+Json json_fields(const StrategyProblem& p) {
+    const auto field = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
+    Json out{{"kind", problem_kind_name(p.kind)}, {"fen", field(p.fen)},
+             {"move", field(p.move)},             {"reply", field(p.reply)},
+             {"reached", field(p.reached)},       {"message", p.message}};
+    if (p.kind == ProblemKind::Cycle) out["cycle"] = p.cycle;
+    return out;
 }
 
 void print_text(std::ostream& out, const StrategyReport& r) {
@@ -81,59 +73,38 @@ void print_text(std::ostream& out, const StrategyReport& r) {
 }
 
 void print_json(std::ostream& out, const StrategyReport& r) {
-    out << "{\"strategy\":" << json_string(r.name) << ",\"variant\":" << json_string(r.variant)
-        << ",\"side\":" << json_string(r.side) << ",\"kind\":" << json_string(r.kind)
-        << ",\"roots\":[";
-    for (std::size_t i = 0; i < r.roots.size(); ++i) {
-        out << (i > 0 ? "," : "") << json_string(r.roots[i]);
-    }
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
-    out << "],\"entries\":" << r.entries << ",\"replies\":" << r.replies
-        << ",\"problems\":" << r.problems << ",\"listed\":[";
-    for (std::size_t i = 0; i < r.listed.size(); ++i) {
-        out << (i > 0 ? "," : "") << json_fields(r.listed[i]);
-    }
-    out << "],\"cycles_checked\":" << (r.cycles_checked ? "true" : "false");
-    if (!r.database_error.empty()) out << ",\"database_error\":" << json_string(r.database_error);
-    out << ",\"seconds\":" << seconds << ",\"closed\":" << (r.closed() ? "true" : "false") << "}\n";
+    Json line{{"strategy", r.name}, {"variant", r.variant}, {"side", r.side},
+              {"kind", r.kind},     {"roots", r.roots},     {"entries", r.entries},
+              {"replies", r.replies}, {"problems", r.problems}, {"listed", Json::array()}};
+    for (const StrategyProblem& p : r.listed) line["listed"].push_back(json_fields(p));
+    line["cycles_checked"] = r.cycles_checked;
+    if (!r.database_error.empty()) line["database_error"] = r.database_error;
+    line["seconds"] = rounded_seconds(r.seconds);
+    line["closed"] = r.closed();
+    out << to_json_line(line) << '\n';
 }
 
 }  // namespace
 
-int run_strategy(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    const std::vector<OptionSpec> specs = {
-        {"db", true}, {"name", true}, {"threads", true}, {"max-errors", true}, {"json", false}};
-    Options options;
-    if (const std::string error = parse_options(args, 1, specs, options); !error.empty()) {
-        return fail(err, "strategy: " + error + " (see 'tbverify strategy --help')");
-    }
-    if (options.help) {
-        out << kStrategyUsage;
-        return kExitOk;
-    }
+Status run_strategy(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    cli::Command options{std::string(kStrategyUsage)};
+    for (const char* name : {"db", "name", "threads", "max-errors"}) options.value(name);
+    options.flag("json");
+    auto parsed = parse_command(options, "strategy", args, out);
+    if (!parsed.ok() || !*parsed) return parsed.status();
     for (std::string_view required : {"db", "name"}) {
         if (!options.has(required)) {
-            return fail(err, "strategy: missing --" + std::string(required) +
-                                 " (see 'tbverify strategy --help')");
+            return invalid_argument("strategy: missing --" + std::string(required) +
+                                    " (see 'tbverify strategy --help')");
         }
     }
     StrategyCheckOptions check;
-    if (options.has("threads")) {
-        const auto n = parse_number(options.get("threads"), 1, 1024);
-        if (!n)
-            return fail(err,
-                        "bad --threads \"" + options.get("threads") + "\" (expected 1 to 1024)");
-        check.threads = static_cast<int>(*n);
-    }
-    if (options.has("max-errors")) {
-        const auto n = parse_number(options.get("max-errors"), 0, 1000000);
-        if (!n) {
-            return fail(err, "bad --max-errors \"" + options.get("max-errors") +
-                                 "\" (expected 0 to 1000000)");
-        }
-        check.max_listed = static_cast<std::size_t>(*n);
-    }
+    auto threads = options.number("threads", 1, 1024);
+    if (!threads.ok()) return threads.status();
+    if (*threads) check.threads = static_cast<int>(**threads);
+    auto max_errors = options.number("max-errors", 0, 1000000);
+    if (!max_errors.ok()) return max_errors.status();
+    if (*max_errors) check.max_listed = static_cast<std::size_t>(**max_errors);
     const bool progress = &err == &std::cerr && isatty(STDERR_FILENO) != 0;
     if (progress) {
         check.progress = [&err](std::uint64_t entries) {
@@ -142,21 +113,15 @@ int run_strategy(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     const StrategyReport report = check_strategy(options.get("db"), options.get("name"), check);
     if (progress) err << "\r\033[K" << std::flush;
-    if (options.has("json")) {
+    if (options.flag_set("json")) {
         print_json(out, report);
     } else if (report.database_error.empty()) {
         print_text(out, report);
     }
     out.flush();
-    if (!report.database_error.empty()) {
-        err << "tbverify: error: " << report.database_error << '\n';
-        return kExitIo;
-    }
-    if (!out) {
-        err << "tbverify: error: cannot write the output\n";
-        return kExitIo;
-    }
-    return report.closed() ? kExitOk : kExitVerificationFailed;
+    if (!report.database_error.empty()) return io_error(report.database_error);
+    if (!out) return io_error("cannot write the output");
+    return report.closed() ? Status() : already_reported(StatusCode::CheckFailed);
 }
 
 }  // namespace tbf::verify::detail

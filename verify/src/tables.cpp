@@ -21,7 +21,7 @@
 
 #include "movegen.hpp"
 #include "tbforge/probe/tbforge.h"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::verify {
@@ -532,7 +532,7 @@ void Checker::run_full(const std::map<std::string, std::uint64_t>& counters) {
     const auto chunks = static_cast<std::int64_t>((slots + chunk - 1) / chunk);
     const std::uint32_t width = info_.value_width;
     const bool hash = width == 1 || width == 2 || width == 4;
-    storage::Xxh64 hasher;
+    tbf::Xxh64 hasher;
 
 #pragma omp parallel num_threads(threads())
     {
@@ -735,30 +735,26 @@ TableDatabase::TableDatabase(TableDatabase&&) noexcept = default;
 TableDatabase& TableDatabase::operator=(TableDatabase&&) noexcept = default;
 TableDatabase::~TableDatabase() = default;
 
-std::optional<TableDatabase> TableDatabase::open(const std::string& path, std::string& error) {
+Result<TableDatabase> TableDatabase::open(const std::string& path) {
     tbf_db* raw = nullptr;
     if (tbf_open(path.c_str(), 0, &raw) != TBF_OK) {
-        error = tbf_last_error();
-        return std::nullopt;
+        return io_error(tbf_last_error());
     }
     DbHandle db(raw);
     // A second read-only handle for what the C API does not expose: the
     // generator's statistics counters.
     auto metadata = storage::Database::open(path);
     if (!metadata.ok()) {
-        error = "cannot open database " + path + ": " + metadata.status().to_string();
-        return std::nullopt;
+        return io_error("cannot open database " + path + ": " + metadata.status().to_string());
     }
     std::size_t count = 0;
     if (tbf_table_count(db.get(), &count) != TBF_OK) {
-        error = tbf_last_error();
-        return std::nullopt;
+        return io_error(tbf_last_error());
     }
     std::vector<tbf_table_info> infos(count);
     for (std::size_t i = 0; i < count; ++i) {
         if (tbf_table_info_at(db.get(), i, &infos[i]) != TBF_OK) {
-            error = tbf_last_error();
-            return std::nullopt;
+            return io_error(tbf_last_error());
         }
     }
     return TableDatabase(std::make_unique<State>(

@@ -53,33 +53,28 @@ bool is_material(std::string_view s) {
     return true;
 }
 
-std::string json_value(const std::optional<DtcValue>& v) {
-    if (!v) return "null";
-    return "{\"category\":" + json_string(wdl_name(v->wdl)) + ",\"dtc\":" + std::to_string(v->dtc) +
-           "}";
+Json json_value(const std::optional<DtcValue>& v) {
+    if (!v) return nullptr;
+    return Json{{"category", wdl_name(v->wdl)}, {"dtc", v->dtc}};
 }
 
 void print_json(std::ostream& out, const TableReport& r) {
-    out << "{\"table\":" << json_string(r.name) << ",\"variant\":" << json_string(r.variant)
-        << ",\"slots\":" << r.slots << ",\"sampled\":" << (r.sampled ? "true" : "false")
-        << ",\"positions\":" << r.positions << ",\"errors\":" << r.errors << ",\"first_errors\":[";
-    for (std::size_t i = 0; i < r.first_errors.size(); ++i) {
-        const PositionError& e = r.first_errors[i];
-        out << (i > 0 ? "," : "") << "{\"slot\":" << e.slot
-            << ",\"fen\":" << (e.fen.empty() ? "null" : json_string(e.fen))
-            << ",\"stored\":" << json_value(e.stored) << ",\"derived\":" << json_value(e.derived)
-            << ",\"message\":" << json_string(e.message) << '}';
+    Json line{{"table", r.name},         {"variant", r.variant},     {"slots", r.slots},
+              {"sampled", r.sampled},    {"positions", r.positions}, {"errors", r.errors},
+              {"first_errors", Json::array()}};
+    for (const PositionError& e : r.first_errors) {
+        line["first_errors"].push_back(Json{{"slot", e.slot},
+                                            {"fen", e.fen.empty() ? Json(nullptr) : Json(e.fen)},
+                                            {"stored", json_value(e.stored)},
+                                            {"derived", json_value(e.derived)},
+                                            {"message", e.message}});
     }
-    out << "],\"checksum_ok\":" << (r.checksum_ok ? (*r.checksum_ok ? "true" : "false") : "null")
-        << ",\"metadata_errors\":[";
-    for (std::size_t i = 0; i < r.metadata_errors.size(); ++i) {
-        out << (i > 0 ? "," : "") << json_string(r.metadata_errors[i]);
-    }
-    out << ']';
-    if (!r.database_error.empty()) out << ",\"database_error\":" << json_string(r.database_error);
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.3f", r.seconds);
-    out << ",\"seconds\":" << seconds << ",\"ok\":" << (r.ok() ? "true" : "false") << "}\n";
+    line["checksum_ok"] = r.checksum_ok ? Json(*r.checksum_ok) : Json(nullptr);
+    line["metadata_errors"] = r.metadata_errors;
+    if (!r.database_error.empty()) line["database_error"] = r.database_error;
+    line["seconds"] = rounded_seconds(r.seconds);
+    line["ok"] = r.ok();
+    out << to_json_line(line) << '\n';
 }
 
 void print_text(std::ostream& out, const TableReport& r) {
@@ -107,90 +102,74 @@ void print_text(std::ostream& out, const TableReport& r) {
 
 }  // namespace
 
-int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    const std::vector<OptionSpec> specs = {
-        {"db", true},     {"variant", true}, {"threads", true},    {"json", false},
-        {"sample", true}, {"seed", true},    {"max-errors", true},
-    };
-    Options options;
-    if (const std::string error = parse_options(args, 1, specs, options, true); !error.empty()) {
-        return fail(err, "tables: " + error + " (see 'tbverify tables --help')");
+Status run_tables(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    cli::Command options{std::string(kTablesUsage)};
+    for (const char* name : {"db", "variant", "threads", "sample", "seed", "max-errors"}) {
+        options.value(name);
     }
-    if (options.help) {
-        out << kTablesUsage;
-        return kExitOk;
-    }
-    if (!options.has("db")) return fail(err, "tables: missing --db (see 'tbverify tables --help')");
+    options.flag("json");
+    options.positionals();
+    auto parsed = parse_command(options, "tables", args, out);
+    if (!parsed.ok() || !*parsed) return parsed.status();
+    if (!options.has("db")) return invalid_argument("tables: missing --db (see 'tbverify tables --help')");
 
     TableCheckOptions check;
     std::optional<Variant> variant;
     if (options.has("variant")) {
         variant = variant_from_name(options.get("variant"));
         if (!variant) {
-            return fail(err, "unknown variant \"" + options.get("variant") +
-                                 "\" (expected antichess, antichess-fics, antichess-joint or "
-                                 "fourfile)");
+            return invalid_argument("unknown variant \"" + options.get("variant") +
+                                    "\" (expected antichess, antichess-fics, antichess-joint or "
+                                    "fourfile)");
         }
     }
     const auto number = [&](std::string_view name, std::uint64_t min, std::uint64_t max,
-                            std::uint64_t& target) {
-        if (!options.has(name)) return true;
-        const auto n = parse_number(options.get(name), min, max);
-        if (!n) {
-            fail(err, "bad --" + std::string(name) + " \"" + options.get(name) +
-                          "\" (expected an integer from " + std::to_string(min) + " to " +
-                          std::to_string(max) + ")");
-            return false;
-        }
-        target = *n;
-        return true;
+                            auto& target) -> Status {
+        auto n = options.number(name, min, max);
+        if (!n.ok()) return n.status();
+        if (*n) target = static_cast<std::remove_reference_t<decltype(target)>>(**n);
+        return {};
     };
-    std::uint64_t threads = 0;
-    std::uint64_t max_errors = check.max_listed_errors;
-    if (!number("threads", 1, 1024, threads) ||
-        !number("sample", 1, std::uint64_t{1} << 62, check.sample) ||
-        !number("seed", 0, ~std::uint64_t{0}, check.seed) ||
-        !number("max-errors", 0, 1000000, max_errors)) {
-        return kExitUsage;
+    int threads = 0;
+    for (Status s : {number("threads", 1, 1024, threads),
+                     number("sample", 1, std::uint64_t{1} << 62, check.sample),
+                     number("seed", 0, ~std::uint64_t{0}, check.seed),
+                     number("max-errors", 0, 1000000, check.max_listed_errors)}) {
+        if (!s.ok()) return s;
     }
     if (options.has("seed") && !options.has("sample")) {
-        return fail(err, "tables: --seed needs --sample");
+        return invalid_argument("tables: --seed needs --sample");
     }
-    check.threads = static_cast<int>(threads);
-    check.max_listed_errors = static_cast<std::size_t>(max_errors);
+    check.threads = threads;
 
     // Requested names as "variant/material", checked for syntax before the
     // database is opened.
     std::vector<std::string> requested;
-    for (const std::string& arg : options.positional) {
+    for (const std::string& arg : options.positional()) {
         const std::size_t slash = arg.find('/');
         std::string name = arg;
         if (slash == std::string::npos) {
             if (!variant) {
-                return fail(err, "table \"" + arg + "\" needs a variant: write antichess/" + arg +
-                                     " or give --variant");
+                return invalid_argument("table \"" + arg + "\" needs a variant: write antichess/" +
+                                        arg + " or give --variant");
             }
             name = std::string(variant_name(*variant)) + "/" + arg;
         } else {
             const auto named = variant_from_name(std::string_view(arg).substr(0, slash));
-            if (!named) return fail(err, "unknown variant in table name \"" + arg + "\"");
+            if (!named) return invalid_argument("unknown variant in table name \"" + arg + "\"");
             if (variant && *named != *variant) {
-                return fail(err, "table \"" + arg + "\" is not of variant " +
-                                     std::string(variant_name(*variant)));
+                return invalid_argument("table \"" + arg + "\" is not of variant " +
+                                        std::string(variant_name(*variant)));
             }
         }
         if (!is_material(std::string_view(name).substr(name.find('/') + 1))) {
-            return fail(err, "bad table name \"" + arg + "\" (expected e.g. KQvR)");
+            return invalid_argument("bad table name \"" + arg + "\" (expected e.g. KQvR)");
         }
         requested.push_back(name);
     }
 
-    std::string error;
-    auto db = TableDatabase::open(options.get("db"), error);
-    if (!db) {
-        err << "tbverify: error: " << error << '\n';
-        return kExitIo;
-    }
+    auto db = TableDatabase::open(options.get("db"));
+    if (!db.ok()) return db.status();
     const std::vector<TableListing> listed = db->tables();
 
     std::vector<std::string> names;
@@ -199,10 +178,8 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
             if (!variant || t.variant == variant_name(*variant)) names.push_back(t.name);
         }
         if (names.empty()) {
-            err << "tbverify: error: no "
-                << (variant ? std::string(variant_name(*variant)) + " " : "")
-                << "tables in database " << options.get("db") << '\n';
-            return kExitIo;
+            return io_error("no " + (variant ? std::string(variant_name(*variant)) + " " : "") +
+                            "tables in database " + options.get("db"));
         }
     }
     for (const std::string& name : requested) {
@@ -216,16 +193,12 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
         for (const TableListing& t : listed) {
             if (t.name == name || t.name == swapped) found = t.name;
         }
-        if (found.empty()) {
-            err << "tbverify: error: table " << name << " is not in database " << options.get("db")
-                << '\n';
-            return kExitIo;
-        }
+        if (found.empty()) return not_found("table " + name + " is not in database " + options.get("db"));
         // A table named twice (e.g. in both orientations) is checked once.
         if (std::find(names.begin(), names.end(), found) == names.end()) names.push_back(found);
     }
 
-    const bool json = options.has("json");
+    const bool json = options.flag_set("json");
     const bool progress = &err == &std::cerr && isatty(STDERR_FILENO) != 0;
     if (progress) {
         check.progress = [&err](const TableCheckProgress& p) {
@@ -267,12 +240,12 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool ok = failed == 0 && database_errors == 0;
     char rate[64];
-    std::snprintf(rate, sizeof rate, "%.3f", seconds);
     if (json) {
-        out << "{\"summary\":{\"tables\":" << names.size() << ",\"positions\":" << positions
-            << ",\"errors\":" << errors << ",\"failed_tables\":" << failed
-            << ",\"database_errors\":" << database_errors << ",\"seconds\":" << rate
-            << ",\"ok\":" << (ok ? "true" : "false") << "}}\n";
+        const Json summary{{"tables", names.size()},        {"positions", positions},
+                           {"errors", errors},              {"failed_tables", failed},
+                           {"database_errors", database_errors},
+                           {"seconds", rounded_seconds(seconds)}, {"ok", ok}};
+        out << to_json_line(Json{{"summary", summary}}) << '\n';
     } else {
         std::snprintf(rate, sizeof rate, "%.1f s, %.0f positions/s", seconds,
                       seconds > 0 ? static_cast<double>(positions) / seconds : 0.0);
@@ -286,12 +259,10 @@ int run_tables(const std::vector<std::string>& args, std::ostream& out, std::ost
         }
     }
     out.flush();
-    if (!out) {
-        err << "tbverify: error: cannot write the output\n";
-        return kExitIo;
-    }
-    if (database_errors > 0) return kExitIo;
-    return ok ? kExitOk : kExitVerificationFailed;
+    if (!out) return io_error("cannot write the output");
+    // Each table's database error is already on the error stream.
+    if (database_errors > 0) return already_reported(StatusCode::IoError);
+    return ok ? Status() : already_reported(StatusCode::CheckFailed);
 }
 
 }  // namespace tbf::verify::detail

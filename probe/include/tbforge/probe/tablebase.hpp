@@ -30,12 +30,22 @@ namespace tbf::probe {
 
 inline constexpr std::string_view kValueEncoding = "wdl-dtc/1";
 
+// Errors are tbf::Status codes (tbforge/base/status.hpp), one line each:
+//   InvalidArgument  malformed FEN, illegal position, unknown variant
+//   NotFound         the table of the position (or of a child) is not in the
+//                    database ("missing table antichess/KQvR")
+//   Corruption       a damaged block or metadata record
+//   IoError          the database could not be read
+// ProbeResult<T> is a tbf::Result<T>: read status() for the code and message.
+
+// The former error shape, {code, message}, kept for callers not yet reading
+// status() (gen/ internals); new code does not use it.
 enum class ProbeCode {
     Ok = 0,
-    BadInput,      // malformed FEN, illegal position, unknown variant
-    MissingTable,  // the table of the position (or of a child) is not in the database
-    Corrupt,       // a damaged block or metadata record
-    IoError,       // the database could not be read
+    BadInput,
+    MissingTable,
+    Corrupt,
+    IoError,
 };
 
 struct ProbeError {
@@ -43,23 +53,21 @@ struct ProbeError {
     std::string message;
 };
 
+ProbeCode probe_code(StatusCode code);
+StatusCode status_code(ProbeCode code);
+
 template <class T>
-class [[nodiscard]] ProbeResult {
+class [[nodiscard]] ProbeResult : public Result<T> {
 public:
-    ProbeResult(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-    ProbeResult(ProbeError error)
-        : data_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+    using Result<T>::Result;
+    ProbeResult(Result<T> result) : Result<T>(std::move(result)) {}  // NOLINT: implicit by design
+    ProbeResult(const ProbeError& error)  // NOLINT: implicit, as the former type
+        : Result<T>(Status(status_code(error.code), error.message)) {}
 
-    bool ok() const { return data_.index() == 0; }
-    explicit operator bool() const { return ok(); }
-    const T& value() const& { return std::get<0>(data_); }
-    T&& value() && { return std::get<0>(std::move(data_)); }
-    const T& operator*() const& { return value(); }
-    const T* operator->() const { return &value(); }
-    const ProbeError& error() const { return std::get<1>(data_); }
-
-private:
-    std::variant<T, ProbeError> data_;
+    // The former accessor: {code, message}. Precondition: !ok().
+    ProbeError error() const {
+        return {probe_code(this->status().code()), this->status().message()};
+    }
 };
 
 // "antichess/KQvR": the storage name of a table (material in canonical orientation).
@@ -157,7 +165,9 @@ private:
     std::unique_ptr<State> state_;
 };
 
-// A ProbeError from a storage status.
-ProbeError probe_error(const storage::Status& status);
+// A storage failure in the probe vocabulary: NotFound (of a block: tables
+// are looked up first), ChecksumMismatch, NotADatabase and
+// UnsupportedVersion become Corruption; the message keeps the storage code.
+Status probe_status(const Status& storage_status);
 
 }  // namespace tbf::probe

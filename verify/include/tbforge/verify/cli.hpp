@@ -6,13 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "tbforge/base/exit_code.hpp"
+
 namespace tbf::verify {
 
-// Exit codes scripts can rely on.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitVerificationFailed = 1;  // a check found errors
-inline constexpr int kExitUsage = 2;               // bad command line or bad input
-inline constexpr int kExitIo = 3;                  // database or I/O error
+// Exit codes scripts can rely on (tbforge/base/exit_code.hpp): 0 ok, 1 a
+// check found errors, 2 bad command line or input, 3 database or I/O error.
+inline constexpr int kExitOk = tbf::kExitOk;
+inline constexpr int kExitVerificationFailed = tbf::kExitCheckFailed;
+inline constexpr int kExitUsage = tbf::kExitUsage;
+inline constexpr int kExitIo = tbf::kExitDatabase;
 
 // args excludes the program name. Errors go to `err` as one line
 // "tbverify: error: <message>".

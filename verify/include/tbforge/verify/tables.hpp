@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tbforge/base/status.hpp"
 #include "tbforge/verify/board.hpp"
 
 namespace tbf::verify {
@@ -120,10 +121,9 @@ struct TableListing {
 // A database opened read-only for verification.
 class TableDatabase {
 public:
-    // Opens `path` and lists its tables; on failure returns nothing and sets
-    // `error` (one line).
-    [[nodiscard]] static std::optional<TableDatabase> open(const std::string& path,
-                                                           std::string& error);
+    // Opens `path` and lists its tables; an IoError naming the problem
+    // (missing, not a database, damaged metadata) otherwise.
+    [[nodiscard]] static Result<TableDatabase> open(const std::string& path);
 
     TableDatabase(TableDatabase&&) noexcept;
     TableDatabase& operator=(TableDatabase&&) noexcept;

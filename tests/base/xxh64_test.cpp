@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 
-using tbf::storage::xxh64;
-using tbf::storage::Xxh64;
+using tbf::xxh64;
+using tbf::Xxh64;
 
 namespace {
 

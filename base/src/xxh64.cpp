@@ -2,13 +2,13 @@
 // stripes, then a merge, then the tail in 8-, 4- and 1-byte steps and a final
 // avalanche. Inputs are read as little-endian words whatever the host order.
 
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
-namespace tbf::storage {
+namespace tbf {
 namespace {
 
 constexpr std::uint64_t kPrime1 = 0x9E3779B185EBCA87ULL;
@@ -141,4 +141,4 @@ std::uint64_t Xxh64::digest() const {
     return finish(acc_, total_ >= 32, seed_, total_, buffer_.data(), buffered_);
 }
 
-}  // namespace tbf::storage
+}  // namespace tbf
