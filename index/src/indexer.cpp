@@ -149,8 +149,9 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
                 {make_unit(c, type), material.count(c, type), 0, domain_of(rules, type)});
         }
     }
-    // Losing chess: larger groups first, so the enumerated root absorbs them
-    // and the units left over symmetric roots are few; then fewer moves first.
+    // Without royal kings (losing chess): larger groups first, so the
+    // enumerated root absorbs them and the units left over symmetric roots
+    // are few; then fewer moves first.
     auto order_key = [king_root](const Group& g) {
         const UnitType t = unit_type(g.unit);
         const int king_first = king_root && t == UnitType::King ? 0 : 1;
@@ -667,7 +668,7 @@ std::optional<Position> Indexer::position(Index idx, Color side_to_move) const {
     Position pos;
     for (int i = 0; i < units_; ++i) pos.put(squares[i], unit_of_[static_cast<std::size_t>(i)]);
     pos.set_side_to_move(side_to_move);
-    if (royal_king_ && side_not_to_move_in_check(variant_, pos)) return std::nullopt;
+    if (side_not_to_move_in_check(variant_, pos)) return std::nullopt;
     return pos;
 }
 

@@ -29,7 +29,9 @@ std::string_view variant_list() {
     return list;
 }
 
-bool side_not_to_move_in_check(VariantId id, const Position& pos) {
+namespace detail {
+// The king of the side not to move, under the variant's attack rules.
+bool royal_king_attacked(VariantId id, const Position& pos) {
     return with_variant(id, [&]<class R>() {
         if constexpr (R::kRoyalKing) {
             return king_attacked<R>(pos, ~pos.side_to_move());
@@ -39,7 +41,6 @@ bool side_not_to_move_in_check(VariantId id, const Position& pos) {
     });
 }
 
-namespace detail {
 // Ids come from parse_variant() or a ruleset's kId: any other value is a
 // programming error, not input.
 void unknown_variant(VariantId id) {

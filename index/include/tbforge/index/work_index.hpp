@@ -17,8 +17,8 @@
 // Thread safety: immutable after create().
 
 #include <algorithm>
-#include <bit>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 

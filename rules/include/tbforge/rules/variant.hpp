@@ -225,9 +225,16 @@ std::string_view variant_name(VariantId id);
 // "antichess, antichess-fics, antichess-joint, fourfile" for error messages.
 std::string_view variant_list();
 
+namespace detail {
+bool royal_king_attacked(VariantId id, const Position& pos);
+}  // namespace detail
+
 // Is the side not to move in check, so that pos is not a position? Always
-// false without a royal king.
-bool side_not_to_move_in_check(VariantId id, const Position& pos);
+// false without a royal king (decided inline: probes of losing chess pay no
+// call for it).
+inline bool side_not_to_move_in_check(VariantId id, const Position& pos) {
+    return variant_traits(id).royal_king && detail::royal_king_attacked(id, pos);
+}
 
 namespace detail {
 // One case of with_variant(): the ruleset must be the one of its id and
