@@ -183,7 +183,8 @@ Result<Position> parse_fen(std::string_view fen, VariantId variant) {
         }
         // Recorded only where a pawn of the side to move can take en passant.
         const VariantTraits& rules = variant_traits(variant);
-        if (rules.pawns_capture && (pawn_attacks(~us, s) & pos.units(us, UnitType::Pawn) & rules.board)) {
+        const Bitboard takers = pawn_attacks(~us, s) & pos.units(us, UnitType::Pawn) & rules.board;
+        if (rules.pawns_capture && takers != 0) {
             pos.set_ep_square(s);
         }
     }

@@ -31,17 +31,25 @@ constexpr Bitboard kFilesACEG = file_bb(0) | file_bb(2) | file_bb(4) | file_bb(6
 Expected expected(VariantId id) {
     switch (id) {
         case VariantId::Antichess:
-            return {"antichess", kAllSquares, kAllSquares, false, true, true, true,
-                    Stalemate::SideToMoveWins, SymmetryGroup::Full};
+            return {"antichess",
+                    kAllSquares,
+                    kAllSquares,
+                    false,
+                    true,
+                    true,
+                    true,
+                    Stalemate::SideToMoveWins,
+                    SymmetryGroup::Full};
         case VariantId::AntichessFics:
-            return {"antichess-fics", kAllSquares, kAllSquares, false, true, true, true,
-                    Stalemate::FewerUnitsWins, SymmetryGroup::Full};
+            return {
+                "antichess-fics",          kAllSquares,        kAllSquares, false, true, true, true,
+                Stalemate::FewerUnitsWins, SymmetryGroup::Full};
         case VariantId::AntichessJoint:
-            return {"antichess-joint", kAllSquares, kAllSquares, false, true, true, true,
+            return {"antichess-joint",    kAllSquares,        kAllSquares, false, true, true, true,
                     Stalemate::JointRule, SymmetryGroup::Full};
         case VariantId::FourFile:
-            return {"fourfile", kFilesACEG, file_bb(4), true, false, false, false, Stalemate::Draw,
-                    SymmetryGroup::None};
+            return {"fourfile", kFilesACEG,      file_bb(4),         true, false, false,
+                    false,      Stalemate::Draw, SymmetryGroup::None};
     }
     FAIL("no expectation for variant " << static_cast<int>(id));
     return {};
@@ -49,7 +57,8 @@ Expected expected(VariantId id) {
 
 Position place(std::initializer_list<std::pair<const char*, Unit>> units, Color side_to_move) {
     Position pos;
-    for (const auto& [square, unit] : units) pos.put(make_square(square[0] - 'a', square[1] - '1'), unit);
+    for (const auto& [square, unit] : units)
+        pos.put(make_square(square[0] - 'a', square[1] - '1'), unit);
     pos.set_side_to_move(side_to_move);
     return pos;
 }
@@ -89,8 +98,8 @@ TEST_CASE("the traits table has one row per variant, in id order") {
     CHECK_FALSE(parse_variant("Antichess").has_value());
 }
 
-TEST_CASE_TEMPLATE("a variant's traits are its ruleset's constants and what its rules say", R, Antichess,
-                   AntichessFics, AntichessJoint, FourFile) {
+TEST_CASE_TEMPLATE("a variant's traits are its ruleset's constants and what its rules say", R,
+                   Antichess, AntichessFics, AntichessJoint, FourFile) {
     const VariantTraits& t = variant_traits(R::kId);
     const Expected e = expected(R::kId);
     CHECK(t.id == R::kId);
@@ -122,15 +131,16 @@ TEST_CASE_TEMPLATE("the move generator follows the traits", R, Antichess, Antich
     CHECK(generates<R>(promote, "a7a8k") == t.promote_to_king);
 
     // Ra1xa3 is a capture; the king and rook have quiet moves too.
-    const Position capture = place({{"a1", kWR}, {"e1", kWK}, {"a3", kBR}, {"e8", kBK}}, Color::White);
+    const Position capture =
+        place({{"a1", kWR}, {"e1", kWK}, {"a3", kBR}, {"e8", kBK}}, Color::White);
     REQUIRE(generates<R>(capture, "a1a3"));
     CHECK(generates<R>(capture, "e1e2") == !t.captures_compulsory);
 
     // Ke1-e2 walks into the rook on a2: legal only without a royal king.
     const Position into_check = place({{"e1", kWK}, {"a2", kBR}, {"e8", kBK}}, Color::White);
     CHECK(generates<R>(into_check, "e1e2") == !t.royal_king);
-    CHECK(side_not_to_move_in_check(R::kId, place({{"e1", kWK}, {"e4", kWR}, {"e8", kBK}}, Color::White)) ==
-          t.royal_king);
+    CHECK(side_not_to_move_in_check(R::kId, place({{"e1", kWK}, {"e4", kWR}, {"e8", kBK}},
+                                                  Color::White)) == t.royal_king);
     CHECK_FALSE(side_not_to_move_in_check(R::kId, into_check));
 
     // A pawn attacks diagonally only where pawns capture.
@@ -138,8 +148,8 @@ TEST_CASE_TEMPLATE("the move generator follows the traits", R, Antichess, Antich
     CHECK(is_attacked<R>(pawn, make_square(3, 2), Color::White) == t.pawns_capture);
 
     // Every move lands on the board; a king on its squares stays there.
-    const Position start = place({{"a1", kWR}, {"c1", kWN}, {"e1", kWK}, {"e8", kBK}, {"g8", kBN}},
-                                 Color::White);
+    const Position start =
+        place({{"a1", kWR}, {"c1", kWN}, {"e1", kWK}, {"e8", kBK}, {"g8", kBN}}, Color::White);
     MoveList list;
     generate_legal<R>(start, list);
     CHECK(list.size() > 0);

@@ -124,12 +124,12 @@ inline constexpr std::size_t kVariantCount = AllRulesets::kSize;
 struct VariantTraits {
     VariantId id;
     std::string_view name;
-    Bitboard board;          // squares a unit may stand on
-    Bitboard king_squares;   // squares a king may stand on (within board)
-    bool royal_king;         // one king a side, never captured, never left in check
+    Bitboard board;         // squares a unit may stand on
+    Bitboard king_squares;  // squares a king may stand on (within board)
+    bool royal_king;        // one king a side, never captured, never left in check
     bool captures_compulsory;
-    bool pawns_capture;      // en passant included
-    bool promote_to_king;    // besides Q R B N
+    bool pawns_capture;    // en passant included
+    bool promote_to_king;  // besides Q R B N
     Stalemate stalemate;
     SymmetryGroup symmetry;  // of pawnless tables: table_symmetry()
 };
@@ -162,11 +162,19 @@ constexpr bool keeps(SymmetryGroup group, Bitboard squares) {
 template <Ruleset R>
 constexpr VariantTraits traits_of() {
     static_assert((R::kKingSquares & ~R::kBoard) == 0, "a ruleset's king squares lie on its board");
-    static_assert(detail::keeps(R::kSymmetry, R::kBoard) && detail::keeps(R::kSymmetry, R::kKingSquares),
-                  "a ruleset's symmetry group maps its board and king squares onto themselves");
-    return {R::kId,          R::kName,         R::kBoard,          R::kKingSquares,
-            R::kRoyalKing,   R::kCapturesCompulsory, R::kPawnsCapture, R::kPromoteToKing,
-            R::kStalemate,   R::kSymmetry};
+    static_assert(
+        detail::keeps(R::kSymmetry, R::kBoard) && detail::keeps(R::kSymmetry, R::kKingSquares),
+        "a ruleset's symmetry group maps its board and king squares onto themselves");
+    return {.id = R::kId,
+            .name = R::kName,
+            .board = R::kBoard,
+            .king_squares = R::kKingSquares,
+            .royal_king = R::kRoyalKing,
+            .captures_compulsory = R::kCapturesCompulsory,
+            .pawns_capture = R::kPawnsCapture,
+            .promote_to_king = R::kPromoteToKing,
+            .stalemate = R::kStalemate,
+            .symmetry = R::kSymmetry};
 }
 
 namespace detail {
@@ -192,8 +200,9 @@ constexpr bool rows_in_id_order() {
     return true;
 }
 }  // namespace detail
-static_assert(detail::rows_in_id_order(),
-              "AllRulesets lists one ruleset per VariantId, in VariantId order, with distinct names");
+static_assert(
+    detail::rows_in_id_order(),
+    "AllRulesets lists one ruleset per VariantId, in VariantId order, with distinct names");
 
 // Within hot loops, use the ruleset's constants (R::kRoyalKing...) instead.
 constexpr const VariantTraits& variant_traits(VariantId id) {
@@ -203,7 +212,8 @@ constexpr const VariantTraits& variant_traits(VariantId id) {
 // The symmetries a table uses: the variant's group, less what pawns break.
 constexpr SymmetryGroup table_symmetry(const VariantTraits& traits, bool has_pawns) {
     switch (traits.symmetry) {
-        case SymmetryGroup::Full: return has_pawns ? SymmetryGroup::FileMirror : SymmetryGroup::Full;
+        case SymmetryGroup::Full:
+            return has_pawns ? SymmetryGroup::FileMirror : SymmetryGroup::Full;
         case SymmetryGroup::FileMirror: return SymmetryGroup::FileMirror;
         case SymmetryGroup::None: return SymmetryGroup::None;
     }
@@ -242,7 +252,8 @@ namespace detail {
 template <VariantId Id, Ruleset R, class F>
 constexpr decltype(auto) call_with(F& f) {
     static_assert(R::kId == Id, "with_variant() calls a ruleset under another id");
-    static_assert(static_cast<std::size_t>(Id) < kVariantCount && kVariantTraits[static_cast<std::size_t>(Id)].name == R::kName,
+    static_assert(static_cast<std::size_t>(Id) < kVariantCount &&
+                      kVariantTraits[static_cast<std::size_t>(Id)].name == R::kName,
                   "the ruleset is missing from AllRulesets");
     return f.template operator()<R>();
 }
@@ -255,8 +266,10 @@ template <class F>
 constexpr decltype(auto) with_variant(VariantId id, F&& f) {
     switch (id) {
         case VariantId::Antichess: return detail::call_with<VariantId::Antichess, Antichess>(f);
-        case VariantId::AntichessFics: return detail::call_with<VariantId::AntichessFics, AntichessFics>(f);
-        case VariantId::AntichessJoint: return detail::call_with<VariantId::AntichessJoint, AntichessJoint>(f);
+        case VariantId::AntichessFics:
+            return detail::call_with<VariantId::AntichessFics, AntichessFics>(f);
+        case VariantId::AntichessJoint:
+            return detail::call_with<VariantId::AntichessJoint, AntichessJoint>(f);
         case VariantId::FourFile: return detail::call_with<VariantId::FourFile, FourFile>(f);
     }
     detail::unknown_variant(id);
