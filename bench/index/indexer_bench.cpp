@@ -150,7 +150,7 @@ MoveInputs make_move_inputs(const Case& c, bool sequential) {
     auto material = parse_table(c.table, c.variant);
     MoveInputs in{*Indexer::create(c.variant, canonical(*material)), {}, {}, {}, {}};
     const Indexer& ix = in.indexer;
-    const Bitboard board = is_losing(c.variant) ? kAllSquares : kFourFileSquares;
+    const Bitboard board = variant_traits(c.variant).board;
     std::mt19937_64 rng(12345);
     std::uniform_int_distribution<Index> slot(0, ix.size() - 1);
     constexpr std::size_t kSlots = 1 << 12;

@@ -109,10 +109,9 @@ constexpr std::uint64_t kLeadLimit = std::uint64_t{1} << 23;
 // Root choices outside the uniform block whose tail divisors are kept.
 constexpr std::size_t kListedTailLimit = 4096;
 
-Bitboard domain_of(VariantId variant, UnitType t) {
-    if (is_losing(variant)) return t == UnitType::Pawn ? kPawnRanks : kAllSquares;
-    if (t == UnitType::King) return file_bb(4);
-    return t == UnitType::Pawn ? (kFourFileSquares & kPawnRanks) : kFourFileSquares;
+Bitboard domain_of(const VariantTraits& rules, UnitType t) {
+    if (t == UnitType::King) return rules.king_squares;
+    return t == UnitType::Pawn ? (rules.board & kPawnRanks) : rules.board;
 }
 
 }  // namespace
@@ -135,7 +134,11 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     Indexer ix;
     ix.variant_ = variant;
     ix.material_ = material;
-    const bool four_file = !is_losing(variant);
+    const VariantTraits& rules = variant_traits(variant);
+    ix.royal_king_ = rules.royal_king;
+    // Royal kings lead the index as a pair (their exclusion is enumerated);
+    // otherwise the root takes groups by size.
+    const bool king_root = rules.royal_king;
 
     std::vector<Group> groups;
     for (const Color c : {Color::White, Color::Black}) {
@@ -143,28 +146,25 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
             const auto type = static_cast<UnitType>(t);
             if (material.count(c, type) == 0) continue;
             groups.push_back(
-                {make_unit(c, type), material.count(c, type), 0, domain_of(variant, type)});
+                {make_unit(c, type), material.count(c, type), 0, domain_of(rules, type)});
         }
     }
-    // Losing chess: larger groups first, so the enumerated root absorbs them
-    // and the units left over symmetric roots are few; then fewer moves first.
-    auto order_key = [four_file](const Group& g) {
+    // Without royal kings (losing chess): larger groups first, so the
+    // enumerated root absorbs them and the units left over symmetric roots
+    // are few; then fewer moves first.
+    auto order_key = [king_root](const Group& g) {
         const UnitType t = unit_type(g.unit);
-        const int king_first = four_file && t == UnitType::King ? 0 : 1;
-        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, four_file ? 0 : -g.count,
+        const int king_first = king_root && t == UnitType::King ? 0 : 1;
+        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, king_root ? 0 : -g.count,
                                mobility_rank(t), to_index(unit_color(g.unit)));
     };
     std::stable_sort(groups.begin(), groups.end(),
                      [&](const Group& a, const Group& b) { return order_key(a) < order_key(b); });
 
-    if (four_file) {
-        ix.symmetries_ = 1;
-    } else {
-        ix.symmetries_ = material.has_pawns() ? static_cast<std::uint8_t>(1U | (1U << kMirrorFiles))
-                                              : static_cast<std::uint8_t>(0xFF);
-    }
+    ix.symmetry_group_ = table_symmetry(rules, material.has_pawns());
+    ix.symmetries_ = symmetry_mask(ix.symmetry_group_);
     auto group_raw = [](const Group& g) { return binomial(detail::count_bits(g.domain), g.count); };
-    if (!four_file && group_raw(groups[0]) > kLeadLimit) {
+    if (!king_root && group_raw(groups[0]) > kLeadLimit) {
         // Six or more identical units: lead with the smallest group of the
         // same kind of squares instead of a huge root.
         auto smallest = groups.begin();
@@ -178,7 +178,7 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         // Enumerated roots and listed ranks are bounded; such tables (seven
         // identical pawns...) are far beyond what can be generated anyway.
         if (group_raw(g) >= (std::uint64_t{1} << 32) ||
-            (!four_file && group_raw(groups[0]) > kLeadLimit)) {
+            (!king_root && group_raw(groups[0]) > kLeadLimit)) {
             return invalid_argument("table " + material.name() + " has too many identical units to index");
         }
     }
@@ -205,15 +205,15 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         }
     }
 
-    // Root: Four File kings (their exclusion is enumerated), otherwise as many
-    // leading groups as fit a lookup table of kRootLimit entries.
+    // Root: the royal kings (Four File: 42 pairs), otherwise as many leading
+    // groups as fit a lookup table of kRootLimit entries.
     detail::RootShape shape;
     shape.symmetries = ix.symmetries_;
-    shape.kings_apart = four_file;
+    shape.kings_apart = king_root;
     std::uint64_t raw = 1;
     for (int g = 0; g < ix.group_count_; ++g) {
         const std::uint64_t next = raw * group_raw(ix.groups_[g]);
-        if (four_file ? g >= 2 : (g > 0 && next > kRootLimit)) break;
+        if (king_root ? g >= 2 : (g > 0 && next > kRootLimit)) break;
         raw = next;
         shape.count[g] = ix.groups_[g].count;
         shape.domain[g] = ix.groups_[g].domain;
@@ -668,12 +668,13 @@ std::optional<Position> Indexer::position(Index idx, Color side_to_move) const {
     Position pos;
     for (int i = 0; i < units_; ++i) pos.put(squares[i], unit_of_[static_cast<std::size_t>(i)]);
     pos.set_side_to_move(side_to_move);
-    if (!is_losing(variant_) && king_attacked<FourFile>(pos, ~side_to_move)) return std::nullopt;
+    if (side_not_to_move_in_check(variant_, pos)) return std::nullopt;
     return pos;
 }
 
 bool Indexer::is_valid(Index idx, Color side_to_move) const {
-    if (is_losing(variant_)) return idx < size_;
+    // Without a royal king every placement is a position.
+    if (!royal_king_) return idx < size_;
     return position(idx, side_to_move).has_value();
 }
 

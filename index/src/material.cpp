@@ -104,14 +104,15 @@ Result<Material> parse_material(std::string_view name) {
 
 std::optional<std::string> material_error(const Material& m, VariantId variant) {
     if (m.total() > kMaxUnits) return "more than " + std::to_string(kMaxUnits) + " units";
-    if (is_losing(variant)) {
+    const VariantTraits& rules = variant_traits(variant);
+    if (!rules.royal_king) {
         if (m.count(Color::White) == 0 || m.count(Color::Black) == 0) {
             return std::string("a side without units has already won: not a table");
         }
         return std::nullopt;
     }
     if (m.count(Color::White, UnitType::King) != 1 || m.count(Color::Black, UnitType::King) != 1) {
-        return std::string("Four File tables have exactly one king a side");
+        return std::string(rules.name) + " tables have exactly one king a side";
     }
     return std::nullopt;
 }
@@ -141,12 +142,12 @@ bool is_canonical(const Material& m) {
 Material canonical(const Material& m) { return is_canonical(m) ? m : m.flipped(); }
 
 std::vector<Material> enumerate_tables(VariantId variant, int max_units) {
-    // Four File: a king a side is fixed; the rest are drawn from Q R B N P.
-    const bool four_file = !is_losing(variant);
+    // Royal kings: a king a side is fixed; the rest are drawn from Q R B N P.
+    const bool royal_king = variant_traits(variant).royal_king;
     const std::span<const UnitType> types =
-        four_file ? std::span<const UnitType>(kAllTypes).subspan(1) : std::span(kAllTypes);
+        royal_king ? std::span<const UnitType>(kAllTypes).subspan(1) : std::span(kAllTypes);
     Material base;
-    if (four_file) {
+    if (royal_king) {
         base.add(Color::White, UnitType::King);
         base.add(Color::Black, UnitType::King);
     }
@@ -172,10 +173,10 @@ std::vector<Material> enumerate_tables(VariantId variant, int max_units) {
 }
 
 std::vector<Material> sub_tables(const Material& m, VariantId variant) {
-    const bool losing = is_losing(variant);
+    const VariantTraits& rules = variant_traits(variant);
     std::vector<UnitType> promotions = {UnitType::Queen, UnitType::Rook, UnitType::Bishop,
                                         UnitType::Knight};
-    if (losing) promotions.push_back(UnitType::King);
+    if (rules.promote_to_king) promotions.push_back(UnitType::King);
     std::set<Material> found;
     for (const Color us : {Color::White, Color::Black}) {
         const Color them = ~us;
@@ -184,14 +185,14 @@ std::vector<Material> sub_tables(const Material& m, VariantId variant) {
         // never taken; a king always has a capture somewhere on the board).
         for (const UnitType victim : kAllTypes) {
             if (m.count(them, victim) == 0) continue;
-            if (!losing && victim == UnitType::King) continue;
+            if (rules.royal_king && victim == UnitType::King) continue;
             Material after = m;
             after.add(them, victim, -1);
             add_if_table(found, after, variant);
             // A pawn takes a piece on the last rank and promotes. Their pawns
             // never stand on our last rank, so they are never taken this way.
             if (m.count(us, UnitType::Pawn) == 0 || victim == UnitType::Pawn) continue;
-            if (!losing) continue;  // Four File pawns never capture
+            if (!rules.pawns_capture) continue;
             for (const UnitType p : promotions) {
                 Material promoted = after;
                 promoted.add(us, UnitType::Pawn, -1);

@@ -16,36 +16,46 @@ double IndexReport::mean_ratio() const {
     return mean == 0.0 ? 0.0 : static_cast<double>(slots) / mean;
 }
 
-IndexReport count_valid(const Indexer& indexer) {
-    IndexReport report;
-    report.variant = indexer.variant();
-    report.material = indexer.material();
-    report.slots = indexer.size();
+namespace {
+
+// A slot counts when it decodes to a placement that encodes back to it
+// (canonical, no overlap) and, with a royal king, the side not to move is
+// not in check. A template on the ruleset: the check stays out of the loop
+// where there is none.
+template <Ruleset R>
+std::array<std::uint64_t, 2> valid_per_side(const Indexer& indexer) {
     const auto n = static_cast<std::int64_t>(indexer.size());
-    const bool four_file = !is_losing(indexer.variant());
     std::uint64_t white = 0;
     std::uint64_t black = 0;
-    // A slot counts when it decodes to a placement that encodes back to it
-    // (canonical, no overlap) and, in Four File, the side not to move is not
-    // in check.
 #pragma omp parallel for schedule(static, 1 << 16) reduction(+ : white, black)
     for (std::int64_t i = 0; i < n; ++i) {
         const auto idx = static_cast<Index>(i);
         Placement squares{};
         if (!indexer.decode(idx, squares.data()) || indexer.encode(squares.data()) != idx) continue;
-        if (!four_file) {
+        if constexpr (!R::kRoyalKing) {
             ++white;
             ++black;
-            continue;
+        } else {
+            Position pos;
+            for (int u = 0; u < indexer.unit_count(); ++u) {
+                pos.put(squares[static_cast<std::size_t>(u)], indexer.unit(u));
+            }
+            white += king_attacked<R>(pos, Color::Black) ? 0 : 1;
+            black += king_attacked<R>(pos, Color::White) ? 0 : 1;
         }
-        Position pos;
-        for (int u = 0; u < indexer.unit_count(); ++u) {
-            pos.put(squares[static_cast<std::size_t>(u)], indexer.unit(u));
-        }
-        white += king_attacked<FourFile>(pos, Color::Black) ? 0 : 1;
-        black += king_attacked<FourFile>(pos, Color::White) ? 0 : 1;
     }
-    report.valid = {white, black};
+    return {white, black};
+}
+
+}  // namespace
+
+IndexReport count_valid(const Indexer& indexer) {
+    IndexReport report;
+    report.variant = indexer.variant();
+    report.material = indexer.material();
+    report.slots = indexer.size();
+    report.valid = with_variant(indexer.variant(),
+                                [&]<class R>() { return valid_per_side<R>(indexer); });
     return report;
 }
 

@@ -56,8 +56,9 @@ std::uint64_t image_raw(const RootTable& t, const Square* squares, int sym) {
 bool allowed(const RootTable& t, const Decoded& d) {
     if (d.overlap) return false;
     if (t.shape.kings_apart) {
-        const int gap = rank_of(d.squares[0]) - rank_of(d.squares[1]);
-        return gap > 1 || gap < -1;
+        const int files = file_of(d.squares[0]) - file_of(d.squares[1]);
+        const int ranks = rank_of(d.squares[0]) - rank_of(d.squares[1]);
+        return files > 1 || files < -1 || ranks > 1 || ranks < -1;
     }
     return true;
 }

@@ -20,7 +20,7 @@ struct RootShape {
     std::array<int, kMaxUnits> count{};
     std::array<Bitboard, kMaxUnits> domain{};
     std::uint8_t symmetries = 1;  // bit s: symmetry s is used
-    bool kings_apart = false;     // Four File: groups 0 and 1 are kings on one file
+    bool kings_apart = false;     // royal kings: groups 0 and 1 are kings, never adjacent
 
     friend auto operator<=>(const RootShape&, const RootShape&) = default;
 };

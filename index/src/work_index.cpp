@@ -34,10 +34,24 @@ void sorted_images(const Square* squares, int count, const std::array<Square, 64
     }
 }
 
+// The scheme: every unit on any of the 64 squares, every placement a
+// position (no royal king to leave in check), the 8 symmetries without pawns.
+bool scheme_applies(const VariantTraits& rules) {
+    switch (rules.symmetry) {
+        case SymmetryGroup::Full: break;
+        case SymmetryGroup::FileMirror:
+        case SymmetryGroup::None: return false;
+    }
+    return rules.board == kAllSquares && rules.king_squares == kAllSquares && !rules.royal_king;
+}
+
 }  // namespace
 
 std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& material) {
-    if (!is_losing(variant) || material.total() < 2 || material.total() > kMaxUnits) return std::nullopt;
+    const VariantTraits& rules = variant_traits(variant);
+    if (!scheme_applies(rules) || material.total() < 2 || material.total() > kMaxUnits) {
+        return std::nullopt;
+    }
     struct Group {
         Unit unit;
         int count;
@@ -58,6 +72,7 @@ std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& ma
 
     WorkIndex ix;
     ix.pawnless_ = !material.has_pawns();
+    ix.symmetry_group_ = table_symmetry(rules, material.has_pawns());
     for (const Group& g : groups) {
         const int first = ix.units_;
         for (int k = 0; k < g.count; ++k) {
@@ -82,11 +97,11 @@ std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& ma
         ix.choice_on_diagonal_[ix.root_choices_] = ix.pawnless_ && file_of(sq) == rank_of(sq);
         ++ix.root_choices_;
     }
-    const int symmetries = ix.pawnless_ ? kSymmetryCount : 2;
+    const std::uint8_t symmetries = symmetry_mask(ix.symmetry_group_);
     for (int s = 0; s < 64; ++s) {
         Canonical& c = ix.canonical_[s];
-        for (int k = 0; k < symmetries; ++k) {
-            const int sym = ix.pawnless_ ? k : k * kMirrorFiles;
+        for (int sym = 0; sym < kSymmetryCount; ++sym) {
+            if (!(symmetries >> sym & 1)) continue;
             const Square t = kMaps.image[sym][s];
             if (choice_of[t] == kNoChoice) continue;
             if (c.choice == kNoChoice) {

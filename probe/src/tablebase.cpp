@@ -306,7 +306,8 @@ ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) 
 }
 
 ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) const {
-    if (is_losing(variant)) {
+    // As terminal_value(): under compulsory captures a side without units has won.
+    if (variant_traits(variant).captures_compulsory) {
         if (pos.units(pos.side_to_move()) == 0) return Value{Wdl::Win, 0};
         if (pos.units(~pos.side_to_move()) == 0) return Value{Wdl::Loss, 0};
     }
@@ -327,9 +328,9 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
     if (auto why = index::material_error(material, variant)) {
         return invalid_argument(*why);
     }
-    // The Four File index holds such placements, but they are not positions:
+    // A royal-king index holds such placements, but they are not positions:
     // their slots store no value.
-    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+    if (side_not_to_move_in_check(variant, pos)) {
         return invalid_argument("the side not to move is in check");
     }
     // Either orientation is found without building a flipped Position: the
@@ -369,7 +370,7 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
 
 ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
                                                            const Position& pos) const {
-    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+    if (side_not_to_move_in_check(variant, pos)) {
         return invalid_argument("the side not to move is in check");
     }
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {

@@ -40,6 +40,28 @@ bool valid_castling(std::string_view field) {
     return !field.empty();
 }
 
+// "files a, c, e, g", "the e-file" or "the squares a1 c1 ..." for messages.
+std::string squares_text(Bitboard squares) {
+    std::string files;
+    int whole = 0;
+    for (int f = 0; f < 8; ++f) {
+        if ((squares & file_bb(f)) == 0) continue;
+        if ((squares & file_bb(f)) != file_bb(f)) whole = -1;
+        if (whole < 0) break;
+        files += files.empty() ? "" : ", ";
+        files += static_cast<char>('a' + f);
+        ++whole;
+    }
+    if (whole == 1) return "the " + files + "-file";
+    if (whole > 1) return "files " + files;
+    std::string out = "the squares";
+    for (Bitboard b = squares; b;) {
+        out += ' ';
+        out += square_name(pop_lsb(b));
+    }
+    return out;
+}
+
 Status fen_error(std::string message) { return invalid_argument("bad FEN: " + std::move(message)); }
 
 // Fills pos from the board field, or returns an error message.
@@ -90,27 +112,24 @@ std::string check_units(const Position& pos, VariantId variant) {
                    " units, at most 16 allowed";
         }
     }
-    if (variant == VariantId::FourFile) {
-        const Bitboard off = pos.occupied() & ~kFourFileSquares;
-        if (off) {
-            const Square s = lsb(off);
-            return std::string("unit ") + unit_char(pos.unit_on(s)) + " on " + square_name(s) +
-                   ": Four File uses only files a, c, e, g";
-        }
-        for (Color c : {Color::White, Color::Black}) {
-            const Bitboard kings = pos.units(c, UnitType::King);
-            if (popcount(kings) != 1) {
-                return std::string(color_name(c)) + " has " + std::to_string(popcount(kings)) +
-                       " kings, Four File needs exactly one";
-            }
-            if (file_of(lsb(kings)) != 4) {
-                return std::string(color_name(c)) + " king on " + square_name(lsb(kings)) +
-                       ": Four File kings stay on the e-file";
-            }
-        }
-    } else if (pos.occupied() == 0) {
-        return "no units on the board";
+    const VariantTraits& rules = variant_traits(variant);
+    if (const Bitboard off = pos.occupied() & ~rules.board) {
+        const Square s = lsb(off);
+        return std::string("unit ") + unit_char(pos.unit_on(s)) + " on " + square_name(s) + ": " +
+               std::string(rules.name) + " uses only " + squares_text(rules.board);
     }
+    for (Color c : {Color::White, Color::Black}) {
+        const Bitboard kings = pos.units(c, UnitType::King);
+        if (rules.royal_king && popcount(kings) != 1) {
+            return std::string(color_name(c)) + " has " + std::to_string(popcount(kings)) +
+                   " kings, " + std::string(rules.name) + " needs exactly one";
+        }
+        if (const Bitboard off = kings & ~rules.king_squares) {
+            return std::string(color_name(c)) + " king on " + square_name(lsb(off)) + ": " +
+                   std::string(rules.name) + " kings stay on " + squares_text(rules.king_squares);
+        }
+    }
+    if (pos.occupied() == 0) return "no units on the board";
     return {};
 }
 
@@ -162,12 +181,14 @@ Result<Position> parse_fen(std::string_view fen, VariantId variant) {
             return fen_error("impossible en-passant square " + std::string(ep) + " with " +
                              (us == Color::White ? "white" : "black") + " to move");
         }
-        if (pawn_attacks(~us, s) & pos.units(us, UnitType::Pawn) & board_squares(variant) &&
-            is_losing(variant)) {
+        // Recorded only where a pawn of the side to move can take en passant.
+        const VariantTraits& rules = variant_traits(variant);
+        const Bitboard takers = pawn_attacks(~us, s) & pos.units(us, UnitType::Pawn) & rules.board;
+        if (rules.pawns_capture && takers != 0) {
             pos.set_ep_square(s);
         }
     }
-    if (variant == VariantId::FourFile && king_attacked<FourFile>(pos, ~pos.side_to_move())) {
+    if (side_not_to_move_in_check(variant, pos)) {
         return fen_error(std::string("side not to move (") + color_name(~pos.side_to_move()) +
                          ") is in check");
     }

@@ -63,8 +63,9 @@ void check_bijection(std::string_view name) {
         CHECK(p.work.encode(back) == slot);
         if (i % 97 == 0) {
             // Any symmetric image of the placement names the same slot.
-            const int sym = p.work.symmetry_count() == 8 ? static_cast<int>(rng() % 8)
-                                                          : static_cast<int>(rng() % 2) * kMirrorFiles;
+            const std::uint8_t group = symmetry_mask(p.work.symmetry_group());
+            int sym = static_cast<int>(rng() % kSymmetryCount);
+            while (!(group >> sym & 1)) sym = static_cast<int>(rng() % kSymmetryCount);
             Square image[kMaxUnits];
             for (int k = 0; k < n; ++k) image[k] = transform_square(placed[k], sym);
             CHECK(p.work.encode(image) == slot);
@@ -124,6 +125,19 @@ TEST_CASE("tables without a unit alone of its kind and Four File have no work in
     auto m = parse_table("KRvK", VariantId::FourFile);
     REQUIRE(m.ok());
     CHECK_FALSE(WorkIndex::create(VariantId::FourFile, *m).has_value());
+}
+
+TEST_CASE("work index symmetries: all 8 without pawns, the file mirror with pawns") {
+    for (const VariantId v : {VariantId::Antichess, VariantId::AntichessFics, VariantId::AntichessJoint}) {
+        const auto pawnless = WorkIndex::create(v, *parse_table("KQvR", v));
+        REQUIRE(pawnless.has_value());
+        CHECK(pawnless->symmetry_group() == SymmetryGroup::Full);
+        CHECK(pawnless->symmetry_count() == 8);
+        const auto pawns = WorkIndex::create(v, *parse_table("KPvR", v));
+        REQUIRE(pawns.has_value());
+        CHECK(pawns->symmetry_group() == SymmetryGroup::FileMirror);
+        CHECK(pawns->symmetry_count() == 2);
+    }
 }
 
 }  // namespace

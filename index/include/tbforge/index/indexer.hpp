@@ -77,7 +77,9 @@ public:
     int unit_count() const { return units_; }
     // The unit whose square is placement[i].
     Unit unit(int i) const { return unit_of_[static_cast<std::size_t>(i)]; }
-    // Number of symmetries used: 8, 2 or 1.
+    // The symmetries used (table_symmetry() of the variant and material) and
+    // their number: 8, 2 or 1.
+    SymmetryGroup symmetry_group() const { return symmetry_group_; }
     int symmetry_count() const;
 
     // ---- Fast path (no Position, no allocation) ----
@@ -159,6 +161,8 @@ private:
     std::array<int, kMaxUnits> domain_size_{};
     int group_count_ = 0;
     int units_ = 0;
+    bool royal_king_ = false;       // slots may hold placements that are not positions
+    SymmetryGroup symmetry_group_ = SymmetryGroup::None;
     std::uint8_t symmetries_ = 1;  // bit s set: symmetry s is used
     std::shared_ptr<const detail::RootTable> root_;
     int root_groups_ = 0;

@@ -53,8 +53,9 @@ Result<Material> parse_material(std::string_view name);
 // Syntax plus the variant's rules for a table (see material_error).
 Result<Material> parse_table(std::string_view name, VariantId variant);
 // Why the material is not a table of the variant, or nullopt if it is one.
-// Losing chess: each side has at least one unit (a side without units has
-// won: terminal, not a table). Four File: exactly one king a side.
+// Without a royal king (losing chess): each side has at least one unit (a
+// side without units has won: terminal, not a table). With royal kings
+// (Four File): exactly one king a side.
 std::optional<std::string> material_error(const Material& m, VariantId variant);
 
 Material material_of(const Position& pos);
@@ -75,7 +76,8 @@ std::vector<Material> enumerate_tables(VariantId variant, int max_units);
 // The tables reached by one conversion (capture, promotion, capture with
 // promotion) by either side, canonical, sorted, without duplicates. Results
 // where a side has no units are terminal positions, not tables, and are left
-// out. Four File: kings are never captured and pawns never capture.
+// out. Royal kings are never captured; pawn captures and promotions as the
+// variant's traits say (Four File: pawns never capture, no king promotion).
 std::vector<Material> sub_tables(const Material& m, VariantId variant);
 
 // The given tables and everything they convert into, transitively, each table

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 
@@ -29,14 +30,17 @@ namespace tbf::index {
 
 class WorkIndex {
 public:
-    // nullopt where the scheme does not apply: Four File, or no unit alone
-    // of its kind.
+    // nullopt where the scheme does not apply: a variant whose board is not
+    // all 64 squares, with royal kings, or without the 8 symmetries (Four
+    // File); or no unit alone of its kind.
     static std::optional<WorkIndex> create(VariantId variant, const Material& material);
 
     Index size() const { return size_; }
     int unit_count() const { return units_; }
     Unit unit(int i) const { return unit_of_[static_cast<std::size_t>(i)]; }
-    int symmetry_count() const { return pawnless_ ? 8 : 2; }
+    // Full without pawns, FileMirror with.
+    SymmetryGroup symmetry_group() const { return symmetry_group_; }
+    int symmetry_count() const { return std::popcount(symmetry_mask(symmetry_group_)); }
 
     // Squares of a slot; false for an unused slot.
     bool decode(Index slot, Square* squares) const noexcept;
@@ -61,6 +65,7 @@ private:
     bool canonical_on_diagonal(const Square* squares) const noexcept;
 
     bool pawnless_ = true;
+    SymmetryGroup symmetry_group_ = SymmetryGroup::Full;
     int units_ = 0;
     int shift_ = 0;  // 6 * (units - 1)
     Index size_ = 0;
