@@ -14,7 +14,7 @@
 #include "tbforge/probe/args.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "tbforge/gen/strategy.hpp"
-#include "tbforge/gen/work_files.hpp"
+#include "work_files.hpp"
 #include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/perft.hpp"

@@ -23,6 +23,10 @@
 // Threads only compare-and-swap undecided values and count down atomically, and
 // every value written depends only on earlier levels, so the result is the
 // same for any thread count.
+//
+// The member definitions are in retrograde_impl.hpp, for table_build.cpp
+// (which instantiates them for each ruleset) and for tests with their own
+// indexers.
 
 #include <algorithm>
 #include <array>
@@ -36,7 +40,7 @@
 
 #include <omp.h>
 
-#include "tbforge/gen/table_moves.hpp"
+#include "table_moves.hpp"
 
 namespace tbf::gen {
 
@@ -61,13 +65,10 @@ struct TableValues {
 template <Ruleset R, TableIndexer Ix>
 class RetrogradeBuilder {
 public:
-    using ChildValue = std::function<probe::Value(const Position&)>;
-    using Progress = std::function<void(const char* pass, int level, std::uint64_t done,
-                                        std::uint64_t total)>;
 
     // child_value gives the value (for its side to move) of any position a
     // conversion reaches: a sub-table position or a terminal one.
-    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, Progress progress = {})
+    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, BuildProgress progress = {})
         : moves_(indexer, std::move(child_value)), progress_(std::move(progress)) {}
 
     TableValues build();
@@ -177,7 +178,7 @@ private:
     }
 
     TableMoves<R, Ix> moves_;
-    Progress progress_;
+    BuildProgress progress_;
     std::uint64_t size_ = 0;
     std::array<std::vector<std::uint16_t>, 2> values_;
     Frontier frontier_;
@@ -196,5 +197,3 @@ private:
 };
 
 }  // namespace tbf::gen
-
-#include "tbforge/gen/retrograde_impl.hpp"

@@ -51,6 +51,12 @@ concept RootedIndexer = MoveIndexer<Ix> && requires(const Ix& ix, std::uint64_t 
     { ix.root_range(i) } -> std::convertible_to<std::pair<std::uint64_t, std::uint64_t>>;
 };
 
+// The value (for its side to move) of a position a conversion reaches: a
+// sub-table position or a terminal one.
+using ChildValue = std::function<probe::Value(const Position&)>;
+// Progress of a build: pass name, level (-1 outside the level passes), done of total.
+using BuildProgress = std::function<void(const char* pass, int level, std::uint64_t done, std::uint64_t total)>;
+
 namespace detail {
 
 // Working values: 0 undecided, final encodings otherwise, plus two markers.
@@ -102,8 +108,6 @@ struct SlotStart {
 template <Ruleset R, TableIndexer Ix>
 class TableMoves {
 public:
-    using ChildValue = std::function<probe::Value(const Position&)>;
-
     // child_value gives the value (for its side to move) of any position a
     // conversion reaches: a sub-table position or a terminal one.
     TableMoves(const Ix& indexer, ChildValue child_value)

@@ -1,11 +1,13 @@
 #pragma once
-// Implementation of RetrogradeBuilder; included from retrograde.hpp.
+// RetrogradeBuilder's member definitions (retrograde.hpp).
 
 #include <omp.h>
 
 #include <cassert>
 #include <mutex>
 #include <stdexcept>
+
+#include "retrograde.hpp"
 
 namespace tbf::gen {
 
