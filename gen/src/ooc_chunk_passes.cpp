@@ -38,12 +38,9 @@ void OutOfCoreBuilder<R, Ix>::initial_chunk(std::uint64_t c) {
             const int side = static_cast<int>(id & 1);
             const std::uint32_t i = id >> 1;
             const SlotStart s = moves_.start(static_cast<Color>(side), first + i);
-            state.words[side][i] =
-                s.value != detail::kUndecided
-                    ? s.value
-                    : static_cast<std::uint16_t>(detail::kOpenWord | (s.stabilizer > 1 ? detail::kSymmetricWord : 0) | s.open);
-            valid += s.value != detail::kInvalid;
-            undecided += s.value == detail::kUndecided;
+            state.words[side][i] = s.word();
+            valid += s.value != StateWord::kInvalid;
+            undecided += s.value == StateWord::kUndecided;
             if (s.level >= 0) tally.decide(s.level);
             if (s.late_win) aux.late_wins.push_back(id);
             if (s.late_loss) aux.late_losses.push_back(id);
@@ -124,9 +121,8 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level, bool apply_only)
         // In RAM these are claimed after level pass 1; every update that
         // could reach them first gives the same value (a win in 2), and
         // count-downs skip them (they cannot lose).
-        const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
         for (const std::uint32_t id : loaded_.aux.late_wins) {
-            if (claim(loaded_.state.words[id & 1][id >> 1], win2)) tallies[0].decide(2);
+            tallies[0].record(StateWord::claim_win(loaded_.state.words[id & 1][id >> 1], 2));
         }
         entry.late_wins = 0;
         dirty = true;
@@ -178,8 +174,8 @@ void OutOfCoreBuilder<R, Ix>::generate(int level, Tally& out, bool split) {
     const std::uint64_t first = first_slot(c);
     const std::uint64_t count = chunk_size(c);
     const std::uint64_t k = manifest_.chunk_slots;
-    const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
-    const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+    const std::uint16_t win_code = StateWord::win(level);
+    const std::uint16_t loss_code = StateWord::loss(level);
     const int threads = omp_get_max_threads();
     std::vector<Tally> tallies(static_cast<std::size_t>(threads));
     // Per thread and target chunk; the buckets are sorted when flushed, so
@@ -261,7 +257,7 @@ bool OutOfCoreBuilder<R, Ix>::pulls(int level) const {
         for (const auto& side : loaded_.state.words) {
             const auto n = static_cast<std::int64_t>(side.size());
 #pragma omp parallel for reduction(+ : open) schedule(static)
-            for (std::int64_t i = 0; i < n; ++i) open += detail::is_open_word(side[static_cast<std::size_t>(i)]);
+            for (std::int64_t i = 0; i < n; ++i) open += StateWord::is_open(side[static_cast<std::size_t>(i)]);
         }
         return 2 * at->second >= open;
     }
@@ -283,10 +279,6 @@ void OutOfCoreBuilder<R, Ix>::pull_tails(int level, Tally& out) {
     if constexpr (kCanPull) {
         const std::uint64_t first = first_slot(loaded_.chunk);
         const std::uint64_t count = chunk_size(loaded_.chunk);
-        const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
-        const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
-        const auto next = static_cast<std::uint16_t>(level + 1);
-        const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
         const int first_tail_unit = moves_.indexer().root_unit_count();
         const auto& late = loaded_.aux.late_losses;
         std::vector<Tally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
@@ -302,43 +294,23 @@ void OutOfCoreBuilder<R, Ix>::pull_tails(int level, Tally& out) {
                 // Only this thread writes this word; the children are read
                 // while others are decided, but those become level + 1
                 // codes, never the level's own.
-                std::atomic_ref<std::uint16_t> word(loaded_.state.words[side][id >> 1]);
-                const std::uint16_t seen = word.load(std::memory_order_relaxed);
-                if (!detail::is_open_word(seen)) continue;
+                std::uint16_t& word = loaded_.state.words[side][id >> 1];
+                const std::uint16_t seen = std::atomic_ref<std::uint16_t>(word).load(std::memory_order_relaxed);
+                if (!StateWord::is_open(seen)) continue;
                 const std::uint64_t index = first + (id >> 1);
                 if (!root_range_inside(index)) continue;
                 Position pos;
                 Square squares[kMaxTableUnits];
                 [[maybe_unused]] const bool ok = moves_.decode(index, static_cast<Color>(side), squares, pos);
                 assert(ok);
-                bool wins = false;
-                int closed = 0;
+                StateWord::PullCount children(level);
                 moves_.open_children(index, pos, squares, [&](std::uint64_t child) {
                     assert(child >= first && child - first < count);
-                    const std::uint16_t code = load_word(side ^ 1, static_cast<std::uint32_t>(child - first));
-                    wins = code == loss_code;
-                    closed += code == win_code;
-                    return !wins;
+                    return children.add(load_word(side ^ 1, static_cast<std::uint32_t>(child - first)));
                 }, first_tail_unit);
-                pulled += static_cast<std::uint64_t>(closed) + wins;
-                if (wins) {
-                    word.store(win_next, std::memory_order_relaxed);
-                    tally.decide(next);
-                    ++tally.applied;
-                    continue;
-                }
-                const auto open = static_cast<std::uint8_t>(seen & 0xFF);
-                if (closed == 0 || open == detail::kCannotLose) continue;
-                ++tally.applied;
-                if (closed != open) {
-                    word.store(static_cast<std::uint16_t>(seen - closed), std::memory_order_relaxed);
-                    continue;
-                }
-                int distance = next;
-                if (distance < 2 && std::binary_search(late.begin(), late.end(), id)) distance = 2;
-                word.store(probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}),
-                           std::memory_order_relaxed);
-                tally.decide(distance);
+                pulled += static_cast<std::uint64_t>(children.closed()) + children.wins();
+                tally.record(StateWord::pull(word, seen, level, children,
+                                             [&] { return std::binary_search(late.begin(), late.end(), id); }));
             }
         }
         manifest_.updates_local += pulled;
@@ -420,7 +392,7 @@ std::uint16_t OutOfCoreBuilder<R, Ix>::chunk_max_code() const {
     for (const auto& side : loaded_.state.words) {
         const auto n = static_cast<std::int64_t>(side.size());
 #pragma omp parallel for reduction(max : m) schedule(static)
-        for (std::int64_t i = 0; i < n; ++i) m = std::max(m, final_code(side[static_cast<std::size_t>(i)]));
+        for (std::int64_t i = 0; i < n; ++i) m = std::max(m, StateWord::final_code(side[static_cast<std::size_t>(i)]));
     }
     return m;
 }

@@ -97,7 +97,7 @@ template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::count_sparse_pending(int level) {
     sparse_.pending.clear();
     for (const std::uint16_t w : sparse_.words) {
-        if (detail::is_open_word(w)) continue;
+        if (StateWord::is_open(w)) continue;
         const auto l = static_cast<std::size_t>(probe::decode_value(w).dtc);
         if (static_cast<int>(l) < level) continue;
         if (sparse_.pending.size() <= l) sparse_.pending.resize(l + 1);
@@ -201,7 +201,7 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
             work = sparse_.pending[l] != 0;
         }
         if (!work) break;
-        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= detail::kOpenWord) {
+        if (!StateWord::in_range(level)) {
             throw ooc::WorkError("distance to conversion beyond the generator's working range");
         }
         sparse_pass(level);
@@ -224,19 +224,16 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
 
 template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
-    const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
-    const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+    const std::uint16_t win_code = StateWord::win(level);
+    const std::uint16_t loss_code = StateWord::loss(level);
     const int threads = omp_get_max_threads();
     std::vector<Tally> tallies(static_cast<std::size_t>(threads));
     if (level == 1) {
         // As after the in-RAM level pass 1; updates that reached them first
         // gave the same value, and count-downs skip them (they cannot lose).
-        const std::uint16_t win2 = probe::encode_value({Wdl::Win, 2});
         for (const std::uint64_t key : sparse_.late_wins) {
             const std::uint64_t at = sparse_.find(key);
-            if (at == SparseSet::kMissing || !detail::is_open_word(sparse_.words[at])) continue;
-            sparse_.words[at] = win2;
-            tallies[0].decide(2);
+            if (at != SparseSet::kMissing) tallies[0].record(StateWord::claim_win(sparse_.words[at], 2));
         }
         sparse_.late_wins = {};
     }

@@ -138,7 +138,7 @@ public:
             for (std::uint64_t c = 0; c < manifest_.chunk_count(); ++c) {
                 ooc::read_chunk_words(dir_, chunk_file(c, manifest_.chunks[c].generation), c, chunk_size(c),
                                       side, values);
-                for (auto& v : values) v = final_code(v);
+                for (auto& v : values) v = StateWord::final_code(v);
                 // Pieces keep the consumer's own buffers small.
                 constexpr std::size_t kPiece = 1 << 16;
                 const std::span<const std::uint16_t> all(values);
@@ -190,6 +190,10 @@ private:
             if (decided.size() <= static_cast<std::size_t>(level)) decided.resize(level + 1);
             ++decided[level];
         }
+        void record(const StateWord::Step& step) {
+            applied += step.changed;
+            if (step.decided >= 0) decide(step.decided);
+        }
         void add(const std::vector<Tally>& others) {
             for (const auto& t : others) {
                 if (decided.size() < t.decided.size()) decided.resize(t.decided.size());
@@ -199,9 +203,6 @@ private:
         }
     };
 
-    static std::uint16_t final_code(std::uint16_t v) {
-        return v == detail::kInvalid || v == detail::kDrawFinal || detail::is_open_word(v) ? 0 : v;
-    }
     static std::string chunk_file(std::uint64_t c, std::uint64_t generation) {
         return "chunk-" + std::to_string(c) + "." + std::to_string(generation);
     }
@@ -255,23 +256,19 @@ private:
     std::uint16_t load_word(int side, std::uint32_t i) const {
         return std::atomic_ref<const std::uint16_t>(loaded_.state.words[side][i]).load(std::memory_order_relaxed);
     }
-    // Decides an open word; false if it was decided already.
-    static bool claim(std::uint16_t& target, std::uint16_t value) {
-        std::atomic_ref<std::uint16_t> word(target);
-        std::uint16_t seen = word.load(std::memory_order_relaxed);
-        while (detail::is_open_word(seen)) {
-            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return true;
-        }
-        return false;
-    }
     // One update on one word, of the chunk in memory or of the sparse set:
-    // the same steps as RetrogradeBuilder::level_pass for one predecessor. A
-    // compare-and-swap settles races between claims and count-downs.
-    // stabilizer() is asked only for flagged words, late_loss() only when
-    // the count reaches zero.
+    // a StateWord step. stabilizer() is asked only for flagged words,
+    // late_loss() only when the count reaches zero.
     template <class Stabilizer, class LateLoss>
     static bool apply_to_word(std::uint16_t& target, int level, int repeats, std::uint8_t child,
-                              Stabilizer&& stabilizer, LateLoss&& late_loss, Tally& tally);
+                              Stabilizer&& stabilizer, LateLoss&& late_loss, Tally& tally) {
+        const StateWord::Step step =
+            (child & ooc::kLossChild)
+                ? StateWord::claim_win(target, level + 1)
+                : StateWord::count_down(target, level, repeats, child & 0x7F, stabilizer, late_loss);
+        tally.record(step);
+        return step.changed;
+    }
 
     // ---- Sparse phase ----
     // Keys are side * index size + index, so that one side's values of a
@@ -300,8 +297,8 @@ private:
     // word is `word`: open, or decided at `level` or later (written back,
     // the same slots again).
     static bool sparse_holds(std::uint16_t word, int level) {
-        if (detail::is_open_word(word)) return true;
-        if (word == detail::kInvalid || word == detail::kDrawFinal) return false;
+        if (StateWord::is_open(word)) return true;
+        if (word == StateWord::kInvalid || word == StateWord::kDrawFinal) return false;
         return probe::decode_value(word).dtc >= level;
     }
     std::uint64_t sparse_blocks() const {
@@ -341,12 +338,6 @@ private:
             at += repeats;
         }
     }
-    // Moves of a predecessor closed by `repeats` un-moves from a won child
-    // whose stabiliser is in `child` (retrograde.hpp, "Symmetry").
-    static std::uint8_t closed_moves(int repeats, int stabilizer, std::uint8_t child) {
-        return static_cast<std::uint8_t>(static_cast<std::size_t>(repeats) * static_cast<std::size_t>(stabilizer) /
-                                         static_cast<std::size_t>(child & 0x7F));
-    }
     void add_sparse_pending(const std::vector<Tally>& tallies) {
         for (const auto& t : tallies) {
             if (sparse_.pending.size() < t.decided.size()) sparse_.pending.resize(t.decided.size());
@@ -382,41 +373,5 @@ private:
     std::array<double, 4> seconds_{};  // initial, chunk levels, sparse, write-back
     std::uint64_t split_visits_ = 0;
 };
-
-template <Ruleset R, TableIndexer Ix>
-template <class Stabilizer, class LateLoss>
-bool OutOfCoreBuilder<R, Ix>::apply_to_word(std::uint16_t& target, int level, int repeats, std::uint8_t child,
-                                            Stabilizer&& stabilizer, LateLoss&& late_loss, Tally& tally) {
-    std::atomic_ref<std::uint16_t> word(target);
-    const auto next = static_cast<std::uint16_t>(level + 1);
-    std::uint16_t seen = word.load(std::memory_order_relaxed);
-    if (child & ooc::kLossChild) {
-        if (!claim(target, probe::encode_value({Wdl::Win, next}))) return false;
-        tally.decide(next);
-        ++tally.applied;
-        return true;
-    }
-    if (!detail::is_open_word(seen)) return false;
-    // The flag stays while the word is open: one look-up, outside the retries.
-    const std::uint8_t closed =
-        closed_moves(repeats, (seen & detail::kSymmetricWord) ? stabilizer() : 1, child);
-    while (detail::is_open_word(seen)) {
-        const auto open = static_cast<std::uint8_t>(seen & 0xFF);
-        if (open == detail::kCannotLose) return false;
-        const auto left = static_cast<std::uint8_t>(open - closed);
-        int distance = next;
-        std::uint16_t result = static_cast<std::uint16_t>((seen & ~std::uint16_t{0xFF}) | left);
-        if (left == 0) {
-            if (distance < 2 && late_loss()) distance = 2;
-            result = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
-        }
-        if (word.compare_exchange_weak(seen, result, std::memory_order_relaxed)) {
-            ++tally.applied;
-            if (left == 0) tally.decide(distance);
-            return true;
-        }
-    }
-    return false;
-}
 
 }  // namespace tbf::gen

@@ -149,32 +149,16 @@ private:
     void pull_pass(int level);
     static constexpr bool kCanPull = MoveIndexer<Ix> && !R::kRoyalKing;
     int stabilizer_of(Color side, std::uint64_t index) const;
-    // Distance of a loss whose last open move closes at `next`: 2 instead of
-    // 1 when a double push into en passant loses more slowly.
-    int loss_distance(int next, std::uint64_t packed) const {
-        if (next < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), packed)) return 2;
-        return next;
+    // Whether a loss of this position closing before level 2 waits for it
+    // (StateWord's late-loss rule).
+    bool late_loss(std::uint64_t packed) const {
+        return std::binary_search(late_losses_.begin(), late_losses_.end(), packed);
     }
 
-    // One 16-bit word per slot: a final value code, a detail:: marker, or an
-    // undecided position's open-move counter with a "symmetric" flag, so
-    // the level passes touch one word per predecessor.
-    static constexpr std::uint16_t kOpenBase = detail::kOpenWord;
-    static constexpr std::uint16_t kSymmetricFlag = detail::kSymmetricWord;
-    static bool is_open(std::uint16_t word) { return detail::is_open_word(word); }
-    static std::uint8_t open_count(std::uint16_t word) { return static_cast<std::uint8_t>(word & 0xFF); }
-
+    // One StateWord per slot, so the level passes touch one word per
+    // predecessor.
     std::uint16_t load(Color c, std::uint64_t i) const {
         return std::atomic_ref<const std::uint16_t>(values_[to_index(c)][i]).load(std::memory_order_relaxed);
-    }
-    // Decides an open position; false if another visit decided it first.
-    bool claim(Color c, std::uint64_t i, std::uint16_t value) {
-        std::atomic_ref<std::uint16_t> word(values_[to_index(c)][i]);
-        std::uint16_t seen = word.load(std::memory_order_relaxed);
-        while (is_open(seen)) {
-            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return true;
-        }
-        return false;
     }
 
     TableMoves<R, Ix> moves_;
