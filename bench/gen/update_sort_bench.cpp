@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "tbforge/gen/work_files.hpp"
+#include "work_files.hpp"
 
 namespace {
 

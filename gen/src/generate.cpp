@@ -12,8 +12,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "tbforge/gen/out_of_core.hpp"
-#include "tbforge/gen/table_build.hpp"
+#include "out_of_core.hpp"
+#include "table_build.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/rules/fen.hpp"
 

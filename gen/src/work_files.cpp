@@ -1,4 +1,4 @@
-#include "tbforge/gen/work_files.hpp"
+#include "work_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tbforge/gen/retrograde.hpp"
+#include "retrograde_impl.hpp"
 
 namespace tbf::test {
 

@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "tbforge/gen/generate.hpp"
-#include "tbforge/gen/work_files.hpp"
+#include "work_files.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;

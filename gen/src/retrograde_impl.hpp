@@ -1,5 +1,5 @@
 #pragma once
-// Implementation of RetrogradeBuilder; included from retrograde.hpp.
+// RetrogradeBuilder's member definitions (retrograde.hpp).
 
 #include <omp.h>
 
@@ -7,13 +7,15 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "retrograde.hpp"
+
 namespace tbf::gen {
 
 template <Ruleset R, TableIndexer Ix>
 TableValues RetrogradeBuilder<R, Ix>::build() {
     const auto start = std::chrono::steady_clock::now();
     size_ = moves_.indexer().size();
-    for (int c = 0; c < 2; ++c) values_[c].assign(size_, detail::kUndecided);
+    for (int c = 0; c < 2; ++c) values_[c].assign(size_, StateWord::kUndecided);
     frontier_ = {};
     frontier_.budget = size_ / 8;
     initial_pass();
@@ -30,7 +32,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     frontier_.added = 0;
     int passes = 1;
     for (int level = 0; static_cast<std::size_t>(level) < frontier_.counts.size(); ++level) {
-        if (probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level + 2)}) >= kOpenBase) {
+        if (!StateWord::in_range(level)) {
             throw std::length_error("distance to conversion beyond the generator's working range");
         }
         level_pass(level);
@@ -38,10 +40,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     }
     TableValues out;
     for (int c = 0; c < 2; ++c) {
-        // Open, invalid and final-draw words all become draws (0).
-        for (auto& v : values_[c]) {
-            if (v >= kOpenBase) v = 0;
-        }
+        for (auto& v : values_[c]) v = StateWord::final_code(v);
         out.values[c] = std::move(values_[c]);
     }
     out.stats.positions = valid_positions_;
@@ -79,12 +78,9 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 const Color side = static_cast<Color>(slot & 1);
                 const auto index = static_cast<std::uint64_t>(slot >> 1);
                 const SlotStart s = moves_.start(side, index);
-                values_[to_index(side)][index] =
-                    s.value != detail::kUndecided
-                        ? s.value
-                        : static_cast<std::uint16_t>(kOpenBase | (s.stabilizer > 1 ? kSymmetricFlag : 0) | s.open);
-                valid += s.value != detail::kInvalid;
-                open += s.value == detail::kUndecided;
+                values_[to_index(side)][index] = s.word();
+                valid += s.value != StateWord::kInvalid;
+                open += s.value == StateWord::kUndecided;
                 const std::uint64_t packed = detail::pack(side, index);
                 if (s.level >= 0) local.add(s.level, packed);
                 if (s.late_win) late_win.push_back(packed);
@@ -123,10 +119,10 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
     // share r |Stab Q| / |Stab W| is not a multiple of r.
     const bool grouped = stab_w > 1;
     moves_.predecessors(index, pos, squares, preds, grouped);
+    std::vector<std::uint16_t>& words = values_[to_index(p)];
     if (v.wdl == Wdl::Loss) {
-        const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
         for (std::size_t at = 0; at < preds.size(); ++at) {
-            if (claim(p, preds[at], win_next)) local.add(next, detail::pack(p, preds[at]));
+            if (StateWord::claim_win(words[preds[at]], next).changed) local.add(next, detail::pack(p, preds[at]));
         }
         return;
     }
@@ -137,30 +133,10 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
             while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
         }
         at += repeats;
-        std::atomic_ref<std::uint16_t> word(values_[to_index(p)][q]);
-        std::uint16_t seen = word.load(std::memory_order_relaxed);
-        if (!is_open(seen) || open_count(seen) == detail::kCannotLose) continue;
-        const int stab_q = (seen & kSymmetricFlag) ? stabilizer_of(p, q) : 1;
-        const auto closed =
-            static_cast<std::uint16_t>(repeats * static_cast<std::size_t>(stab_q) / static_cast<std::size_t>(stab_w));
-        // A failed exchange rereads the word; another visit may have
-        // decided it meanwhile.
-        for (;;) {
-            if (open_count(seen) != closed) {
-                if (word.compare_exchange_weak(seen, static_cast<std::uint16_t>(seen - closed),
-                                               std::memory_order_relaxed)) {
-                    break;
-                }
-            } else {
-                const int distance = loss_distance(next, detail::pack(p, q));
-                const auto loss = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
-                if (word.compare_exchange_weak(seen, loss, std::memory_order_relaxed)) {
-                    local.add(distance, detail::pack(p, q));
-                    break;
-                }
-            }
-            if (!is_open(seen)) break;
-        }
+        const StateWord::Step step = StateWord::count_down(
+            words[q], level, static_cast<int>(repeats), stab_w, [&] { return stabilizer_of(p, q); },
+            [&] { return late_loss(detail::pack(p, q)); });
+        if (step.decided >= 0) local.add(step.decided, detail::pack(p, q));
     }
 }
 
@@ -199,8 +175,8 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         }
     } else if (frontier_.counts[l] != 0) {
         // Too many to list: find them by their values.
-        const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
-        const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
+        const std::uint16_t win_code = StateWord::win(level);
+        const std::uint16_t loss_code = StateWord::loss(level);
         constexpr std::int64_t kChunk = 1 << 14;
         const auto chunks = static_cast<std::int64_t>((size_ + kChunk - 1) / kChunk);
 #pragma omp parallel
@@ -229,7 +205,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         for (const std::uint64_t packed : late_wins_) {
             const Color c = detail::packed_side(packed);
             const std::uint64_t i = detail::packed_index(packed);
-            if (claim(c, i, probe::encode_value({Wdl::Win, 2}))) local.add(2, packed);
+            if (StateWord::claim_win(values_[to_index(c)][i], 2).changed) local.add(2, packed);
         }
         frontier_.merge(local);
         late_wins_.clear();
@@ -239,10 +215,6 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
 template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
     if constexpr (kCanPull) {
-        const std::uint16_t win_code = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(level)});
-        const std::uint16_t loss_code = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(level)});
-        const auto next = static_cast<std::uint16_t>(level + 1);
-        const std::uint16_t win_next = probe::encode_value({Wdl::Win, next});
         constexpr std::int64_t kChunk = 1 << 14;
         const auto chunks = static_cast<std::int64_t>((size_ + kChunk - 1) / kChunk);
         std::mutex merge_mutex;
@@ -259,37 +231,22 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
                     // Only this thread writes slot i; the children's words
                     // are read while other threads decide them, but those
                     // become level + 1 codes, never the level's own.
-                    std::atomic_ref<std::uint16_t> word(values_[to_index(side)][i]);
-                    const std::uint16_t seen = word.load(std::memory_order_relaxed);
-                    if (!is_open(seen)) continue;
+                    std::uint16_t& word = values_[to_index(side)][i];
+                    const std::uint16_t seen = std::atomic_ref<std::uint16_t>(word).load(std::memory_order_relaxed);
+                    if (!StateWord::is_open(seen)) continue;
                     Position pos;
                     Square squares[kMaxTableUnits];
                     [[maybe_unused]] const bool ok = moves_.decode(i, side, squares, pos);
                     assert(ok);
-                    bool wins = false;
-                    int closed = 0;
+                    StateWord::PullCount count(level);
                     moves_.open_children(i, pos, squares, [&](std::uint64_t child) {
-                        const std::uint16_t code =
-                            std::atomic_ref<const std::uint16_t>(children[child]).load(std::memory_order_relaxed);
-                        wins = code == loss_code;
-                        closed += code == win_code;
-                        return !wins;
+                        return count.add(
+                            std::atomic_ref<const std::uint16_t>(children[child]).load(std::memory_order_relaxed));
                     });
                     const std::uint64_t packed = detail::pack(side, i);
-                    if (wins) {
-                        word.store(win_next, std::memory_order_relaxed);
-                        local.add(next, packed);
-                        continue;
-                    }
-                    if (closed == 0 || open_count(seen) == detail::kCannotLose) continue;
-                    if (closed != open_count(seen)) {
-                        word.store(static_cast<std::uint16_t>(seen - closed), std::memory_order_relaxed);
-                        continue;
-                    }
-                    const int distance = loss_distance(next, packed);
-                    word.store(probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)}),
-                               std::memory_order_relaxed);
-                    local.add(distance, packed);
+                    const StateWord::Step step =
+                        StateWord::pull(word, seen, level, count, [&] { return late_loss(packed); });
+                    if (step.decided >= 0) local.add(step.decided, packed);
                 }
                 if (progress_ && omp_get_thread_num() == 0) {
                     progress_("level", level, static_cast<std::uint64_t>(chunk), static_cast<std::uint64_t>(2 * chunks));

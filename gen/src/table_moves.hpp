@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "state_word.hpp"
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/symmetry.hpp"
@@ -51,22 +52,15 @@ concept RootedIndexer = MoveIndexer<Ix> && requires(const Ix& ix, std::uint64_t 
     { ix.root_range(i) } -> std::convertible_to<std::pair<std::uint64_t, std::uint64_t>>;
 };
 
+// The value (for its side to move) of a position a conversion reaches: a
+// sub-table position or a terminal one.
+using ChildValue = std::function<probe::Value(const Position&)>;
+// Progress of a build: pass name, level (-1 outside the level passes), done of total.
+using BuildProgress = std::function<void(const char* pass, int level, std::uint64_t done, std::uint64_t total)>;
+
 namespace detail {
 
-// Working values: 0 undecided, final encodings otherwise, plus two markers.
-inline constexpr std::uint16_t kUndecided = 0;
-inline constexpr std::uint16_t kInvalid = 0xFFFF;
-inline constexpr std::uint16_t kDrawFinal = 0xFFFE;
-// Counter value for a position that some move keeps from losing.
-inline constexpr std::uint8_t kCannotLose = 0xFF;
-// The 16-bit state word of both builders (in RAM and out-of-core): a final
-// code, a marker above, or from kOpenWord up an undecided position's open
-// counter with a flag for a non-trivial stabiliser. Final codes stay below
-// (DTC < 24576).
-inline constexpr std::uint16_t kOpenWord = 0xC000;
-inline constexpr std::uint16_t kSymmetricWord = 0x1000;
-inline bool is_open_word(std::uint16_t word) { return word >= kOpenWord && word <= (kOpenWord | kSymmetricWord | 0xFF); }
-
+// Packed ids: index * 2 + side to move.
 inline std::uint64_t pack(Color c, std::uint64_t index) { return index * 2 + to_index(c); }
 inline Color packed_side(std::uint64_t p) { return static_cast<Color>(p & 1); }
 inline std::uint64_t packed_index(std::uint64_t p) { return p >> 1; }
@@ -91,19 +85,19 @@ private:
 
 // The initial pass's verdict on one slot.
 struct SlotStart {
-    std::uint16_t value = detail::kUndecided;  // working value (detail markers or a final code)
+    std::uint16_t value = StateWord::kUndecided;  // working value (StateWord markers or a final code)
     std::uint8_t open = 0;                     // quiet moves still open, or kCannotLose
     std::int16_t level = -1;                   // frontier level of a decided value, -1 if none
     bool late_win = false;   // a win in 2 plies by a double push into en passant
     bool late_loss = false;  // undecided, but its longest known loss takes 2 plies
     std::uint8_t stabilizer = 1;  // table symmetries fixing the position (undecided slots only)
+
+    std::uint16_t word() const { return StateWord::initial(value, open, stabilizer); }
 };
 
 template <Ruleset R, TableIndexer Ix>
 class TableMoves {
 public:
-    using ChildValue = std::function<probe::Value(const Position&)>;
-
     // child_value gives the value (for its side to move) of any position a
     // conversion reaches: a sub-table position or a terminal one.
     TableMoves(const Ix& indexer, ChildValue child_value)
@@ -226,7 +220,7 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
     Position pos;
     Square squares[kMaxTableUnits];
     if (!decode(index, side, squares, pos)) {
-        out.value = detail::kInvalid;
+        out.value = StateWord::kInvalid;
         return out;
     }
     MoveList list;
@@ -234,7 +228,7 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
     if (list.empty()) {
         const Wdl wdl = *terminal_value<R>(pos, false);
         if (wdl == Wdl::Draw) {
-            out.value = detail::kDrawFinal;
+            out.value = StateWord::kDrawFinal;
         } else {
             out.value = probe::encode_value({wdl, 0});
             out.level = 0;
@@ -280,14 +274,14 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
             out.value = probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(best_win)});
             out.level = static_cast<std::int16_t>(best_win);
         } else if (draw) {
-            out.value = detail::kDrawFinal;
+            out.value = StateWord::kDrawFinal;
         } else {
             out.value = probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(worst_loss)});
             out.level = static_cast<std::int16_t>(worst_loss);
         }
         return out;
     }
-    out.open = (draw || best_win) ? detail::kCannotLose : static_cast<std::uint8_t>(quiet);
+    out.open = (draw || best_win) ? StateWord::kCannotLose : static_cast<std::uint8_t>(quiet);
     out.late_win = best_win != 0;
     out.late_loss = !best_win && worst_loss > 1;
     if (!symmetries_.empty()) out.stabilizer = static_cast<std::uint8_t>(stabilizer(pos));

@@ -1,14 +1,11 @@
-#pragma once
-// The values of one table in the exact index: built on the faster work index
-// (index/work_index.hpp) where it applies, then renumbered.
+#include "table_build.hpp"
 
 #include <omp.h>
 
 #include <chrono>
 
-#include "tbforge/gen/retrograde.hpp"
-#include "tbforge/index/indexer.hpp"
-#include "tbforge/index/work_index.hpp"
+#include "instantiate.hpp"
+#include "retrograde_impl.hpp"
 
 namespace tbf::gen {
 
@@ -17,9 +14,10 @@ static_assert(MoveIndexer<index::WorkIndex>);
 static_assert(MoveIndexer<index::Indexer>);  // exact-index builds pull and index moves incrementally
 static_assert(kNoSlot == index::kNoIndex);
 
+namespace {
+
 // Values of work-index slots, renumbered in the exact index.
-inline TableValues to_exact_index(const index::Indexer& exact, const index::WorkIndex& work,
-                                  TableValues built) {
+TableValues to_exact_index(const index::Indexer& exact, const index::WorkIndex& work, TableValues built) {
     // Unit k of the exact order is unit position[k] of the work order.
     std::array<int, kMaxTableUnits> position{};
     std::array<bool, kMaxTableUnits> taken{};
@@ -56,10 +54,12 @@ inline TableValues to_exact_index(const index::Indexer& exact, const index::Work
     return out;
 }
 
+}  // namespace
+
 // The work index where it applies and stays small: a group of k identical
 // units takes k! times the exact index's slots there (QQQQ: 24 times), so
 // beyond a pair the exact index is both smaller and faster to fill.
-inline std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact) {
+std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact) {
     constexpr std::uint64_t kMaxGrowth = 4;
     auto work = index::WorkIndex::create(exact.variant(), exact.material());
     if (work && work->size() > kMaxGrowth * exact.size()) return std::nullopt;
@@ -67,9 +67,7 @@ inline std::optional<index::WorkIndex> work_index_for(const index::Indexer& exac
 }
 
 template <Ruleset R>
-TableValues build_table_values(const index::Indexer& exact,
-                               typename RetrogradeBuilder<R, index::Indexer>::ChildValue child_value,
-                               typename RetrogradeBuilder<R, index::Indexer>::Progress progress = {}) {
+TableValues build_table_values(const index::Indexer& exact, ChildValue child_value, BuildProgress progress) {
     if (auto work = work_index_for(exact)) {
         RetrogradeBuilder<R, index::WorkIndex> builder(*work, std::move(child_value), std::move(progress));
         const auto start = std::chrono::steady_clock::now();
@@ -81,5 +79,12 @@ TableValues build_table_values(const index::Indexer& exact,
     RetrogradeBuilder<R, index::Indexer> builder(exact, std::move(child_value), std::move(progress));
     return builder.build();
 }
+
+#define TBF_BUILD_INSTANTIATE(R)                                   \
+    template class RetrogradeBuilder<R, index::Indexer>;           \
+    template class RetrogradeBuilder<R, index::WorkIndex>;         \
+    template TableValues build_table_values<R>(const index::Indexer&, ChildValue, BuildProgress);
+TBF_GEN_FOR_EACH_RULESET(TBF_BUILD_INSTANTIATE)
+#undef TBF_BUILD_INSTANTIATE
 
 }  // namespace tbf::gen

@@ -23,6 +23,10 @@
 // Threads only compare-and-swap undecided values and count down atomically, and
 // every value written depends only on earlier levels, so the result is the
 // same for any thread count.
+//
+// The member definitions are in retrograde_impl.hpp, for table_build.cpp
+// (which instantiates them for each ruleset) and for tests with their own
+// indexers.
 
 #include <algorithm>
 #include <array>
@@ -36,7 +40,7 @@
 
 #include <omp.h>
 
-#include "tbforge/gen/table_moves.hpp"
+#include "table_moves.hpp"
 
 namespace tbf::gen {
 
@@ -61,13 +65,10 @@ struct TableValues {
 template <Ruleset R, TableIndexer Ix>
 class RetrogradeBuilder {
 public:
-    using ChildValue = std::function<probe::Value(const Position&)>;
-    using Progress = std::function<void(const char* pass, int level, std::uint64_t done,
-                                        std::uint64_t total)>;
 
     // child_value gives the value (for its side to move) of any position a
     // conversion reaches: a sub-table position or a terminal one.
-    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, Progress progress = {})
+    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, BuildProgress progress = {})
         : moves_(indexer, std::move(child_value)), progress_(std::move(progress)) {}
 
     TableValues build();
@@ -148,36 +149,20 @@ private:
     void pull_pass(int level);
     static constexpr bool kCanPull = MoveIndexer<Ix> && !R::kRoyalKing;
     int stabilizer_of(Color side, std::uint64_t index) const;
-    // Distance of a loss whose last open move closes at `next`: 2 instead of
-    // 1 when a double push into en passant loses more slowly.
-    int loss_distance(int next, std::uint64_t packed) const {
-        if (next < 2 && std::binary_search(late_losses_.begin(), late_losses_.end(), packed)) return 2;
-        return next;
+    // Whether a loss of this position closing before level 2 waits for it
+    // (StateWord's late-loss rule).
+    bool late_loss(std::uint64_t packed) const {
+        return std::binary_search(late_losses_.begin(), late_losses_.end(), packed);
     }
 
-    // One 16-bit word per slot: a final value code, a detail:: marker, or an
-    // undecided position's open-move counter with a "symmetric" flag, so
-    // the level passes touch one word per predecessor.
-    static constexpr std::uint16_t kOpenBase = detail::kOpenWord;
-    static constexpr std::uint16_t kSymmetricFlag = detail::kSymmetricWord;
-    static bool is_open(std::uint16_t word) { return detail::is_open_word(word); }
-    static std::uint8_t open_count(std::uint16_t word) { return static_cast<std::uint8_t>(word & 0xFF); }
-
+    // One StateWord per slot, so the level passes touch one word per
+    // predecessor.
     std::uint16_t load(Color c, std::uint64_t i) const {
         return std::atomic_ref<const std::uint16_t>(values_[to_index(c)][i]).load(std::memory_order_relaxed);
     }
-    // Decides an open position; false if another visit decided it first.
-    bool claim(Color c, std::uint64_t i, std::uint16_t value) {
-        std::atomic_ref<std::uint16_t> word(values_[to_index(c)][i]);
-        std::uint16_t seen = word.load(std::memory_order_relaxed);
-        while (is_open(seen)) {
-            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return true;
-        }
-        return false;
-    }
 
     TableMoves<R, Ix> moves_;
-    Progress progress_;
+    BuildProgress progress_;
     std::uint64_t size_ = 0;
     std::array<std::vector<std::uint16_t>, 2> values_;
     Frontier frontier_;
@@ -196,5 +181,3 @@ private:
 };
 
 }  // namespace tbf::gen
-
-#include "tbforge/gen/retrograde_impl.hpp"

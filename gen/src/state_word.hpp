@@ -1,0 +1,165 @@
+#pragma once
+// The 16-bit working word of one slot and side to move, and the one place
+// its transitions are written. Both builders keep these words: the in-RAM
+// builder in two arrays, the out-of-core builder in its chunk files and its
+// sparse set (so the encoding is also a file format: work_files.hpp).
+//
+// A word is a final value code (probe/value.hpp; DTC < 24576 keeps it below
+// kOpen), one of two markers (kInvalid, kDrawFinal), or from kOpen up an
+// undecided position's count of open moves (low 8 bits) with kSymmetric set
+// when a non-trivial table symmetry fixes the position.
+//
+// The retrograde step, from a child decided at distance `level`:
+//  - a lost child makes an open predecessor a win at level + 1 (the first
+//    level that reaches it is its shortest win): claim_win();
+//  - a won child closes moves of its predecessor, |Stab Q| / |Stab W| per
+//    un-move (retrograde.hpp, "Symmetry"); the predecessor whose last open
+//    move closes is a loss at level + 1 (its longest loss), or at 2 if a
+//    double push into en passant loses more slowly (the late-loss rule):
+//    count_down();
+//  - a pull does both for one open position from the children of its open
+//    moves: pull().
+// Words that cannot lose (kCannotLose: a move draws or wins) only change by
+// a claim. Pushes run concurrently on shared words (relaxed atomics, a
+// compare-and-swap per change); a pull has one writer per word.
+
+#include <atomic>
+#include <cstdint>
+
+#include "tbforge/probe/value.hpp"
+
+namespace tbf::gen {
+
+struct StateWord {
+    // Value of a slot the initial pass leaves undecided (SlotStart::value).
+    static constexpr std::uint16_t kUndecided = 0;
+    static constexpr std::uint16_t kInvalid = 0xFFFF;
+    static constexpr std::uint16_t kDrawFinal = 0xFFFE;
+    static constexpr std::uint16_t kOpen = 0xC000;
+    static constexpr std::uint16_t kSymmetric = 0x1000;
+    // Counter of a position that some move keeps from losing.
+    static constexpr std::uint8_t kCannotLose = 0xFF;
+
+    static constexpr bool is_open(std::uint16_t word) { return word >= kOpen && word <= (kOpen | kSymmetric | 0xFF); }
+    static constexpr std::uint8_t open_count(std::uint16_t word) { return static_cast<std::uint8_t>(word & 0xFF); }
+    static constexpr bool is_symmetric(std::uint16_t word) { return (word & kSymmetric) != 0; }
+
+    // The initial pass's word: `value` if it decided the slot, otherwise an
+    // open word counting `open` moves (or kCannotLose).
+    static constexpr std::uint16_t initial(std::uint16_t value, std::uint8_t open, int stabilizer) {
+        if (value != kUndecided) return value;
+        return static_cast<std::uint16_t>(kOpen | (stabilizer > 1 ? kSymmetric : 0) | open);
+    }
+    // The stored code: open positions, invalid slots and draws are 0.
+    static constexpr std::uint16_t final_code(std::uint16_t word) {
+        return word == kInvalid || word == kDrawFinal || is_open(word) ? 0 : word;
+    }
+    static constexpr std::uint16_t win(int distance) {
+        return probe::encode_value({Wdl::Win, static_cast<std::uint16_t>(distance)});
+    }
+    static constexpr std::uint16_t loss(int distance) {
+        return probe::encode_value({Wdl::Loss, static_cast<std::uint16_t>(distance)});
+    }
+    // Whether the level pass at `level` can still decide losses at level + 2
+    // (the late-loss rule) below kOpen.
+    static constexpr bool in_range(int level) { return loss(level + 2) < kOpen; }
+
+    // What a transition did.
+    struct Step {
+        bool changed = false;  // the word was written
+        int decided = -1;      // the distance it was decided at, -1 if it stays open
+    };
+
+    // Decides an open word as a win at `distance`; unchanged if it was
+    // decided already (possibly by a concurrent step).
+    static Step claim_win(std::uint16_t& target, int distance) {
+        std::atomic_ref<std::uint16_t> word(target);
+        const std::uint16_t value = win(distance);
+        std::uint16_t seen = word.load(std::memory_order_relaxed);
+        while (is_open(seen)) {
+            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return {true, distance};
+        }
+        return {};
+    }
+
+    // `repeats` un-moves from a child won at `level`, whose stabiliser has
+    // `child_stabilizer` elements, into this predecessor. stabilizer() (the
+    // predecessor's) is asked only for flagged words, late_loss() only when
+    // the count reaches zero.
+    template <class Stabilizer, class LateLoss>
+    static Step count_down(std::uint16_t& target, int level, int repeats, int child_stabilizer,
+                           Stabilizer&& stabilizer, LateLoss&& late_loss) {
+        std::atomic_ref<std::uint16_t> word(target);
+        std::uint16_t seen = word.load(std::memory_order_relaxed);
+        if (!is_open(seen) || open_count(seen) == kCannotLose) return {};
+        // The flag stays while the word is open: one look-up, outside the retries.
+        const int stab = is_symmetric(seen) ? stabilizer() : 1;
+        const auto closed = static_cast<std::uint8_t>(repeats * stab / child_stabilizer);
+        // A failed exchange rereads the word; another step may have decided it.
+        do {
+            if (open_count(seen) != closed) {
+                if (word.compare_exchange_weak(seen, static_cast<std::uint16_t>(seen - closed),
+                                               std::memory_order_relaxed)) {
+                    return {true, -1};
+                }
+            } else {
+                const int distance = loss_distance(level, late_loss);
+                if (word.compare_exchange_weak(seen, loss(distance), std::memory_order_relaxed)) {
+                    return {true, distance};
+                }
+            }
+        } while (is_open(seen));
+        return {};
+    }
+
+    // The children's words a pull at `level` reads, one per open move of the
+    // position; add() returns false once a child lost at `level` wins it.
+    class PullCount {
+    public:
+        explicit PullCount(int level) : win_(win(level)), loss_(loss(level)) {}
+        bool add(std::uint16_t child) {
+            wins_ = child == loss_;
+            closed_ += child == win_;
+            return !wins_;
+        }
+        bool wins() const { return wins_; }
+        int closed() const { return closed_; }
+
+    private:
+        std::uint16_t win_, loss_;
+        bool wins_ = false;
+        int closed_ = 0;
+    };
+
+    // The pull of the open word `seen` at `level` from its children's
+    // count. Only the caller writes the word; others may read it meanwhile.
+    template <class LateLoss>
+    static Step pull(std::uint16_t& target, std::uint16_t seen, int level, const PullCount& count,
+                     LateLoss&& late_loss) {
+        std::atomic_ref<std::uint16_t> word(target);
+        if (count.wins()) {
+            word.store(win(level + 1), std::memory_order_relaxed);
+            return {true, level + 1};
+        }
+        const int closed = count.closed();
+        if (closed == 0 || open_count(seen) == kCannotLose) return {};
+        if (closed != open_count(seen)) {
+            word.store(static_cast<std::uint16_t>(seen - closed), std::memory_order_relaxed);
+            return {true, -1};
+        }
+        const int distance = loss_distance(level, late_loss);
+        word.store(loss(distance), std::memory_order_relaxed);
+        return {true, distance};
+    }
+
+private:
+    // A loss whose last open move closes at `level` + 1, or at 2 when a
+    // double push into en passant (worth two plies) loses more slowly.
+    template <class LateLoss>
+    static int loss_distance(int level, LateLoss&& late_loss) {
+        const int next = level + 1;
+        return next < 2 && late_loss() ? 2 : next;
+    }
+};
+
+}  // namespace tbf::gen
