@@ -104,8 +104,7 @@ private:
         std::vector<index::Material> tables;
         for (const char* t : kTables) tables.push_back(material(t));
         auto result = gen::generate(writer, kVariant, tables, {});
-        if (auto* e = std::get_if<gen::GenerateError>(&result))
-            throw std::runtime_error(e->message);
+        if (!result.ok()) throw std::runtime_error(result.error());
     }
 
     // Random positions of each table, half of them given in the flipped

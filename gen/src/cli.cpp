@@ -27,20 +27,6 @@ namespace {
 
 constexpr std::string_view kProgram = "tbgen";
 
-// gen's own error shapes carry an exit status; here they become the Status
-// it stands for (run_cli maps it back through the one table).
-Status from_gen_error(int exit_status, std::string message) {
-    switch (exit_status) {
-        case kExitCheckFailed:
-            return check_failed(std::move(message));
-        case kExitUsage:
-            return invalid_argument(std::move(message));
-        default:
-            break;
-    }
-    return io_error(std::move(message));
-}
-
 constexpr const char* kUsage =
     "usage: tbgen <command> [options]\n"
     "\n"
@@ -54,23 +40,47 @@ constexpr const char* kUsage =
     "Run 'tbgen <command> --help' for the options of a command.\n"
     "Exit status: 0 success, 1 a check failed, 2 bad usage or input, 3 database or I/O error.\n";
 
-constexpr const char* kPerftUsage =
-    "usage: tbgen perft --variant V --fen FEN --depth N [--divide]\n"
-    "\n"
-    "  --variant V   antichess, antichess-fics, antichess-joint or fourfile\n"
+// "antichess, antichess-fics, antichess-joint or fourfile": every variant of
+// the traits table, so a new one appears in the help without an edit here.
+std::string variant_choices() {
+    std::string text;
+    for (std::size_t i = 0; i < kVariantCount; ++i) {
+        if (i > 0) text += i + 1 == kVariantCount ? " or " : ", ";
+        text += kVariantTraits[i].name;
+    }
+    return text;
+}
+
+// The variants whose unit counts include the kings (a royal king is on
+// every board, so --upto counts it).
+std::string royal_king_variants() {
+    std::string text;
+    for (const VariantTraits& traits : kVariantTraits) {
+        if (!traits.royal_king) continue;
+        text += (text.empty() ? "" : ", ") + std::string(traits.name);
+    }
+    return text;
+}
+
+std::string perft_usage() {
+    return "usage: tbgen perft --variant V --fen FEN --depth N [--divide]\n"
+           "\n"
+           "  --variant V   " + variant_choices() + "\n"
     "  --fen FEN     the root position\n"
     "  --depth N     plies to search\n"
     "  --divide      first print '<uci>: <count>' for each root move, sorted by move\n"
     "\n"
     "The last line of output is the node count.\n";
+}
 
-constexpr const char* kGenUsage =
-    "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR] [--quiet] [--json]\n"
+std::string gen_usage() {
+    const std::string kings = royal_king_variants();
+    return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR] [--quiet] [--json]\n"
     "                 (--upto K | TABLE...)\n"
     "\n"
-    "  --variant V   antichess, antichess-fics, antichess-joint or fourfile\n"
+    "  --variant V   " + variant_choices() + "\n"
     "  --db DIR      database directory (created if missing)\n"
-    "  --upto K      every table with at most K units (Four File: kings included)\n"
+    "  --upto K      every table with at most K units" + (kings.empty() ? "" : " (" + kings + ": kings included)") + "\n"
     "  TABLE...      tables by name, e.g. KQvR (either colour orientation)\n"
     "  --threads N   worker threads (default: all cores)\n"
     "  --memory SIZE memory cap, e.g. 4G, 512M, 1MiB or bytes: tables that do not fit\n"
@@ -82,6 +92,7 @@ constexpr const char* kGenUsage =
     "\n"
     "Tables already complete in the database are not rebuilt, so an interrupted\n"
     "run resumes where it stopped.\n";
+}
 
 constexpr const char* kIndexUsage =
     "usage: tbgen index --variant V TABLE... [--json]\n"
@@ -104,7 +115,7 @@ Result<VariantId> variant_option(const cli::Command& command) {
 }
 
 Status run_perft(const std::vector<std::string>& argv) {
-    cli::Command command(kPerftUsage);
+    cli::Command command(perft_usage());
     for (const char* name : {"variant", "fen", "depth"}) command.value(name);
     command.flag("divide");
     TBF_TRY(parsed, command.parse(argv, std::cout));
@@ -153,14 +164,9 @@ Result<int> threads_option(const cli::Command& command, int fallback) {
 }
 
 Json table_json(const gen::TableSummary& t) {
-    Json line;
-    line["table"] = t.name;
-    line["built"] = t.built;
-    line["positions"] = t.positions;
-    line["bytes"] = t.stored_bytes;
-    line["max_dtc"] = t.max_dtc;
-    line["seconds"] = t.seconds;
-    line["out_of_core"] = t.out_of_core;
+    Json line{{"table", t.name},       {"built", t.built},     {"positions", t.positions},
+              {"bytes", t.stored_bytes}, {"max_dtc", t.max_dtc}, {"seconds", t.seconds},
+              {"out_of_core", t.out_of_core}};
     if (t.out_of_core) {
         line["resumed"] = t.resumed;
         line["chunks"] = t.chunks;
@@ -196,7 +202,7 @@ Result<storage::Database> open_for_writing(const std::string& dir, bool create) 
 }
 
 Status run_gen(const std::vector<std::string>& argv) {
-    cli::Command command(kGenUsage);
+    cli::Command command(gen_usage());
     for (const char* name : {"variant", "db", "threads", "upto", "memory", "work"}) command.value(name);
     for (const char* name : {"quiet", "json"}) command.flag(name);
     command.positionals();
@@ -235,26 +241,22 @@ Status run_gen(const std::vector<std::string>& argv) {
             std::fflush(stdout);
         }
     };
-    auto result = gen::generate(tablebase, *variant, *tables, options, on_table);
-    if (auto* error = std::get_if<gen::GenerateError>(&result)) {
-        return from_gen_error(error->exit_code, error->message);
-    }
-    const auto& summaries = std::get<std::vector<gen::TableSummary>>(result);
+    TBF_TRY(summaries, gen::generate(tablebase, *variant, *tables, options, on_table));
     std::uint64_t built = 0, positions = 0, bytes = 0;
-    for (const auto& t : summaries) {
+    for (const auto& t : *summaries) {
         built += t.built;
         positions += t.positions;
         bytes += t.stored_bytes;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (json) {
-        const Json summary{{"tables", summaries.size()}, {"built", built},     {"positions", positions},
+        const Json summary{{"tables", summaries->size()}, {"built", built},     {"positions", positions},
                            {"bytes", bytes},             {"seconds", seconds}};
         std::cout << to_json_line(Json{{"summary", summary}}) << '\n';
     } else if (!quiet) {
         std::printf("%zu tables (%llu built, %llu already present), %llu positions, %.1f s, %llu bytes\n",
-                    summaries.size(), static_cast<unsigned long long>(built),
-                    static_cast<unsigned long long>(summaries.size() - built),
+                    summaries->size(), static_cast<unsigned long long>(built),
+                    static_cast<unsigned long long>(summaries->size() - built),
                     static_cast<unsigned long long>(positions), seconds, static_cast<unsigned long long>(bytes));
     }
     return {};
@@ -332,10 +334,8 @@ Status run_strategy(const std::vector<std::string>& argv) {
     probe::Tablebase tablebase(std::move(*db));
     auto result = gen::extract_strategy(tablebase, *variant, *fen, options);
     if (options.progress) std::fprintf(stderr, "\r\033[K");
-    if (auto* error = std::get_if<gen::StrategyError>(&result)) {
-        return from_gen_error(error->exit_code, error->message);
-    }
-    const auto& s = std::get<gen::ExtractSummary>(result);
+    if (!result.ok()) return result.status();
+    const auto& s = *result;
     const char* kind = s.kind == storage::StrategyKind::Winning ? "winning" : "non-loss";
     const char* side = s.side == Color::White ? "white" : "black";
     if (json) {
@@ -389,10 +389,8 @@ Status run_strategy_import(const std::vector<std::string>& argv) {
     }
     TBF_TRY(db, open_for_writing(*dir, true));
     auto result = gen::import_strategy(*db, *variant, file == "-" ? std::cin : input, options);
-    if (auto* error = std::get_if<gen::StrategyError>(&result)) {
-        return from_gen_error(error->exit_code, (file == "-" ? "stdin" : file) + ": " + error->message);
-    }
-    const auto& s = std::get<gen::ImportSummary>(result);
+    if (!result.ok()) return result.status().with_context(file == "-" ? "stdin" : file);
+    const auto& s = *result;
     if (!command.flag_set("quiet")) {
         std::printf("%s: %llu entries from %llu lines (%llu duplicates)\n", options.name.c_str(),
                     static_cast<unsigned long long>(s.entries), static_cast<unsigned long long>(s.lines),

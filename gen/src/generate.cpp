@@ -211,10 +211,14 @@ struct Stored {
     int max_dtc = 0;
 };
 
-std::variant<Stored, GenerateError> store_table(probe::Tablebase& tb, const index::Indexer& ix,
-                                                const std::string& name, std::string_view variant_name,
-                                                const index::Material& material, const GenerateOptions& options,
-                                                std::uint16_t max_code, const ValueSource& source) {
+// A database failure keeps its code; the message names the step and the table.
+Status database_failure(const char* step, const std::string& name, const Status& cause) {
+    return {cause.code(), std::string(step) + " " + name + ": " + cause.to_string()};
+}
+
+Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const std::string& name,
+                           std::string_view variant_name, const index::Material& material,
+                           const GenerateOptions& options, std::uint16_t max_code, const ValueSource& source) {
     storage::TableSpec spec;
     spec.name = name;
     spec.variant = std::string(variant_name);
@@ -226,9 +230,9 @@ std::variant<Stored, GenerateError> store_table(probe::Tablebase& tb, const inde
     storage::TableWriteOptions write_options;
     write_options.compression = options.compression;
     auto writer = tb.database().create_table(spec, write_options);
-    if (!writer.ok()) return GenerateError{3, "writing " + name + ": " + writer.status().to_string()};
+    if (!writer.ok()) return database_failure("writing", name, writer.status());
     StatisticsAccumulator statistics;
-    storage::Status status;
+    Status status;
     std::vector<std::uint8_t> narrow;
     source([&](Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         statistics.add(side, first, codes);
@@ -240,10 +244,10 @@ std::variant<Stored, GenerateError> store_table(probe::Tablebase& tb, const inde
             status = writer->append(codes);
         }
     });
-    if (!status.ok()) return GenerateError{3, "writing " + name + ": " + status.to_string()};
+    if (!status.ok()) return database_failure("writing", name, status);
     const Statistics stats = statistics.finish(ix);
     if (auto committed = writer->commit(stats.stored); !committed.ok()) {
-        return GenerateError{3, "writing " + name + ": " + committed.to_string()};
+        return database_failure("writing", name, committed);
     }
     auto info = tb.database().table_info(name);
     return Stored{info.ok() ? info->stored_bytes : 0, stats.max_dtc};
@@ -298,24 +302,24 @@ std::string gib(std::uint64_t bytes) {
 
 // Without a cap a build larger than the machine would run until the kernel
 // kills it.
-std::optional<GenerateError> larger_than_machine(const std::string& name, std::uint64_t in_ram_bytes) {
+std::optional<Status> larger_than_machine(const std::string& name, std::uint64_t in_ram_bytes) {
     if (in_ram_bytes <= physical_memory()) return std::nullopt;
-    return GenerateError{2, name + " needs about " + gib(in_ram_bytes) + " in RAM, more than this machine's " +
-                                gib(physical_memory()) + ": give --memory and --work to build it out-of-core"};
+    return invalid_argument(name + " needs about " + gib(in_ram_bytes) + " in RAM, more than this machine's " +
+                                gib(physical_memory()) + ": give --memory and --work to build it out-of-core");
 }
 
 template <Ruleset R>
-std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const index::Material& material,
+Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& material,
                                                     const GenerateOptions& options, ResidentTables& resident) {
     const auto start = std::chrono::steady_clock::now();
     const std::string name = probe::table_name(R::kId, material);
     auto indexer = index::Indexer::create(R::kId, material);
-    if (!indexer.ok()) return GenerateError{2, indexer.error()};
+    if (!indexer.ok()) return indexer.status();
     const auto subs = index::sub_tables(material, R::kId);
     std::uint64_t subtable_bytes = 0;
     for (const auto& sub : subs) {
         auto info = tb.database().table_info(probe::table_name(R::kId, sub));
-        if (!info.ok()) return GenerateError{3, "building " + name + ": " + info.status().to_string()};
+        if (!info.ok()) return database_failure("building", name, info.status());
         subtable_bytes += 2 * info->spec.slot_count;
     }
     const auto work = work_index_for(*indexer);
@@ -325,12 +329,12 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         if (auto error = larger_than_machine(name, plan.in_ram_bytes)) return *error;
     }
     if (plan.out_of_core && options.work_dir.empty()) {
-        return GenerateError{2, name + " needs an out-of-core build under the memory cap: give a work directory"};
+        return invalid_argument(name + " needs an out-of-core build under the memory cap: give a work directory");
     }
     SubtableValues subtables;
     for (const auto& sub : subs) {
         auto table = plan.resident_subtables ? resident.get(tb, R::kId, sub) : tb.table(R::kId, sub);
-        if (!table.ok()) return GenerateError{3, "building " + name + ": " + table.error().message};
+        if (!table.ok()) return Status(probe::status_code(table.error().code), "building " + name + ": " + table.error().message);
         subtables.add(sub, *table);
     }
     ProgressLine progress(options.progress, name);
@@ -341,11 +345,11 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
     TableSummary summary;
     summary.name = name;
     summary.built = true;
-    std::variant<Stored, GenerateError> stored;
+    Result<Stored> stored = Stored{};  // set by either branch
     if (!plan.out_of_core) {
         TableValues values = build_table_values<R>(*indexer, child_value, on_progress);
         progress.finish();
-        if (!subtables.error().empty()) return GenerateError{3, "building " + name + ": " + subtables.error()};
+        if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
         std::uint16_t max_code = 0;
         for (const auto& side : values.values) {
             for (auto v : side) max_code = std::max(max_code, v);
@@ -383,21 +387,23 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
             const bool finished = builder.build();
             progress.finish();
             if (!finished) {
-                return GenerateError{3, "building " + name + ": stopped after a step; run again to resume from " +
-                                            ooc_options.work_dir};
+                return Status(StatusCode::Aborted, "building " + name +
+                                                            ": stopped after a step; run again to resume from " +
+                                                            ooc_options.work_dir);
             }
             const auto store_start = std::chrono::steady_clock::now();
             stored = store_table(tb, *indexer, name, R::kName, material, options, builder.max_code(),
                                  [&](const ValueSink& sink) { builder.stream_values(sink); });
             store_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
-            if (std::holds_alternative<Stored>(stored)) builder.remove_work();
-        } catch (const ooc::WorkError& e) {
+            if (stored.ok()) builder.remove_work();
+        } catch (const StatusError& e) {
             progress.finish();
-            std::string message = "building " + name + ": " + e.what();
-            if (message.find("damaged work file") != std::string::npos) {
-                message += "; remove " + ooc_options.work_dir + " to build the table from the start";
+            Status status = e.status().with_context("building " + name);
+            if (status.code() == StatusCode::Corruption) {
+                status = Status(status.code(), status.message() + "; remove " + ooc_options.work_dir +
+                                                   " to build the table from the start");
             }
-            return GenerateError{3, message};
+            return status;
         }
         const OutOfCoreReport report = builder.report();
         summary.positions = report.positions;
@@ -415,9 +421,9 @@ std::variant<TableSummary, GenerateError> build_one(probe::Tablebase& tb, const 
         summary.phases.write_back = report.write_back_seconds;
         summary.phases.store = store_seconds;
     }
-    if (auto* error = std::get_if<GenerateError>(&stored)) return *error;
-    summary.stored_bytes = std::get<Stored>(stored).stored_bytes;
-    summary.max_dtc = std::get<Stored>(stored).max_dtc;
+    if (!stored.ok()) return stored.status();
+    summary.stored_bytes = stored->stored_bytes;
+    summary.max_dtc = stored->max_dtc;
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return summary;
 }
@@ -437,7 +443,7 @@ MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, s
     return plan;
 }
 
-std::variant<std::vector<TableSummary>, GenerateError> generate(
+Result<std::vector<TableSummary>> generate(
     probe::Tablebase& tablebase, VariantId variant, const std::vector<index::Material>& tables,
     const GenerateOptions& options, const std::function<void(const TableSummary&)>& on_table) {
     if (options.threads > 0) omp_set_num_threads(options.threads);
@@ -473,12 +479,12 @@ std::variant<std::vector<TableSummary>, GenerateError> generate(
             if (on_table) on_table(summary);
             continue;
         }
-        if (existing.status().code() != storage::ErrorCode::NotFound) {
-            return GenerateError{3, "reading " + name + ": " + existing.status().to_string()};
+        if (existing.status().code() != StatusCode::NotFound) {
+            return database_failure("reading", name, existing.status());
         }
         auto built = with_variant(variant, [&]<class R>() { return build_one<R>(tablebase, material, options, resident); });
-        if (auto* error = std::get_if<GenerateError>(&built)) return *error;
-        summaries.push_back(std::get<TableSummary>(built));
+        if (!built.ok()) return built.status();
+        summaries.push_back(std::move(*built));
         if (on_table) on_table(summaries.back());
     }
     return summaries;

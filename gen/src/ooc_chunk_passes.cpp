@@ -93,7 +93,7 @@ void OutOfCoreBuilder<R, Ix>::visit(std::uint64_t c, int level, bool apply_only)
             // touch memory, and levels must not go back.
             for (const Update& u : updates) {
                 if (u.slot >= 2 * count || u.level < last_level || u.level > level || (u.child & 0x7F) == 0) {
-                    throw ooc::WorkError("damaged work file " + dir_.file(bucket_file(c)) + " (bad update)");
+                    damaged(bucket_file(c), "bad update");
                 }
                 last_level = u.level;
             }

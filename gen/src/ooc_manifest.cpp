@@ -100,7 +100,7 @@ template <Ruleset R, TableIndexer Ix>
 void OutOfCoreBuilder<R, Ix>::resume() {
     const std::uint64_t chunks = manifest_.chunk_count();
     if (chunks != (size_ + manifest_.chunk_slots - 1) / manifest_.chunk_slots) {
-        throw ooc::WorkError("damaged work file " + dir_.file(ooc::kManifestName) + " (chunk count)");
+        damaged(ooc::kManifestName, "chunk count");
     }
     // Files of a step that did not complete: temporaries, chunk generations
     // the manifest does not name, auxiliary files of chunks not yet started.
@@ -126,7 +126,7 @@ template <Ruleset R, TableIndexer Ix>
 bool OutOfCoreBuilder<R, Ix>::checkpoint(std::uint64_t consumed_bucket, std::uint64_t old_generation_of,
                                          std::uint64_t old_generation) {
     if (options_.child_error) {
-        if (std::string error = options_.child_error(); !error.empty()) throw ooc::WorkError(error);
+        if (std::string error = options_.child_error(); !error.empty()) throw StatusError(io_error(error));
     }
     std::sort(touched_buckets_.begin(), touched_buckets_.end());
     touched_buckets_.erase(std::unique(touched_buckets_.begin(), touched_buckets_.end()), touched_buckets_.end());

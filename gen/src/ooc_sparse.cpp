@@ -78,7 +78,7 @@ void OutOfCoreBuilder<R, Ix>::load_sparse_lists(int level) {
         const ooc::ChunkAux aux = ooc::read_aux(dir_, aux_file(c));
         const std::uint64_t count = chunk_size(c);
         auto key_of = [&](std::uint64_t id) {
-            if (id >= 2 * count) throw ooc::WorkError("damaged work file " + dir_.file(aux_file(c)) + " (bad slot)");
+            if (id >= 2 * count) damaged(aux_file(c), "bad slot");
             return (id & 1) * size_ + first_slot(c) + (id >> 1);
         };
         for (const std::uint64_t s : aux.symmetric) sparse_.symmetric.push_back(key_of(s >> 3) << 3 | (s & 7));
@@ -121,7 +121,7 @@ bool OutOfCoreBuilder<R, Ix>::enter_sparse(int level) {
         ooc::for_each_update_frame(dir_, bucket_file(c), entry.bucket_bytes, [&](std::span<const Update> updates) {
             for (const Update& u : updates) {
                 if (u.slot >= 2 * count || u.level + 1 != level || (u.child & 0x7F) == 0) {
-                    throw ooc::WorkError("damaged work file " + dir_.file(bucket_file(c)) + " (bad update)");
+                    damaged(bucket_file(c), "bad update");
                 }
             }
             const auto n = static_cast<std::int64_t>(updates.size());
@@ -202,7 +202,7 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
         }
         if (!work) break;
         if (!StateWord::in_range(level)) {
-            throw ooc::WorkError("distance to conversion beyond the generator's working range");
+            throw StatusError(Status(StatusCode::ResourceExhausted, "distance to conversion beyond the generator's working range"));
         }
         sparse_pass(level);
         if (progress_) progress_("level", level, 1, 1);

@@ -119,7 +119,7 @@ public:
 
     // Runs the passes, resuming from the work directory's manifest if it
     // belongs to this table and layout (otherwise the directory is cleared).
-    // False if stopped by the test hook. Throws ooc::WorkError.
+    // False if stopped by the test hook. Throws StatusError.
     bool build();
 
     // Largest final value code (after build()).
@@ -130,7 +130,7 @@ public:
     }
 
     // Final values in slot order, White to move first: sink(side, first
-    // index, span of codes). Throws ooc::WorkError.
+    // index, span of codes). Throws StatusError.
     template <class Sink>
     void stream_values(Sink&& sink) {
         std::vector<std::uint16_t> values;
@@ -304,8 +304,8 @@ private:
     std::uint64_t sparse_blocks() const {
         return (2 * size_ + (1u << SparseSet::kBlockBits) - 1) >> SparseSet::kBlockBits;
     }
-    [[noreturn]] void damaged(const std::string& name, const char* what) const {
-        throw ooc::WorkError("damaged work file " + dir_.file(name) + " (" + what + ")");
+    [[noreturn]] void damaged(std::string_view name, const char* what) const {
+        ooc::damaged(dir_.file(name), what);
     }
     // Slots the sparse phase begun at `level` holds: open, or decided at
     // `level` or later.

@@ -20,25 +20,18 @@
 namespace tbf::gen {
 namespace {
 
-constexpr int kExitNoStrategy = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitDatabase = 3;
-
 // Positions expanded per parallel batch: large enough to keep the threads
 // busy, small enough that a batch's successor keys stay a few megabytes.
 constexpr std::size_t kBatch = 4096;
 
-StrategyError from_probe(const probe::ProbeError& e, const Position& pos) {
-    const int code = e.code == probe::ProbeCode::BadInput ? kExitBadInput : kExitDatabase;
-    return {code, to_fen(pos) + ": " + e.message};
+Status from_probe(const probe::ProbeError& e, const Position& pos) {
+    return {probe::status_code(e.code), to_fen(pos) + ": " + e.message};
 }
 
-StrategyError from_storage(const storage::Status& s) {
-    const bool input = s.code() == storage::ErrorCode::AlreadyExists ||
-                       s.code() == storage::ErrorCode::InvalidArgument;
+Status from_storage(const Status& s) {
     std::string message = s.to_string();
-    if (s.code() == storage::ErrorCode::AlreadyExists) message += " (use --replace)";
-    return {input ? kExitBadInput : kExitDatabase, message};
+    if (s.code() == StatusCode::AlreadyExists) message += " (use --replace)";
+    return {s.code(), std::move(message)};
 }
 
 storage::Side to_side(Color c) {
@@ -50,20 +43,20 @@ struct Expansion {
     std::string value;              // the chosen move, encoded
     std::vector<std::string> next;  // keys of the positions where the side moves next
     std::uint64_t replies = 0;
-    std::optional<StrategyError> error;
+    std::optional<Status> error;
 };
 
 // A terminal position reached by the strategy must not be a loss for the side
 // (a win, for a winning strategy); the tables promise it, this checks it.
 template <Ruleset R>
-std::optional<StrategyError> check_terminal(const Position& pos, Color side,
+std::optional<Status> check_terminal(const Position& pos, Color side,
                                             storage::StrategyKind kind) {
     const auto value = terminal_value<R>(pos, false);
     if (!value) return std::nullopt;
     const Wdl for_side = pos.side_to_move() == side ? *value : -*value;
     if (for_side == Wdl::Loss || (kind == storage::StrategyKind::Winning && for_side != Wdl::Win)) {
-        return StrategyError{kExitDatabase, "tables inconsistent: the strategy reaches " +
-                                                to_fen(pos) + ", which its side does not win"};
+        return corruption("tables inconsistent: the strategy reaches " + to_fen(pos) +
+                          ", which its side does not win");
     }
     return std::nullopt;
 }
@@ -74,7 +67,7 @@ Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::strin
     Expansion out;
     auto plain = storage::decode_position_key(key);
     if (!plain.ok()) {  // keys come from position_key(); this would be a bug
-        out.error = StrategyError{kExitDatabase, "internal error: " + plain.status().to_string()};
+        out.error = Status(StatusCode::Internal, "internal error: " + plain.status().to_string());
         return out;
     }
     const Position pos = probe::position_from_plain(*plain);
@@ -87,9 +80,8 @@ Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::strin
     if (moves->empty() ||
         static_cast<int>(moves->front().for_mover.wdl) < static_cast<int>(needed)) {
         out.error =
-            StrategyError{kExitDatabase, "tables inconsistent: no move keeps the " +
-                                             std::string(needed == Wdl::Win ? "win" : "draw") +
-                                             " in " + to_fen(pos)};
+            corruption("tables inconsistent: no move keeps the " +
+                       std::string(needed == Wdl::Win ? "win" : "draw") + " in " + to_fen(pos));
         return out;
     }
     // Best first: for a win the smallest DTC (a quiet move lowers it, a
@@ -121,13 +113,12 @@ Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::strin
 }
 
 template <Ruleset R>
-std::variant<ExtractSummary, StrategyError> extract(probe::Tablebase& tb, VariantId variant,
-                                                    const Position& root,
-                                                    const ExtractOptions& options) {
+Result<ExtractSummary> extract(probe::Tablebase& tb, VariantId variant, const Position& root,
+                               const ExtractOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     const Color side = options.side.value_or(root.side_to_move());
     if (!has_legal_move<R>(root)) {
-        return StrategyError{kExitBadInput, "the root " + to_fen(root) + " is terminal"};
+        return invalid_argument("the root " + to_fen(root) + " is terminal");
     }
     auto root_value = tb.probe(variant, root);
     if (!root_value.ok()) return from_probe(root_value.error(), root);
@@ -137,8 +128,7 @@ std::variant<ExtractSummary, StrategyError> extract(probe::Tablebase& tb, Varian
     if (root.side_to_move() != side) summary.root_value.wdl = -summary.root_value.wdl;
     const std::string side_text = side == Color::White ? "white" : "black";
     if (summary.root_value.wdl == Wdl::Loss) {
-        return StrategyError{kExitNoStrategy, side_text + " loses at " + to_fen(root) +
-                                                  ": no strategy keeps a draw"};
+        return check_failed(side_text + " loses at " + to_fen(root) + ": no strategy keeps a draw");
     }
     summary.kind = summary.root_value.wdl == Wdl::Win ? storage::StrategyKind::Winning
                                                       : storage::StrategyKind::NonLoss;
@@ -233,19 +223,16 @@ bool split_line(std::string_view line, std::string_view& fen, std::string_view& 
 
 }  // namespace
 
-std::variant<ExtractSummary, StrategyError> extract_strategy(probe::Tablebase& tablebase,
-                                                             VariantId variant,
-                                                             const std::string& root_fen,
-                                                             const ExtractOptions& options) {
+Result<ExtractSummary> extract_strategy(probe::Tablebase& tablebase, VariantId variant,
+                                        const std::string& root_fen, const ExtractOptions& options) {
     auto root = parse_fen(root_fen, variant);
-    if (!root.ok()) return StrategyError{kExitBadInput, root.error()};
+    if (!root.ok()) return invalid_argument(root.error());
     return with_variant(variant,
                         [&]<class R>() { return extract<R>(tablebase, variant, *root, options); });
 }
 
-std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db, VariantId variant,
-                                                           std::istream& in,
-                                                           const ImportOptions& options) {
+Result<ImportSummary> import_strategy(storage::Database& db, VariantId variant, std::istream& in,
+                                      const ImportOptions& options) {
     const std::string side_text = options.side == Color::White ? "white" : "black";
     storage::StrategySpec spec;
     spec.name = options.name;
@@ -254,10 +241,10 @@ std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db
     spec.kind = options.kind;
     spec.entry_encoding = std::string(storage::kPositionMoveEncoding);
     spec.json = "{\"source\":\"import\",\"file\":" + cli::json_string(options.source) + "}";
-    if (options.roots.empty()) return StrategyError{kExitBadInput, "no root given (--root FEN)"};
+    if (options.roots.empty()) return invalid_argument("no root given (--root FEN)");
     for (const std::string& fen : options.roots) {
         auto root = parse_fen(fen, variant);
-        if (!root.ok()) return StrategyError{kExitBadInput, "root: " + root.error()};
+        if (!root.ok()) return invalid_argument("root: " + root.error());
         spec.roots.push_back(to_fen(*root));
     }
     storage::StrategyWriteOptions write_options;
@@ -276,9 +263,9 @@ std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db
     std::uint64_t number = 0;
     const auto bad = [&](const std::string& message) {
         // The writer is dropped uncommitted: nothing of this import is stored.
-        return StrategyError{kExitBadInput, "line " + std::to_string(number) + ": " + message};
+        return invalid_argument("line " + std::to_string(number) + ": " + message);
     };
-    return with_variant(variant, [&]<class R>() -> std::variant<ImportSummary, StrategyError> {
+    return with_variant(variant, [&]<class R>() -> Result<ImportSummary> {
         while (std::getline(in, line)) {
             ++number;
             const std::size_t first = line.find_first_not_of(" \t\r");
@@ -316,7 +303,7 @@ std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db
             }
             ++summary.entries;
         }
-        if (in.bad()) return StrategyError{kExitDatabase, "cannot read the input"};
+        if (in.bad()) return io_error("cannot read the input");
         if (auto s = writer->commit(); !s.ok()) return from_storage(s);
         return summary;
     });

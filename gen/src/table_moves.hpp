@@ -32,7 +32,7 @@ concept TableIndexer = requires(const Ix& ix, std::uint64_t i, Square* squares,
     { ix.size() } -> std::convertible_to<std::uint64_t>;
     { ix.unit_count() } -> std::convertible_to<int>;
     { ix.unit(0) } -> std::convertible_to<Unit>;
-    { ix.symmetry_count() } -> std::convertible_to<int>;
+    { ix.symmetry_group() } -> std::convertible_to<SymmetryGroup>;
     { ix.decode(i, squares) } -> std::same_as<bool>;
     { ix.encode(placement) } -> std::convertible_to<std::uint64_t>;
 };
@@ -102,10 +102,10 @@ public:
     // conversion reaches: a sub-table position or a terminal one.
     TableMoves(const Ix& indexer, ChildValue child_value)
         : ix_(indexer), child_value_(std::move(child_value)) {
-        if (ix_.symmetry_count() == kSymmetryCount) {
-            for (int sym = 1; sym < kSymmetryCount; ++sym) symmetries_.push_back(sym);
-        } else if (ix_.symmetry_count() == 2) {
-            symmetries_.push_back(kMirrorFiles);
+        // Every symmetry of the table's group but the identity.
+        const std::uint8_t group = symmetry_mask(ix_.symmetry_group());
+        for (int sym = 1; sym < kSymmetryCount; ++sym) {
+            if (group >> sym & 1) symmetries_.push_back(sym);
         }
         for (std::size_t k = 0; k < symmetries_.size(); ++k) {
             for (int s = 0; s < 64; ++s) {

@@ -13,22 +13,21 @@
 #include <filesystem>
 #include <tuple>
 
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/record.hpp"
+#include "tbforge/base/xxh64.hpp"
 
 namespace tbf::gen::ooc {
 
-static_assert(std::endian::native == std::endian::little, "work files are written in host order");
+void damaged(const std::string& file, std::string_view why) {
+    throw StatusError(corruption("damaged work file " + file + " (" + std::string(why) + ")"));
+}
 
 namespace {
 
 namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& what, const std::string& file) {
-    throw WorkError(what + " " + file + ": " + std::strerror(errno));
-}
-
-[[noreturn]] void damaged(const std::string& file, const std::string& why) {
-    throw WorkError("damaged work file " + file + " (" + why + ")");
+    throw StatusError(io_error(what + " " + file + ": " + std::strerror(errno)));
 }
 
 class Fd {
@@ -79,75 +78,37 @@ void sync_directory(const std::string& dir) {
     fd.sync();
 }
 
-// Little-endian field writer and checked reader for headers and manifests.
-class Writer {
-public:
-    void u64(std::uint64_t v) { put(&v, 8); }
-    void u32(std::uint32_t v) { put(&v, 4); }
-    void str(std::string_view s) {
-        u64(s.size());
-        put(s.data(), s.size());
-    }
-    void put(const void* p, std::size_t n) {
-        if (n == 0) return;
-        const std::size_t at = bytes.size();
-        bytes.resize(at + n);
-        std::memcpy(bytes.data() + at, p, n);
-    }
-    std::vector<std::uint8_t> bytes;
-};
-
-class Reader {
-public:
-    Reader(std::span<const std::uint8_t> bytes, std::string file) : bytes_(bytes), file_(std::move(file)) {}
-    std::uint64_t u64() {
-        std::uint64_t v;
-        get(&v, 8);
-        return v;
-    }
-    std::uint32_t u32() {
-        std::uint32_t v;
-        get(&v, 4);
-        return v;
-    }
-    std::string str() {
-        const std::uint64_t n = u64();
-        if (n > bytes_.size() - at_) damaged(file_, "truncated");
-        std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
-        at_ += n;
-        return s;
-    }
-    void get(void* p, std::size_t n) {
-        if (n == 0) return;  // p may be an empty vector's null data()
-        if (n > bytes_.size() - at_) damaged(file_, "truncated");
-        std::memcpy(p, bytes_.data() + at_, n);
-        at_ += n;
-    }
-    bool done() const { return at_ == bytes_.size(); }
-
-private:
-    std::span<const std::uint8_t> bytes_;
-    std::string file_;
-    std::size_t at_ = 0;
-};
-
-template <class T>
-std::span<const std::uint8_t> as_bytes(const std::vector<T>& v) {
-    return {reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(T)};
+// The bytes of a record built by ByteWriter, for WorkDir's writes.
+std::span<const std::uint8_t> bytes_of(std::string_view record) {
+    return {reinterpret_cast<const std::uint8_t*>(record.data()), record.size()};
 }
 
-// Appends an XXH64 of everything before it.
-void seal(Writer& w) { w.u64(storage::xxh64(std::span<const std::uint8_t>(w.bytes))); }
-
-// The payload of a sealed file, checked.
-std::span<const std::uint8_t> unseal(const std::vector<std::uint8_t>& bytes, const std::string& file) {
-    if (bytes.size() < 16) damaged(file, "truncated");
-    const auto payload = std::span<const std::uint8_t>(bytes).first(bytes.size() - 8);
-    std::uint64_t stored;
-    std::memcpy(&stored, bytes.data() + payload.size(), 8);
-    if (storage::xxh64(payload) != stored) damaged(file, "checksum mismatch");
-    return payload;
+// What a sealed record holds before its trailer; Corruption naming `file`
+// if the trailer does not match.
+std::string_view unsealed(std::span<const std::uint8_t> record, const std::string& file) {
+    auto payload = unseal(std::string_view(reinterpret_cast<const char*>(record.data()), record.size()));
+    if (!payload.ok()) damaged(file, payload.error());
+    return *payload;
 }
+
+// The fields of a sealed record after its magic; Corruption naming `file` if
+// the trailer does not match or the magic is not `magic` (it is not a `what`).
+ByteReader open_record(std::span<const std::uint8_t> record, const std::string& file, const char (&magic)[8],
+                       const char* what) {
+    ByteReader r(unsealed(record, file));
+    if (r.bytes(8) != std::string_view(magic, 8)) damaged(file, std::string("not ") + what);
+    return r;
+}
+
+// A reader that has consumed a whole record, or Corruption naming `file`.
+void expect_done(const ByteReader& r, const std::string& file) {
+    if (r.failed()) damaged(file, "truncated");
+    if (!r.done()) damaged(file, "trailing bytes");
+}
+
+// The 16-bit words of a chunk section are stored little-endian; on a
+// little-endian host that is their memory, written and read without a copy.
+constexpr bool kWordsAsInMemory = std::endian::native == std::endian::little;
 
 constexpr char kChunkMagic[8] = {'T', 'B', 'F', 'C', 'H', 'N', 'K', '2'};
 constexpr char kAuxMagic[8] = {'T', 'B', 'F', 'A', 'U', 'X', '0', '1'};
@@ -166,16 +127,11 @@ ChunkHeader read_chunk_header(const WorkDir& dir, std::string_view name, std::ui
     std::array<std::uint8_t, kChunkHeaderBytes> raw{};
     dir.read_at(name, 0, raw);
     const std::string file = dir.file(name);
-    if (std::memcmp(raw.data(), kChunkMagic, 8) != 0) damaged(file, "not a chunk file");
-    std::uint64_t header_sum;
-    std::memcpy(&header_sum, raw.data() + 56, 8);
-    if (storage::xxh64(std::span<const std::uint8_t>(raw).first(56)) != header_sum) {
-        damaged(file, "header checksum mismatch");
-    }
+    ByteReader r = open_record(raw, file, kChunkMagic, "a chunk file");
     ChunkHeader h;
-    std::memcpy(&h.chunk, raw.data() + 8, 8);
-    std::memcpy(&h.count, raw.data() + 16, 8);
-    std::memcpy(h.sums.data(), raw.data() + 24, 16);
+    h.chunk = r.u64();
+    h.count = r.u64();
+    h.sums = {r.u64(), r.u64()};
     if (h.chunk != chunk || h.count != count) damaged(file, "belongs to another chunk");
     return h;
 }
@@ -194,13 +150,13 @@ WorkDir::WorkDir(std::string path, IoCounters& io, bool durable)
 void WorkDir::create() const {
     std::error_code ec;
     fs::create_directories(path_, ec);
-    if (ec) throw WorkError("cannot create work directory " + path_ + ": " + ec.message());
+    if (ec) throw StatusError(io_error("cannot create work directory " + path_ + ": " + ec.message()));
 }
 
 void WorkDir::remove_all() const {
     std::error_code ec;
     fs::remove_all(path_, ec);
-    if (ec) throw WorkError("cannot remove work directory " + path_ + ": " + ec.message());
+    if (ec) throw StatusError(io_error("cannot remove work directory " + path_ + ": " + ec.message()));
 }
 
 bool WorkDir::exists(std::string_view name) const { return ::access(file(name).c_str(), F_OK) == 0; }
@@ -213,7 +169,7 @@ std::vector<std::string> WorkDir::list() const {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(path_, ec)) names.push_back(entry.path().filename().string());
-    if (ec) throw WorkError("cannot list work directory " + path_ + ": " + ec.message());
+    if (ec) throw StatusError(io_error("cannot list work directory " + path_ + ": " + ec.message()));
     return names;
 }
 
@@ -300,22 +256,32 @@ std::uint64_t WorkDir::size(std::string_view name) const {
 
 void write_chunk(const WorkDir& dir, std::string_view name, std::uint64_t chunk, const ChunkState& state) {
     const std::uint64_t count = state.count();
-    // Header, then the sections straight from the state: no second copy of
-    // the chunk in memory.
+    // Header, then the sections straight from the state where the host's
+    // order is the file's: no second copy of the chunk in memory.
     std::array<std::span<const std::uint8_t>, 3> parts;
+    std::array<std::string, 2> converted;
     std::array<std::uint64_t, 2> sums{};
     for (std::size_t side = 0; side < 2; ++side) {
-        parts[side + 1] = as_bytes(state.words[side]);
-        sums[side] = storage::xxh64(parts[side + 1]);
+        const std::span<const std::uint16_t> words(state.words[side]);
+        if constexpr (kWordsAsInMemory) {
+            parts[side + 1] = {reinterpret_cast<const std::uint8_t*>(words.data()), words.size_bytes()};
+        } else {
+            ByteWriter(converted[side]).array(words);
+            parts[side + 1] = bytes_of(converted[side]);
+        }
+        sums[side] = xxh64(parts[side + 1]);
     }
-    std::array<std::uint8_t, kChunkHeaderBytes> header{};
-    std::memcpy(header.data(), kChunkMagic, 8);
-    std::memcpy(header.data() + 8, &chunk, 8);
-    std::memcpy(header.data() + 16, &count, 8);
-    std::memcpy(header.data() + 24, sums.data(), 16);
-    const std::uint64_t header_sum = storage::xxh64(std::span<const std::uint8_t>(header).first(56));
-    std::memcpy(header.data() + 56, &header_sum, 8);
-    parts[0] = header;
+    std::string header;
+    ByteWriter w(header);
+    w.bytes(std::string_view(kChunkMagic, 8));
+    w.u64(chunk);
+    w.u64(count);
+    w.u64(sums[0]);
+    w.u64(sums[1]);
+    w.u64(0);  // reserved
+    w.u64(0);
+    w.seal();
+    parts[0] = bytes_of(header);
     // The manifest's rename syncs the directory before anything names this file.
     dir.write_atomic(name, parts, false);
 }
@@ -326,8 +292,13 @@ void read_side(const WorkDir& dir, std::string_view name, const ChunkHeader& h, 
                std::uint16_t* out) {
     const std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(out), 2 * count);
     dir.read_at(name, section_offset(side, count), bytes);
-    if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != h.sums[static_cast<std::size_t>(side)]) {
+    if (xxh64(std::span<const std::uint8_t>(bytes)) != h.sums[static_cast<std::size_t>(side)]) {
         damaged(dir.file(name), "checksum mismatch");
+    }
+    if constexpr (!kWordsAsInMemory) {
+        for (std::uint64_t k = 0; k < count; ++k) {
+            out[k] = get_le<std::uint16_t>(reinterpret_cast<const char*>(bytes.data() + 2 * k));
+        }
     }
 }
 
@@ -351,36 +322,33 @@ void read_chunk_words(const WorkDir& dir, std::string_view name, std::uint64_t c
 }
 
 void write_aux(const WorkDir& dir, std::string_view name, const ChunkAux& aux) {
-    Writer w;
-    w.put(kAuxMagic, 8);
+    std::string record;
+    ByteWriter w(record);
+    w.bytes(std::string_view(kAuxMagic, 8));
     w.u64(aux.late_wins.size());
     w.u64(aux.late_losses.size());
     w.u64(aux.symmetric.size());
-    const auto a = as_bytes(aux.late_wins), b = as_bytes(aux.late_losses), c = as_bytes(aux.symmetric);
-    w.put(a.data(), a.size());
-    w.put(b.data(), b.size());
-    w.put(c.data(), c.size());
-    seal(w);
-    dir.write_atomic(name, w.bytes, false);
+    w.array(std::span<const std::uint32_t>(aux.late_wins));
+    w.array(std::span<const std::uint32_t>(aux.late_losses));
+    w.array(std::span<const std::uint64_t>(aux.symmetric));
+    w.seal();
+    dir.write_atomic(name, bytes_of(record), false);
 }
 
 ChunkAux read_aux(const WorkDir& dir, std::string_view name) {
     const std::string file = dir.file(name);
     const auto bytes = dir.read(name);
-    Reader r(unseal(bytes, file), file);
-    char magic[8];
-    r.get(magic, 8);
-    if (std::memcmp(magic, kAuxMagic, 8) != 0) damaged(file, "not an auxiliary chunk file");
+    ByteReader r = open_record(bytes, file, kAuxMagic, "an auxiliary chunk file");
     ChunkAux aux;
     const std::uint64_t wins = r.u64(), losses = r.u64(), symmetric = r.u64();
     if (wins > bytes.size() || losses > bytes.size() || symmetric > bytes.size()) damaged(file, "bad counts");
     aux.late_wins.resize(wins);
     aux.late_losses.resize(losses);
     aux.symmetric.resize(symmetric);
-    r.get(aux.late_wins.data(), wins * 4);
-    r.get(aux.late_losses.data(), losses * 4);
-    r.get(aux.symmetric.data(), symmetric * 8);
-    if (!r.done()) damaged(file, "trailing bytes");
+    r.array(std::span(aux.late_wins));
+    r.array(std::span(aux.late_losses));
+    r.array(std::span(aux.symmetric));
+    expect_done(r, file);
     return aux;
 }
 
@@ -464,6 +432,7 @@ std::vector<std::uint8_t> encode_update_frames(std::vector<Update>& updates) {
     sort_updates(updates);
     std::vector<std::uint8_t> frames;
     std::vector<std::uint8_t> payload;
+    std::string header;
     for (std::size_t at = 0; at < updates.size();) {
         const std::uint16_t level = updates[at].level;
         std::size_t end = at;
@@ -482,13 +451,14 @@ std::vector<std::uint8_t> encode_update_frames(std::vector<Update>& updates) {
                 payload.push_back(u.child);
             }
         }
-        Writer w;
+        header.clear();
+        ByteWriter w(header);
         w.u32(kFrameMagic);
         w.u32(static_cast<std::uint32_t>(end - at));
         w.u32(static_cast<std::uint32_t>(payload.size()));
         w.u32(level);
-        w.u64(storage::xxh64(payload));
-        frames.insert(frames.end(), w.bytes.begin(), w.bytes.end());
+        w.u64(xxh64(payload));
+        frames.insert(frames.end(), header.begin(), header.end());
         frames.insert(frames.end(), payload.begin(), payload.end());
         at = end;
     }
@@ -507,18 +477,14 @@ std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::
     if (offset > length || length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
     std::array<std::uint8_t, kFrameHeaderBytes> raw{};
     dir.read_at(name, offset, raw);
-    std::uint32_t magic, count, bytes, level;
-    std::uint64_t checksum;
-    std::memcpy(&magic, raw.data(), 4);
-    std::memcpy(&count, raw.data() + 4, 4);
-    std::memcpy(&bytes, raw.data() + 8, 4);
-    std::memcpy(&level, raw.data() + 12, 4);
-    std::memcpy(&checksum, raw.data() + 16, 8);
+    ByteReader header(raw);
+    const std::uint32_t magic = header.u32(), count = header.u32(), bytes = header.u32(), level = header.u32();
+    const std::uint64_t checksum = header.u64();
     if (magic != kFrameMagic || level > 0xFFFF) damaged(file, "bad update frame");
     if (length - offset - kFrameHeaderBytes < bytes) damaged(file, "truncated update frame");
     scratch.resize(bytes);
     dir.read_at(name, offset + kFrameHeaderBytes, scratch);
-    if (storage::xxh64(std::span<const std::uint8_t>(scratch)) != checksum) {
+    if (xxh64(std::span<const std::uint8_t>(scratch)) != checksum) {
         damaged(file, "update frame checksum mismatch");
     }
     out.resize(count);
@@ -556,11 +522,12 @@ std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::
 // ---- Manifest ----
 
 void write_manifest(const WorkDir& dir, const Manifest& m) {
-    Writer w;
-    w.put(kManifestMagic, 8);
+    std::string record;
+    ByteWriter w(record);
+    w.bytes(std::string_view(kManifestMagic, 8));
     w.u32(Manifest::kFormat);
-    w.str(m.generator_version);
-    w.str(m.table);
+    w.string64(m.generator_version);
+    w.string64(m.table);
     w.u64(m.index_size);
     w.u64(m.chunk_slots);
     w.u64(static_cast<std::uint64_t>(m.phase));
@@ -592,23 +559,20 @@ void write_manifest(const WorkDir& dir, const Manifest& m) {
         w.u64(c.tracked[0]);
         w.u64(c.tracked[1]);
     }
-    seal(w);
-    dir.write_atomic(kManifestName, w.bytes);
+    w.seal();
+    dir.write_atomic(kManifestName, bytes_of(record));
 }
 
 std::optional<Manifest> read_manifest(const WorkDir& dir) {
     if (!dir.exists(kManifestName)) return std::nullopt;
     const std::string file = dir.file(kManifestName);
     const auto bytes = dir.read(kManifestName);
-    Reader r(unseal(bytes, file), file);
-    char magic[8];
-    r.get(magic, 8);
-    if (std::memcmp(magic, kManifestMagic, 8) != 0) damaged(file, "not a manifest");
+    ByteReader r = open_record(bytes, file, kManifestMagic, "a manifest");
     Manifest m;
     m.format = r.u32();
     if (m.format != 1 && m.format != Manifest::kFormat) damaged(file, "unknown manifest format");
-    m.generator_version = r.str();
-    m.table = r.str();
+    m.generator_version = r.string64();
+    m.table = r.string64();
     m.index_size = r.u64();
     m.chunk_slots = r.u64();
     const std::uint64_t phase = r.u64();
@@ -647,36 +611,8 @@ std::optional<Manifest> read_manifest(const WorkDir& dir) {
             c.tracked[1] = r.u64();
         }
     }
-    if (!r.done()) damaged(file, "trailing bytes");
+    expect_done(r, file);
     return m;
-}
-
-// ---- Sizes ----
-
-std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
-    std::uint64_t value = 0;
-    std::size_t at = 0;
-    while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
-        const auto digit = static_cast<std::uint64_t>(text[at] - '0');
-        if (value > (~std::uint64_t{0} - digit) / 10) return std::nullopt;
-        value = value * 10 + digit;
-        ++at;
-    }
-    if (at == 0) return std::nullopt;
-    std::string unit(text.substr(at));
-    for (auto& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    int shift = 0;
-    if (unit.empty() || unit == "B") {
-        shift = 0;
-    } else {
-        const char* kUnits = "KMGT";
-        const char* found = unit[0] != '\0' ? std::strchr(kUnits, unit[0]) : nullptr;
-        const std::string rest = unit.substr(1);
-        if (!found || !(rest.empty() || rest == "B" || rest == "IB")) return std::nullopt;
-        shift = 10 * static_cast<int>(found - kUnits + 1);
-    }
-    if (value == 0 || value > (~std::uint64_t{0} >> shift)) return std::nullopt;
-    return value << shift;
 }
 
 }  // namespace tbf::gen::ooc

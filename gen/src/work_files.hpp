@@ -8,25 +8,24 @@
 // name, synced and renamed, so a killed run leaves either the old or the new
 // version; bucket files are cut back to the length the manifest recorded.
 //
-// Errors (I/O failures, damaged or truncated files) are thrown as WorkError;
-// the out-of-core builder turns them into one-line messages.
+// Errors are thrown as a StatusError holding the Status to report: IoError
+// when the file system refuses, Corruption for a damaged or truncated file.
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "status_error.hpp"
+
 namespace tbf::gen::ooc {
 
-class WorkError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+// Throws Corruption "damaged work file <file> (<why>)".
+[[noreturn]] void damaged(const std::string& file, std::string_view why);
 
 // Bytes moved through the work files (what the benchmark reports).
 struct IoCounters {
@@ -62,9 +61,9 @@ public:
     // first copying them into one buffer.
     void write_atomic(std::string_view name, std::span<const std::span<const std::uint8_t>> parts,
                       bool sync_directory = true) const;
-    // Whole-file read; WorkError if missing or unreadable.
+    // Whole-file read; StatusError if missing or unreadable.
     std::vector<std::uint8_t> read(std::string_view name) const;
-    // `size` bytes from `offset`; WorkError if the file is shorter.
+    // `size` bytes from `offset`; StatusError if the file is shorter.
     void read_at(std::string_view name, std::uint64_t offset, std::span<std::uint8_t> out) const;
     // Appends to a file (created if missing); not synced until sync().
     void append(std::string_view name, std::span<const std::uint8_t> bytes) const;
@@ -73,7 +72,7 @@ public:
     // Makes everything written on the directory's file system durable: one
     // call instead of an fsync per file when a step touched many buckets.
     void sync_all() const;
-    // Cuts a file back to `size` bytes; WorkError if it is shorter (a file
+    // Cuts a file back to `size` bytes; StatusError if it is shorter (a file
     // the manifest counts on has lost data). A missing file counts as empty.
     void truncate(std::string_view name, std::uint64_t size) const;
     std::uint64_t size(std::string_view name) const;
@@ -148,7 +147,7 @@ std::vector<std::uint8_t> encode_update_frames(std::vector<Update>& updates);
 // appended.
 std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vector<Update>& updates);
 // Decodes the frame at `offset` of a bucket file whose valid length is
-// `length` into `out`; returns the offset after it. WorkError if the frame
+// `length` into `out`; returns the offset after it. StatusError if the frame
 // is truncated or damaged.
 std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t offset,
                                 std::uint64_t length, std::vector<Update>& out, std::vector<std::uint8_t>& scratch);
@@ -207,13 +206,7 @@ struct Manifest {
 inline constexpr std::string_view kManifestName = "manifest";
 
 void write_manifest(const WorkDir& dir, const Manifest& manifest);
-// nullopt if the directory holds no manifest; WorkError if it is damaged.
+// nullopt if the directory holds no manifest; StatusError if it is damaged.
 std::optional<Manifest> read_manifest(const WorkDir& dir);
-
-// ---- Sizes ----
-
-// "4G", "512M", "1MiB", "64k", "1000000": binary multiples (K = 1024);
-// nullopt for anything else, zero, or an overflow.
-std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 
 }  // namespace tbf::gen::ooc

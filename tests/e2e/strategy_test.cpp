@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "tbforge/base/exit_code.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -45,7 +46,7 @@ public:
         gen::GenerateOptions options;
         options.threads = 2;
         auto result = gen::generate(*tablebase_, variant_, tables, options);
-        if (auto* e = std::get_if<gen::GenerateError>(&result)) FAIL(e->message);
+        if (!result.ok()) FAIL(result.error());
     }
 
     gen::ExtractSummary extract(const std::string& fen, const std::string& name,
@@ -55,12 +56,11 @@ public:
         options.side = side;
         options.threads = 2;
         auto result = gen::extract_strategy(*tablebase_, variant_, fen, options);
-        if (auto* e = std::get_if<gen::StrategyError>(&result)) FAIL(e->message);
-        return std::get<gen::ExtractSummary>(result);
+        if (!result.ok()) FAIL(result.error());
+        return *result;
     }
 
-    std::variant<gen::ImportSummary, gen::StrategyError> import(const std::string& text,
-                                                                const gen::ImportOptions& options) {
+    Result<gen::ImportSummary> import(const std::string& text, const gen::ImportOptions& options) {
         std::istringstream in(text);
         return gen::import_strategy(database(), variant_, in, options);
     }
@@ -227,8 +227,8 @@ gen::ExtractSummary round_trip(Db& db, VariantId variant, const std::string& roo
     options.kind = kind;
     options.roots = {root};
     auto imported = db.import(text, options);
-    if (auto* e = std::get_if<gen::StrategyError>(&imported)) FAIL(e->message);
-    CHECK(std::get<gen::ImportSummary>(imported).entries == s.entries);
+    if (!imported.ok()) FAIL(imported.error());
+    CHECK(imported->entries == s.entries);
     require_closed(db, options.name, s.entries);
     CHECK(without_name(db.export_text(options.name)) == without_name(text));
     return s;
@@ -323,25 +323,25 @@ TEST_CASE("strategy: extraction errors") {
     options.name = "never";
     const auto error = [&](const std::string& fen) {
         auto r = gen::extract_strategy(db.tablebase(), VariantId::FourFile, fen, options);
-        REQUIRE(std::holds_alternative<gen::StrategyError>(r));
-        return std::get<gen::StrategyError>(r);
+        REQUIRE_FALSE(r.ok());
+        return r.status();
     };
     // Black to move and lost: no strategy keeps a draw.
     auto e = error("4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
-    CHECK(e.exit_code == 1);
-    CHECK(e.message.find("black loses") != std::string::npos);
+    CHECK(exit_code(e) == 1);
+    CHECK(e.message().find("black loses") != std::string::npos);
     // A table the database does not hold is named.
     e = error("4k3/8/2b5/8/8/8/8/Q3K3 w - - 0 1");
-    CHECK(e.exit_code == 3);
-    CHECK(e.message.find("fourfile/KQvKB") != std::string::npos);
+    CHECK(exit_code(e) == 3);
+    CHECK(e.message().find("fourfile/KQvKB") != std::string::npos);
     e = error("4k3/8/8/8/8/8/8/R3K4 w - - 0 1");
-    CHECK(e.exit_code == 2);
+    CHECK(exit_code(e) == 2);
     CHECK(!db.database().strategy_info("never").ok());
     // An existing name needs `replace`.
     db.extract("8/8/8/4R3/8/4K3/8/4k3 w - - 0 1", "taken");
     options.name = "taken";
     e = error("8/8/8/4R3/8/4K3/8/4k3 w - - 0 1");
-    CHECK(e.exit_code == 2);
+    CHECK(exit_code(e) == 2);
     options.replace = true;
     CHECK(std::holds_alternative<gen::ExtractSummary>(gen::extract_strategy(
         db.tablebase(), VariantId::FourFile, "8/8/8/4R3/8/4K3/8/4k3 w - - 0 1", options)));
@@ -531,10 +531,10 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
     for (const auto& [text, message] : cases) {
         CAPTURE(text);
         auto r = db.import(text, options);
-        REQUIRE(std::holds_alternative<gen::StrategyError>(r));
-        const auto& e = std::get<gen::StrategyError>(r);
-        CHECK(e.exit_code == 2);
-        CHECK_MESSAGE(e.message.find(message) != std::string::npos, e.message);
+        REQUIRE_FALSE(r.ok());
+        const Status& e = r.status();
+        CHECK(exit_code(e) == 2);
+        CHECK_MESSAGE(e.message().find(message) != std::string::npos, e.message());
         CHECK(db.database().strategy_info("bad-import").status().code() ==
               storage::ErrorCode::NotFound);
     }
@@ -542,8 +542,8 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
     auto r = db.import(
         good + good + "  # indented comment\r\n" + "8/8/8/4R3/4K3/8/8/4k3 w - - 0 1 \t e5e6\r\n",
         options);
-    REQUIRE(std::holds_alternative<gen::ImportSummary>(r));
-    const auto& s = std::get<gen::ImportSummary>(r);
+    REQUIRE(r.ok());
+    const auto& s = *r;
     CHECK(s.entries == 2);
     CHECK(s.duplicates == 1);
     CHECK(s.lines == 3);
@@ -551,8 +551,8 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
     options.name = "bad-root";
     options.roots = {"8/8/8/8/8/8/8/8 w - - 0 1"};
     auto bad_root = db.import(good, options);
-    REQUIRE(std::holds_alternative<gen::StrategyError>(bad_root));
-    CHECK(std::get<gen::StrategyError>(bad_root).message.starts_with("root: "));
+    REQUIRE_FALSE(bad_root.ok());
+    CHECK(bad_root.error().starts_with("root: "));
 }
 
 TEST_CASE("strategy verify: database errors") {

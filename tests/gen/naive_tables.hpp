@@ -20,7 +20,7 @@ struct NaiveIndexer {
     std::uint64_t size() const { return std::uint64_t{1} << (6 * units.size()); }
 
     int unit_count() const { return static_cast<int>(units.size()); }
-    int symmetry_count() const { return 1; }
+    SymmetryGroup symmetry_group() const { return SymmetryGroup::None; }
     Unit unit(int i) const { return units[static_cast<std::size_t>(i)]; }
 
     bool decode(std::uint64_t index, Square* squares) const {

@@ -15,6 +15,7 @@
 #include <random>
 #include <tuple>
 
+#include "tbforge/base/exit_code.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "work_files.hpp"
 #include "test_support.hpp"
@@ -38,7 +39,7 @@ public:
     probe::Tablebase& tb() { return *tb_; }
     std::string work() const { return dir_.sub("work"); }
 
-    using Outcome = std::variant<std::vector<gen::TableSummary>, gen::GenerateError>;
+    using Outcome = Result<std::vector<gen::TableSummary>>;
     Outcome run(VariantId variant, const std::vector<std::string>& tables, gen::GenerateOptions options) {
         std::vector<index::Material> materials;
         for (const auto& t : tables) materials.push_back(index::canonical(*index::parse_table(t, variant)));
@@ -47,8 +48,8 @@ public:
     std::vector<gen::TableSummary> build(VariantId variant, const std::vector<std::string>& tables,
                                          gen::GenerateOptions options) {
         auto outcome = run(variant, tables, std::move(options));
-        if (auto* e = std::get_if<gen::GenerateError>(&outcome)) FAIL(e->message);
-        return std::get<std::vector<gen::TableSummary>>(outcome);
+        if (!outcome.ok()) FAIL(outcome.error());
+        return std::move(*outcome);
     }
 
 private:
@@ -152,9 +153,9 @@ void check_against_in_ram(VariantId variant, const std::vector<std::string>& tab
         CHECK(t.chunks >= 1);
         chunked += t.chunks > 1;
         if (t.chunks > 1) CHECK(t.crossing_fraction > 0.0);
-        // Losing chess splits its big levels (reads inside the chunk);
-        // Four File, with a royal king, always pushes.
-        if (t.chunks > 1) CHECK((t.split_visits > 0) == (variant != VariantId::FourFile));
+        // Without a royal king the big levels are split (reads inside the
+        // chunk); with one (Four File) the builder always pushes.
+        if (t.chunks > 1) CHECK((t.split_visits > 0) == !variant_traits(variant).royal_king);
         CHECK(t.crossing_fraction < 0.5);
         CHECK(t.bytes_written > 0);
         CHECK(t.bytes_read > 0);
@@ -188,29 +189,14 @@ void stop_after(Db& db, VariantId variant, const std::string& table, std::uint64
     auto options = out_of_core(db, memory);
     options.stop_after_step = counter.hook();
     auto outcome = db.run(variant, {table}, options);
-    REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
-    CHECK(std::get<gen::GenerateError>(outcome).message.find("stopped after a step") != std::string::npos);
+    REQUIRE_FALSE(outcome.ok());
+    CHECK(outcome.error().find("stopped after a step") != std::string::npos);
 }
 
 const std::vector<std::string> kSmall = {"PvP", "KvQ", "NPvQ", "KQvR"};
 const std::vector<std::string> kSmallSanitized = {"PvP", "KvQ"};
 
 }  // namespace
-
-TEST_CASE("memory sizes parse as binary multiples") {
-    using gen::ooc::parse_byte_size;
-    CHECK(parse_byte_size("1048576") == 1048576u);
-    CHECK(parse_byte_size("4G") == std::uint64_t{4} << 30);
-    CHECK(parse_byte_size("512M") == std::uint64_t{512} << 20);
-    CHECK(parse_byte_size("1MiB") == std::uint64_t{1} << 20);
-    CHECK(parse_byte_size("64k") == std::uint64_t{64} << 10);
-    CHECK(parse_byte_size("2GB") == std::uint64_t{2} << 30);
-    CHECK(parse_byte_size("1T") == std::uint64_t{1} << 40);
-    for (const char* bad : {"", "G", "0", "-1", "4X", "4 G", "1.5G", "99999999999999999999", "20000000000T"}) {
-        INFO(bad);
-        CHECK_FALSE(parse_byte_size(bad).has_value());
-    }
-}
 
 TEST_CASE("bucket frames give back every update, level by level") {
     using gen::ooc::Update;
@@ -267,7 +253,7 @@ TEST_CASE("bucket frames give back every update, level by level") {
     CHECK(same);
     // A frame cut short, or read past the valid length, is an error.
     CHECK_THROWS_AS(gen::ooc::for_each_update_frame(dir, "bucket", length - 1, [](auto) {}),
-                    gen::ooc::WorkError);
+                    gen::StatusError);
 }
 
 TEST_CASE("updates sort as a comparison sort would, on any spread of keys") {
@@ -422,11 +408,11 @@ TEST_CASE("damaged work files give an error, never wrong values") {
 
     auto expect_error = [&](Db& db, const std::string& needle) {
         auto outcome = db.run(VariantId::Antichess, {table}, out_of_core(db, kMemory));
-        REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
-        const auto& e = std::get<gen::GenerateError>(outcome);
-        CHECK(e.exit_code == 3);
-        CHECK_MESSAGE(e.message.find(needle) != std::string::npos, e.message);
-        CHECK(e.message.find('\n') == std::string::npos);
+        REQUIRE_FALSE(outcome.ok());
+        const Status& e = outcome.status();
+        CHECK(exit_code(e) == kExitDatabase);
+        CHECK_MESSAGE(e.message().find(needle) != std::string::npos, e.message());
+        CHECK(e.message().find('\n') == std::string::npos);
         CHECK_FALSE(db.tb().database().table_info(name).ok());
     };
     auto flip_byte = [](const std::string& file, std::uint64_t offset) {
@@ -603,10 +589,11 @@ TEST_CASE("a build stopped in the sparse phase or its write-back resumes to the 
             f.put(static_cast<char>(c ^ 0x5A));
         }
         auto outcome = db.run(VariantId::Antichess, {table}, out_of_core(db, memory));
-        REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
-        const auto& e = std::get<gen::GenerateError>(outcome);
-        CHECK(e.exit_code == 3);
-        CHECK_MESSAGE(e.message.find("damaged work file") != std::string::npos, e.message);
+        REQUIRE_FALSE(outcome.ok());
+        const Status& e = outcome.status();
+        CHECK(e.code() == StatusCode::Corruption);
+        CHECK(exit_code(e) == kExitDatabase);
+        CHECK_MESSAGE(e.message().find("damaged work file") != std::string::npos, e.message());
         CHECK_FALSE(db.tb().database().table_info(name).ok());
     }
 }
@@ -628,7 +615,7 @@ TEST_CASE("a 4-unit build stopped in a level pass resumes to the same bytes" * d
     auto options = out_of_core(ooc, 1 << 20);
     options.stop_after_step = [&] { return ++counter.steps == 60; };
     auto outcome = ooc.run(VariantId::Antichess, {"KPvKP"}, options);
-    REQUIRE(std::holds_alternative<gen::GenerateError>(outcome));
+    REQUIRE_FALSE(outcome.ok());
     const auto built = ooc.build(VariantId::Antichess, {"KPvKP"}, out_of_core(ooc, 1 << 20));
     CHECK(built.back().resumed);
     check_same_tables(ram.tb(), ooc.tb(), expected);

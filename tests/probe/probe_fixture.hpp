@@ -35,7 +35,7 @@ inline void build_tables(const std::string& path, VariantId variant,
     gen::GenerateOptions gen_options;
     gen_options.threads = 2;
     auto result = gen::generate(writer, variant, tables, gen_options);
-    if (auto* e = std::get_if<gen::GenerateError>(&result)) FAIL(e->message);
+    if (!result.ok()) FAIL(result.error());
 }
 
 inline void build_tables(const std::string& path, VariantId variant,

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "tbforge/base/status.hpp"
 #include "tbforge/index/material.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/variant.hpp"
@@ -82,15 +82,13 @@ struct TableSummary {
     std::uint64_t split_visits = 0;   // chunk visits of this run that read tail moves' children
 };
 
-struct GenerateError {
-    int exit_code;  // 2 bad input, 3 database
-    std::string message;
-};
-
 // Builds `tables` and everything they convert into, in dependency order,
 // into the database behind `tablebase` (opened read-write). Returns per-table summaries, or the first
-// error. `on_table` (optional) is told about each table when it is done.
-std::variant<std::vector<TableSummary>, GenerateError> generate(
+// error: InvalidArgument for a request that cannot be built as given (a bad
+// table, no work directory under a memory cap), the database's or the work
+// files' code (IoError, Corruption, ...) otherwise. `on_table` (optional) is
+// told about each table when it is done.
+Result<std::vector<TableSummary>> generate(
     probe::Tablebase& tablebase, VariantId variant, const std::vector<index::Material>& tables,
     const GenerateOptions& options, const std::function<void(const TableSummary&)>& on_table = {});
 

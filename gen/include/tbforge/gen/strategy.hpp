@@ -8,19 +8,14 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "tbforge/base/status.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/variant.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::gen {
-
-struct StrategyError {
-    int exit_code;  // 1 the root has no strategy to keep, 2 bad input, 3 database
-    std::string message;
-};
 
 struct ExtractProgress {
     std::uint64_t entries = 0;  // positions given a move so far
@@ -52,12 +47,10 @@ struct ExtractSummary {
 // which always makes progress; a draw: the first drawing move by UCI), every
 // opponent reply is followed, across sub-tables, until the game ends. Each
 // position where X moves becomes an entry. A won root gives a winning
-// strategy, a drawn root a non-loss one; a lost root is exit code 1.
+// strategy, a drawn root a non-loss one; a lost root is CheckFailed.
 // Positions whose table is missing are an error naming the table.
-std::variant<ExtractSummary, StrategyError> extract_strategy(probe::Tablebase& tablebase,
-                                                             VariantId variant,
-                                                             const std::string& root_fen,
-                                                             const ExtractOptions& options);
+Result<ExtractSummary> extract_strategy(probe::Tablebase& tablebase, VariantId variant,
+                                        const std::string& root_fen, const ExtractOptions& options);
 
 struct ImportOptions {
     std::string name;
@@ -77,11 +70,10 @@ struct ImportSummary {
 // Reads "FEN<TAB>uci-move" lines (blank lines and lines starting with '#'
 // skipped). Every FEN must be a position of `variant` with the strategy side
 // to move and the move legal there; a position given twice with different
-// moves is an error. The first bad line is reported as "line N: ..." (exit
-// code 2) and nothing is stored. Keeps every key in memory (to name the line
-// of a duplicate): about 80 bytes per entry.
-std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db, VariantId variant,
-                                                           std::istream& in,
-                                                           const ImportOptions& options);
+// moves is an error. The first bad line is reported as "line N: ..."
+// (InvalidArgument) and nothing is stored. Keeps every key in memory (to name
+// the line of a duplicate): about 80 bytes per entry.
+Result<ImportSummary> import_strategy(storage::Database& db, VariantId variant, std::istream& in,
+                                      const ImportOptions& options);
 
 }  // namespace tbf::gen
