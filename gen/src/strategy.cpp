@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tbforge/probe/args.hpp"
+#include "tbforge/base/json.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -253,7 +253,7 @@ std::variant<ImportSummary, StrategyError> import_strategy(storage::Database& db
     spec.side = to_side(options.side);
     spec.kind = options.kind;
     spec.entry_encoding = std::string(storage::kPositionMoveEncoding);
-    spec.json = "{\"source\":\"import\",\"file\":" + cli::json_string(options.source) + "}";
+    spec.json = to_json_line(Json{{"source", "import"}, {"file", options.source}});
     if (options.roots.empty()) return StrategyError{kExitBadInput, "no root given (--root FEN)"};
     for (const std::string& fen : options.roots) {
         auto root = parse_fen(fen, variant);

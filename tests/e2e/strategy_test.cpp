@@ -536,7 +536,7 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
         CHECK(e.exit_code == 2);
         CHECK_MESSAGE(e.message.find(message) != std::string::npos, e.message);
         CHECK(db.database().strategy_info("bad-import").status().code() ==
-              storage::ErrorCode::NotFound);
+              StatusCode::NotFound);
     }
     // A repeated line with the same move is stored once; CRLF and blanks are fine.
     auto r = db.import(

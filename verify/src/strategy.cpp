@@ -393,7 +393,7 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
     auto reader = db->open_strategy(name);
     if (!reader.ok()) {
         report.database_error =
-            reader.status().code() == storage::ErrorCode::NotFound
+            reader.status().code() == StatusCode::NotFound
                 ? "no strategy '" + std::string(name) + "' in database " + db_path
                 : reader.status().to_string();
         return finish();

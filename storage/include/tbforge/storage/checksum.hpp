@@ -1,7 +1,8 @@
 #pragma once
-// The checksum of blocks, records and whole tables is tbforge/base/xxh64.hpp;
-// these names stay for callers written against storage (the out-of-core work
-// files of gen/) until they include the base header.
+// The checksum of blocks, records and whole tables is tbforge/base/xxh64.hpp
+// (tbf::xxh64, tbf::Xxh64). These aliases remain only for
+// gen/src/ooc_sparse.cpp and gen/src/work_files.cpp, which include this file
+// and write storage::xxh64; delete it when they include the base header.
 
 #include "tbforge/base/xxh64.hpp"
 

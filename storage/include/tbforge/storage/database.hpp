@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tbforge/storage/status.hpp"
+#include "tbforge/base/status.hpp"
+// Only for gen/ sources still naming storage::Status; see that header.
+#include "tbforge/storage/status.hpp"  // IWYU pragma: keep
 #include "tbforge/storage/strategy.hpp"
 #include "tbforge/storage/table.hpp"
 

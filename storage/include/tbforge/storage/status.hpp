@@ -1,15 +1,14 @@
 #pragma once
 // Errors of the storage library are tbf::Status / tbf::Result<T>
-// (tbforge/base/status.hpp). No function of the public API throws; failures,
-// including allocation failure, come back as a Status.
+// (tbforge/base/status.hpp); storage code and its callers use those names.
+// These aliases remain only for gen/src/generate.cpp and gen/src/strategy.cpp,
+// which still write storage::Status and storage::ErrorCode; delete this file
+// (and its include in database.hpp) when they use the base names.
 
 #include "tbforge/base/status.hpp"
 
 namespace tbf::storage {
 
-// The former storage names, for callers not yet moved to the base names
-// (gen/ internals); new code writes tbf::Status and tbf::StatusCode.
-using tbf::Result;
 using tbf::Status;
 using ErrorCode = tbf::StatusCode;
 
