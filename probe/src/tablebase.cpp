@@ -61,7 +61,7 @@ std::string table_name(VariantId variant, const index::Material& material) {
     return std::string(variant_name(variant)) + "/" + material.name();
 }
 
-ProbeResult<TableId> parse_table_name(std::string_view name) {
+Result<TableId> parse_table_name(std::string_view name) {
     const auto slash = name.find('/');
     if (slash == std::string_view::npos) {
         return invalid_argument("table name '" + std::string(name) +

@@ -43,7 +43,7 @@ struct Differ {
     std::optional<tbf::Position> compare(const std::string& fen) {
         auto ours = tbf::parse_fen(fen, variant);
         auto theirs = tbf::verify::parse_fen(verify_variant(variant), fen);
-        INFO(fen << "  rules: " << (ours.ok() ? "ok" : ours.error())
+        INFO(fen << "  rules: " << (ours.ok() ? "ok" : ours.status().message())
                  << "  verify: " << (theirs ? "ok" : theirs.error));
         REQUIRE(ours.ok() == static_cast<bool>(theirs));
         if (!ours.ok()) return std::nullopt;

@@ -68,7 +68,7 @@ public:
     std::string export_text(const std::string& name) {
         std::ostringstream out;
         auto written = probe::export_strategy(database(), name, out);
-        REQUIRE_MESSAGE(written.ok(), written.error().message);
+        REQUIRE_MESSAGE(written.ok(), written.status().message());
         return out.str();
     }
 
@@ -249,12 +249,12 @@ TEST_CASE("strategy key: rules/ and the verifier's Board encode the same bytes")
             Position pos = *parse_fen(fen, variant);
             for (int ply = 0; ply < 80; ++ply) {
                 const std::string key = probe::position_key(pos);
-                const verify::BoardResult board = verify::parse_fen(verify_variant, to_fen(pos));
-                REQUIRE_MESSAGE(board, to_fen(pos) << ": " << board.error);
-                REQUIRE_MESSAGE(verify::board_key(*board.board) == key, to_fen(pos));
-                const verify::BoardResult back = verify::board_from_key(verify_variant, key);
+                const Result<verify::Board> board = verify::parse_fen(verify_variant, to_fen(pos));
+                REQUIRE_MESSAGE(board, to_fen(pos) << ": " << board.status().message());
+                REQUIRE_MESSAGE(verify::board_key(*board) == key, to_fen(pos));
+                const Result<verify::Board> back = verify::board_from_key(verify_variant, key);
                 REQUIRE(back);
-                REQUIRE(back.board->fen() == to_fen(pos));
+                REQUIRE(back->fen() == to_fen(pos));
                 REQUIRE(probe::position_from_plain(*storage::decode_position_key(key)) == pos);
                 ++positions;
                 with_ep += pos.ep_square() != kNoSquare;

@@ -79,7 +79,7 @@ public:
 
     Position fen(const std::string& text) const {
         auto pos = parse_fen(text, variant_);
-        REQUIRE_MESSAGE(pos.ok(), text << ": " << pos.error());
+        REQUIRE_MESSAGE(pos.ok(), text << ": " << pos.status().message());
         return *pos;
     }
     probe::Value value(const Position& pos) const {

@@ -91,7 +91,9 @@ public:
         static const Status kOk;
         return ok() ? kOk : std::get<1>(data_);
     }
-    // The error's message alone, for callers that only print it. Precondition: !ok().
+    // The error's message alone. Precondition: !ok(). Code outside gen/ reads
+    // status().message(); this stays while gen/src/generate.cpp and
+    // gen/src/strategy.cpp still call it.
     [[nodiscard]] const std::string& error() const { return std::get<1>(data_).message(); }
 
     // Precondition: ok().

@@ -38,8 +38,12 @@ inline constexpr std::string_view kValueEncoding = "wdl-dtc/1";
 //   IoError          the database could not be read
 // ProbeResult<T> is a tbf::Result<T>: read status() for the code and message.
 
-// The former error shape, {code, message}, kept for callers not yet reading
-// status() (gen/ internals); new code does not use it.
+// Not part of the API to use: the former error shape {code, message} and
+// its conversions, kept only because gen/src/strategy.cpp (from_probe),
+// gen/src/generate.cpp and tests/gen/table_check.hpp still call error() on a
+// ProbeResult. Once they read status(), delete ProbeCode, ProbeError, the
+// two mappings and the ProbeError members below, leaving ProbeResult<T> an
+// alias of Result<T>.
 enum class ProbeCode {
     Ok = 0,
     BadInput,
@@ -61,10 +65,10 @@ class [[nodiscard]] ProbeResult : public Result<T> {
 public:
     using Result<T>::Result;
     ProbeResult(Result<T> result) : Result<T>(std::move(result)) {}  // NOLINT: implicit by design
-    ProbeResult(const ProbeError& error)  // NOLINT: implicit, as the former type
+    ProbeResult(const ProbeError& error)  // NOLINT: see above
         : Result<T>(Status(status_code(error.code), error.message)) {}
 
-    // The former accessor: {code, message}. Precondition: !ok().
+    // See above; callers read status(). Precondition: !ok().
     ProbeError error() const {
         return {probe_code(this->status().code()), this->status().message()};
     }
@@ -78,7 +82,7 @@ struct TableId {
     index::Material material;  // canonical
 };
 // Parses "antichess/KQvR" (either colour orientation of the material).
-ProbeResult<TableId> parse_table_name(std::string_view name);
+Result<TableId> parse_table_name(std::string_view name);
 
 // One legal move and what it leads to.
 struct MoveValue {
