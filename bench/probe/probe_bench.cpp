@@ -104,7 +104,7 @@ private:
         std::vector<index::Material> tables;
         for (const char* t : kTables) tables.push_back(material(t));
         auto result = gen::generate(writer, kVariant, tables, {});
-        if (!result.ok()) throw std::runtime_error(result.error());
+        if (!result.ok()) throw std::runtime_error(result.status().message());
     }
 
     // Random positions of each table, half of them given in the flipped

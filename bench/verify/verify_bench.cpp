@@ -34,14 +34,14 @@ constexpr BenchPosition kPositions[] = {
 
 void BM_Verify_Perft(benchmark::State& state) {
     const BenchPosition& p = kPositions[state.range(0)];
-    const tbf::verify::BoardResult root = tbf::verify::parse_fen(p.variant, p.fen);
+    const tbf::Result<tbf::verify::Board> root = tbf::verify::parse_fen(p.variant, p.fen);
     if (!root) {
-        state.SkipWithError(root.error.c_str());
+        state.SkipWithError(root.status().message().c_str());
         return;
     }
     std::uint64_t nodes = 0;
     for (auto _ : state) {
-        const std::uint64_t n = tbf::verify::perft(*root.board, p.depth);
+        const std::uint64_t n = tbf::verify::perft(*root, p.depth);
         benchmark::DoNotOptimize(n);
         nodes += n;
     }

@@ -334,7 +334,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
     SubtableValues subtables;
     for (const auto& sub : subs) {
         auto table = plan.resident_subtables ? resident.get(tb, R::kId, sub) : tb.table(R::kId, sub);
-        if (!table.ok()) return Status(probe::status_code(table.error().code), "building " + name + ": " + table.error().message);
+        if (!table.ok()) return Status(table.status().code(), "building " + name + ": " + table.status().message());
         subtables.add(sub, *table);
     }
     ProgressLine progress(options.progress, name);

@@ -10,7 +10,7 @@
 #include "instantiate.hpp"
 #include "out_of_core.hpp"
 #include "tbforge/index/indexer.hpp"
-#include "tbforge/storage/checksum.hpp"
+#include "tbforge/base/xxh64.hpp"
 
 namespace tbf::gen {
 
@@ -155,7 +155,7 @@ void OutOfCoreBuilder<R, Ix>::save_sparse_words(int level) {
                                               sparse_.words.size() * sizeof(std::uint16_t));
     dir_.write_atomic(sparse_file(level), bytes, false);
     manifest_.sparse_words = sparse_.words.size();
-    manifest_.sparse_checksum = storage::xxh64(bytes);
+    manifest_.sparse_checksum = xxh64(bytes);
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -168,7 +168,7 @@ void OutOfCoreBuilder<R, Ix>::load_sparse_words(int level) {
     const std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(sparse_.words.data()),
                                         sparse_.words.size() * sizeof(std::uint16_t));
     dir_.read_at(name, 0, bytes);
-    if (storage::xxh64(std::span<const std::uint8_t>(bytes)) != manifest_.sparse_checksum) {
+    if (xxh64(std::span<const std::uint8_t>(bytes)) != manifest_.sparse_checksum) {
         damaged(name, "checksum mismatch");
     }
 }

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tbforge/probe/args.hpp"
+#include "tbforge/base/json.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -24,8 +24,8 @@ namespace {
 // busy, small enough that a batch's successor keys stay a few megabytes.
 constexpr std::size_t kBatch = 4096;
 
-Status from_probe(const probe::ProbeError& e, const Position& pos) {
-    return {probe::status_code(e.code), to_fen(pos) + ": " + e.message};
+Status from_probe(const Status& s, const Position& pos) {
+    return {s.code(), to_fen(pos) + ": " + s.message()};
 }
 
 Status from_storage(const Status& s) {
@@ -73,7 +73,7 @@ Expansion expand(const probe::Tablebase& tb, VariantId variant, const std::strin
     const Position pos = probe::position_from_plain(*plain);
     auto moves = tb.probe_moves(variant, pos);
     if (!moves.ok()) {
-        out.error = from_probe(moves.error(), pos);
+        out.error = from_probe(moves.status(), pos);
         return out;
     }
     const Wdl needed = kind == storage::StrategyKind::Winning ? Wdl::Win : Wdl::Draw;
@@ -121,7 +121,7 @@ Result<ExtractSummary> extract(probe::Tablebase& tb, VariantId variant, const Po
         return invalid_argument("the root " + to_fen(root) + " is terminal");
     }
     auto root_value = tb.probe(variant, root);
-    if (!root_value.ok()) return from_probe(root_value.error(), root);
+    if (!root_value.ok()) return from_probe(root_value.status(), root);
     ExtractSummary summary;
     summary.side = side;
     summary.root_value = *root_value;
@@ -226,7 +226,7 @@ bool split_line(std::string_view line, std::string_view& fen, std::string_view& 
 Result<ExtractSummary> extract_strategy(probe::Tablebase& tablebase, VariantId variant,
                                         const std::string& root_fen, const ExtractOptions& options) {
     auto root = parse_fen(root_fen, variant);
-    if (!root.ok()) return invalid_argument(root.error());
+    if (!root.ok()) return invalid_argument(root.status().message());
     return with_variant(variant,
                         [&]<class R>() { return extract<R>(tablebase, variant, *root, options); });
 }
@@ -240,11 +240,11 @@ Result<ImportSummary> import_strategy(storage::Database& db, VariantId variant, 
     spec.side = to_side(options.side);
     spec.kind = options.kind;
     spec.entry_encoding = std::string(storage::kPositionMoveEncoding);
-    spec.json = "{\"source\":\"import\",\"file\":" + cli::json_string(options.source) + "}";
+    spec.json = to_json_line(Json{{"source", "import"}, {"file", options.source}});
     if (options.roots.empty()) return invalid_argument("no root given (--root FEN)");
     for (const std::string& fen : options.roots) {
         auto root = parse_fen(fen, variant);
-        if (!root.ok()) return invalid_argument("root: " + root.error());
+        if (!root.ok()) return invalid_argument("root: " + root.status().message());
         spec.roots.push_back(to_fen(*root));
     }
     storage::StrategyWriteOptions write_options;
@@ -276,7 +276,7 @@ Result<ImportSummary> import_strategy(storage::Database& db, VariantId variant, 
                 return bad("expected 'FEN<TAB>uci-move'");
             }
             auto pos = parse_fen(fen_text, variant);
-            if (!pos.ok()) return bad(pos.error());
+            if (!pos.ok()) return bad(pos.status().message());
             if (pos->side_to_move() != options.side) {
                 return bad(std::string(pos->side_to_move() == Color::White ? "white" : "black") +
                            " to move in " + std::string(fen_text) + ", but the strategy plays " +

@@ -87,7 +87,7 @@ std::span<const std::uint8_t> bytes_of(std::string_view record) {
 // if the trailer does not match.
 std::string_view unsealed(std::span<const std::uint8_t> record, const std::string& file) {
     auto payload = unseal(std::string_view(reinterpret_cast<const char*>(record.data()), record.size()));
-    if (!payload.ok()) damaged(file, payload.error());
+    if (!payload.ok()) damaged(file, payload.status().message());
     return *payload;
 }
 

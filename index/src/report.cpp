@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "tbforge/base/json.hpp"
 #include "tbforge/rules/movegen.hpp"
 
 namespace tbf::index {
@@ -68,9 +69,10 @@ Result<IndexReport> index_report(VariantId variant, std::string_view table) {
 }
 
 std::string to_json(const IndexReport& r) {
-    return std::string("{\"variant\":\"") + std::string(variant_name(r.variant)) +
-           "\",\"table\":\"" + r.material.name() + "\",\"slots\":" + std::to_string(r.slots) +
-           ",\"valid\":[" + std::to_string(r.valid[0]) + "," + std::to_string(r.valid[1]) + "]}";
+    return to_json_line(Json{{"variant", std::string(variant_name(r.variant))},
+                             {"table", r.material.name()},
+                             {"slots", r.slots},
+                             {"valid", {r.valid[0], r.valid[1]}}});
 }
 
 std::string to_text(const IndexReport& r) {

@@ -126,7 +126,7 @@ tbf_status from_c(const tbf_position* in, tbf::VariantId variant, tbf::Position&
     auto parsed = tbf::parse_fen(fen, variant);
     if (!parsed.ok()) {
         // The caller gave no FEN: name the problem as one of the position.
-        std::string message = parsed.error();
+        std::string message = parsed.status().message();
         constexpr std::string_view kFenPrefix = "bad FEN: ";
         if (message.starts_with(kFenPrefix))
             message.replace(0, kFenPrefix.size(), "bad position: ");
@@ -149,7 +149,7 @@ tbf_status position_of_fen(const char* variant, const char* fen, tbf::VariantId&
     if (auto s = variant_of(variant, id); s != TBF_OK) return s;
     if (!fen) return fail(TBF_ERR_BAD_INPUT, "null FEN");
     auto parsed = tbf::parse_fen(fen, id);
-    if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.error());
+    if (!parsed.ok()) return fail(TBF_ERR_BAD_INPUT, parsed.status().message());
     pos = *parsed;
     return TBF_OK;
 }

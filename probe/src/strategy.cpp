@@ -56,8 +56,8 @@ std::string move_value_bytes(Move m) {
     return value.ok() ? std::move(value).value() : std::string();
 }
 
-ProbeResult<std::uint64_t> export_strategy(const storage::Database& db, std::string_view name,
-                                           std::ostream& out) {
+Result<std::uint64_t> export_strategy(const storage::Database& db, std::string_view name,
+                                      std::ostream& out) {
     auto reader = db.open_strategy(name);
     if (!reader.ok()) {
         if (reader.status().code() == StatusCode::NotFound) {

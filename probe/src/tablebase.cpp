@@ -35,33 +35,11 @@ Status probe_status(const Status& status) {
     return io_error(status.to_string());
 }
 
-ProbeCode probe_code(StatusCode code) {
-    switch (code) {
-        case StatusCode::Ok: return ProbeCode::Ok;
-        case StatusCode::InvalidArgument: return ProbeCode::BadInput;
-        case StatusCode::NotFound: return ProbeCode::MissingTable;
-        case StatusCode::Corruption: return ProbeCode::Corrupt;
-        default: break;
-    }
-    return ProbeCode::IoError;
-}
-
-StatusCode status_code(ProbeCode code) {
-    switch (code) {
-        case ProbeCode::Ok: return StatusCode::Ok;
-        case ProbeCode::BadInput: return StatusCode::InvalidArgument;
-        case ProbeCode::MissingTable: return StatusCode::NotFound;
-        case ProbeCode::Corrupt: return StatusCode::Corruption;
-        case ProbeCode::IoError: break;
-    }
-    return StatusCode::IoError;
-}
-
 std::string table_name(VariantId variant, const index::Material& material) {
     return std::string(variant_name(variant)) + "/" + material.name();
 }
 
-ProbeResult<TableId> parse_table_name(std::string_view name) {
+Result<TableId> parse_table_name(std::string_view name) {
     const auto slash = name.find('/');
     if (slash == std::string_view::npos) {
         return invalid_argument("table name '" + std::string(name) +

@@ -52,7 +52,7 @@ Status open_record(std::string_view what, std::string_view magic, std::string_vi
     }
     auto sealed = unseal(value);
     if (!sealed.ok()) {
-        return {sealed.status().code(), std::string(what) + ": record " + sealed.error()};
+        return {sealed.status().code(), std::string(what) + ": record " + sealed.status().message()};
     }
     const auto version = get_le<std::uint32_t>(value.data() + magic.size());
     if (version != kRecordVersion) {

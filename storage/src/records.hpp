@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "tbforge/storage/status.hpp"
+#include "tbforge/base/status.hpp"
 #include "tbforge/storage/strategy.hpp"
 #include "tbforge/storage/table.hpp"
 

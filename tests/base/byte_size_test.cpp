@@ -40,7 +40,7 @@ TEST_CASE("byte size: anything else is an error naming the text") {
         CHECK_MESSAGE(!r.ok(), bad);
         if (!r.ok()) {
             CHECK(r.status().code() == tbf::StatusCode::InvalidArgument);
-            CHECK(r.error().find("'" + std::string(bad) + "'") != std::string::npos);
+            CHECK(r.status().message().find("'" + std::string(bad) + "'") != std::string::npos);
         }
     }
 }

@@ -30,7 +30,7 @@ std::string parse_error(const std::vector<std::string>& args, bool positionals =
     auto r = c.parse(args, out);
     if (r.ok()) return "";
     CHECK(r.status().code() == tbf::StatusCode::InvalidArgument);
-    return r.error();
+    return r.status().message();
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ TEST_CASE("cli: values in both spellings, flags, repeated options") {
     auto depth = c.number("depth", 0, 64);
     REQUIRE(depth.ok());
     CHECK(**depth == 3);
-    CHECK(c.required("cache").error() == "missing --cache");
+    CHECK(c.required("cache").status().message() == "missing --cache");
 }
 
 TEST_CASE("cli: --help and -h print the usage text") {
@@ -83,7 +83,7 @@ TEST_CASE("cli: positional words where the command takes them") {
     c.positionals();
     std::ostringstream out;
     auto parsed = c.parse({"KQvK", "--variant", "v", "KRvK"}, out);
-    INFO((parsed.ok() ? std::string() : parsed.error()));
+    INFO((parsed.ok() ? std::string() : parsed.status().message()));
     REQUIRE(parsed.ok());
     CHECK(c.positional() == std::vector<std::string>{"KQvK", "KRvK"});
     CHECK(parse_error({"KQvK", "--bogus"}, true) == "unknown option \"--bogus\"");
@@ -94,7 +94,8 @@ TEST_CASE("cli: numbers and byte sizes") {
     for (const char* bad : {"65", "-1", "three", "", "1x", "99999999999999999999999"}) {
         auto r = tbf::cli::parse_number("depth", bad, 0, 64);
         REQUIRE_FALSE(r.ok());
-        CHECK(r.error() == "bad --depth \"" + std::string(bad) + "\" (expected an integer from 0 to 64)");
+        CHECK(r.status().message() ==
+              "bad --depth \"" + std::string(bad) + "\" (expected an integer from 0 to 64)");
     }
     // The same byte-size forms for every size option.
     for (const char* form : {"4G", "4GiB", "4096M", "4294967296"}) {
@@ -110,5 +111,6 @@ TEST_CASE("cli: numbers and byte sizes") {
     declare(c);
     std::ostringstream out;
     REQUIRE(c.parse({"--cache", "4X"}, out).ok());
-    CHECK(c.byte_size("cache").error() == "bad --cache \"4X\" (e.g. 4G, 4GiB, 512M, 1048576)");
+    CHECK(c.byte_size("cache").status().message() ==
+          "bad --cache \"4X\" (e.g. 4G, 4GiB, 512M, 1048576)");
 }

@@ -83,7 +83,7 @@ TEST_CASE("record: a sealed record checks itself") {
         auto r = unseal(damaged);
         REQUIRE_FALSE(r.ok());
         CHECK(r.status().code() == StatusCode::ChecksumMismatch);
-        CHECK(r.error().starts_with("checksum mismatch (stored 0x"));
+        CHECK(r.status().message().starts_with("checksum mismatch (stored 0x"));
     }
     auto shorter = unseal(std::string_view("1234567"));
     REQUIRE_FALSE(shorter.ok());

@@ -53,7 +53,7 @@ TEST_CASE("result: holds a value or an error, never an ok status without a value
     Result<int> e = invalid_argument("bad");
     REQUIRE_FALSE(e.ok());
     CHECK(e.status().code() == StatusCode::InvalidArgument);
-    CHECK(e.error() == "bad");
+    CHECK(e.status().message() == "bad");
     Result<int> odd = Status();
     REQUIRE_FALSE(odd.ok());
     CHECK(odd.status().code() == StatusCode::Internal);

@@ -43,12 +43,12 @@ struct Differ {
     std::optional<tbf::Position> compare(const std::string& fen) {
         auto ours = tbf::parse_fen(fen, variant);
         auto theirs = tbf::verify::parse_fen(verify_variant(variant), fen);
-        INFO(fen << "  rules: " << (ours.ok() ? "ok" : ours.error())
-                 << "  verify: " << (theirs ? "ok" : theirs.error));
+        INFO(fen << "  rules: " << (ours.ok() ? "ok" : ours.status().message())
+                 << "  verify: " << (theirs ? "ok" : theirs.status().message()));
         REQUIRE(ours.ok() == static_cast<bool>(theirs));
         if (!ours.ok()) return std::nullopt;
         ++compared;
-        REQUIRE(tbf::to_fen(*ours) == theirs.board->fen());
+        REQUIRE(tbf::to_fen(*ours) == theirs->fen());
         std::vector<std::string> rules_moves;
         auto outcome = tbf::with_variant(variant, [&]<class R>() {
             tbf::MoveList list;
@@ -57,7 +57,7 @@ struct Differ {
             return tbf::terminal_value<R>(*ours, !list.empty());
         });
         std::sort(rules_moves.begin(), rules_moves.end());
-        const auto verify_moves = theirs.board->legal_moves_uci();
+        const auto verify_moves = theirs->legal_moves_uci();
         if (rules_moves != verify_moves) {
             std::string a, b;
             for (const auto& m : rules_moves) a += m + " ";
@@ -65,7 +65,7 @@ struct Differ {
             FAIL("moves differ\n  rules:  " << a << "\n  verify: " << b);
         }
         REQUIRE(std::string(outcome_text(outcome)) ==
-                std::string(tbf::verify::outcome_name(theirs.board->outcome())));
+                std::string(tbf::verify::outcome_name(theirs->outcome())));
         return *ours;
     }
 };
@@ -90,7 +90,7 @@ void random_playouts(tbf::VariantId variant, int games, std::uint32_t seed) {
             const std::string next = tbf::to_fen(pos->after(m));
             // The verifier's own child must be the same position.
             auto theirs = tbf::verify::parse_fen(verify_variant(variant), fen);
-            auto child = theirs.board->after_uci(tbf::to_uci(m));
+            auto child = theirs->after_uci(tbf::to_uci(m));
             REQUIRE(child.has_value());
             REQUIRE(child->fen() == next);
             fen = next;

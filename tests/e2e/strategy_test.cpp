@@ -46,7 +46,7 @@ public:
         gen::GenerateOptions options;
         options.threads = 2;
         auto result = gen::generate(*tablebase_, variant_, tables, options);
-        if (!result.ok()) FAIL(result.error());
+        if (!result.ok()) FAIL(result.status().message());
     }
 
     gen::ExtractSummary extract(const std::string& fen, const std::string& name,
@@ -56,7 +56,7 @@ public:
         options.side = side;
         options.threads = 2;
         auto result = gen::extract_strategy(*tablebase_, variant_, fen, options);
-        if (!result.ok()) FAIL(result.error());
+        if (!result.ok()) FAIL(result.status().message());
         return *result;
     }
 
@@ -68,7 +68,7 @@ public:
     std::string export_text(const std::string& name) {
         std::ostringstream out;
         auto written = probe::export_strategy(database(), name, out);
-        REQUIRE_MESSAGE(written.ok(), written.error().message);
+        REQUIRE_MESSAGE(written.ok(), written.status().message());
         return out.str();
     }
 
@@ -227,7 +227,7 @@ gen::ExtractSummary round_trip(Db& db, VariantId variant, const std::string& roo
     options.kind = kind;
     options.roots = {root};
     auto imported = db.import(text, options);
-    if (!imported.ok()) FAIL(imported.error());
+    if (!imported.ok()) FAIL(imported.status().message());
     CHECK(imported->entries == s.entries);
     require_closed(db, options.name, s.entries);
     CHECK(without_name(db.export_text(options.name)) == without_name(text));
@@ -249,12 +249,12 @@ TEST_CASE("strategy key: rules/ and the verifier's Board encode the same bytes")
             Position pos = *parse_fen(fen, variant);
             for (int ply = 0; ply < 80; ++ply) {
                 const std::string key = probe::position_key(pos);
-                const verify::BoardResult board = verify::parse_fen(verify_variant, to_fen(pos));
-                REQUIRE_MESSAGE(board, to_fen(pos) << ": " << board.error);
-                REQUIRE_MESSAGE(verify::board_key(*board.board) == key, to_fen(pos));
-                const verify::BoardResult back = verify::board_from_key(verify_variant, key);
+                const Result<verify::Board> board = verify::parse_fen(verify_variant, to_fen(pos));
+                REQUIRE_MESSAGE(board, to_fen(pos) << ": " << board.status().message());
+                REQUIRE_MESSAGE(verify::board_key(*board) == key, to_fen(pos));
+                const Result<verify::Board> back = verify::board_from_key(verify_variant, key);
                 REQUIRE(back);
-                REQUIRE(back.board->fen() == to_fen(pos));
+                REQUIRE(back->fen() == to_fen(pos));
                 REQUIRE(probe::position_from_plain(*storage::decode_position_key(key)) == pos);
                 ++positions;
                 with_ep += pos.ep_square() != kNoSquare;
@@ -343,8 +343,9 @@ TEST_CASE("strategy: extraction errors") {
     e = error("8/8/8/4R3/8/4K3/8/4k3 w - - 0 1");
     CHECK(exit_code(e) == 2);
     options.replace = true;
-    CHECK(std::holds_alternative<gen::ExtractSummary>(gen::extract_strategy(
-        db.tablebase(), VariantId::FourFile, "8/8/8/4R3/8/4K3/8/4k3 w - - 0 1", options)));
+    CHECK(gen::extract_strategy(db.tablebase(), VariantId::FourFile, "8/8/8/4R3/8/4K3/8/4k3 w - - 0 1",
+                                options)
+              .ok());
 }
 
 TEST_CASE("strategy: a removed entry is a hole naming the position") {
@@ -478,7 +479,7 @@ TEST_CASE("strategy: a drawing strategy marked winning is rejected with its cycl
     options.kind = storage::StrategyKind::Winning;
     options.roots = {root};
     auto imported = db.import(db.export_text("krkb-draw"), options);
-    REQUIRE(std::holds_alternative<gen::ImportSummary>(imported));
+    REQUIRE(imported.ok());
     const verify::StrategyReport r = db.check(options.name);
     INFO(describe(r));
     CHECK(!r.closed());
@@ -536,7 +537,7 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
         CHECK(exit_code(e) == 2);
         CHECK_MESSAGE(e.message().find(message) != std::string::npos, e.message());
         CHECK(db.database().strategy_info("bad-import").status().code() ==
-              storage::ErrorCode::NotFound);
+              StatusCode::NotFound);
     }
     // A repeated line with the same move is stored once; CRLF and blanks are fine.
     auto r = db.import(
@@ -552,7 +553,7 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
     options.roots = {"8/8/8/8/8/8/8/8 w - - 0 1"};
     auto bad_root = db.import(good, options);
     REQUIRE_FALSE(bad_root.ok());
-    CHECK(bad_root.error().starts_with("root: "));
+    CHECK(bad_root.status().message().starts_with("root: "));
 }
 
 TEST_CASE("strategy verify: database errors") {

@@ -36,7 +36,7 @@ public:
         gen::GenerateOptions options;
         options.threads = threads;
         auto result = gen::generate(*tablebase_, variant_, tables, options);
-        if (!result.ok()) FAIL(result.error());
+        if (!result.ok()) FAIL(result.status().message());
     }
     void build_upto(int units) { build(index::enumerate_tables(variant_, units)); }
     void build(const std::string& name) { build({index::canonical(*index::parse_table(name, variant_))}); }
@@ -67,7 +67,7 @@ REGISTER_LISTENER("close-databases", 1, CloseDatabases);
 
 probe::Value probe_or_fail(const probe::Tablebase& tb, VariantId v, const Position& pos) {
     auto value = tb.probe(v, pos);
-    REQUIRE_MESSAGE(value.ok(), to_fen(pos) << ": " << value.error().message);
+    REQUIRE_MESSAGE(value.ok(), to_fen(pos) << ": " << value.status().message());
     return *value;
 }
 

@@ -48,7 +48,7 @@ public:
     std::vector<gen::TableSummary> build(VariantId variant, const std::vector<std::string>& tables,
                                          gen::GenerateOptions options) {
         auto outcome = run(variant, tables, std::move(options));
-        if (!outcome.ok()) FAIL(outcome.error());
+        if (!outcome.ok()) FAIL(outcome.status().message());
         return std::move(*outcome);
     }
 
@@ -190,7 +190,7 @@ void stop_after(Db& db, VariantId variant, const std::string& table, std::uint64
     options.stop_after_step = counter.hook();
     auto outcome = db.run(variant, {table}, options);
     REQUIRE_FALSE(outcome.ok());
-    CHECK(outcome.error().find("stopped after a step") != std::string::npos);
+    CHECK(outcome.status().message().find("stopped after a step") != std::string::npos);
 }
 
 const std::vector<std::string> kSmall = {"PvP", "KvQ", "NPvQ", "KQvR"};

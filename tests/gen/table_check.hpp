@@ -36,7 +36,7 @@ public:
         auto it = tables_.find(m);
         if (it == tables_.end()) {
             auto table = tb_.load_resident(R::kId, m);
-            if (!table.ok()) return table.error();
+            if (!table.ok()) return table.status();
             it = tables_.emplace(m, *table).first;
         }
         return tb_.value_in(*it->second, pos);
@@ -54,7 +54,7 @@ TableCheck check_table(const probe::Tablebase& tb, const index::Material& materi
     auto table = tb.table(R::kId, material);
     if (!table.ok()) {
         out.errors = 1;
-        out.first_error = table.error().message;
+        out.first_error = table.status().message();
         return out;
     }
     const auto& ix = (*table)->indexer();
@@ -85,7 +85,7 @@ TableCheck check_table(const probe::Tablebase& tb, const index::Material& materi
                 if (out.errors++ == 0) {
                     out.first_error = to_fen(*pos) + " stored " +
                                       (stored.ok() ? std::to_string(probe::encode_value(*stored))
-                                                   : stored.error().message) +
+                                                   : stored.status().message()) +
                                       " derived " + std::to_string(probe::encode_value(derived));
                 }
             }

@@ -21,7 +21,7 @@ Indexer make(VariantId v, std::string_view name) {
     auto m = parse_table(name, v);
     REQUIRE_MESSAGE(m.ok(), std::string(name));
     auto ix = Indexer::create(v, canonical(*m));
-    REQUIRE_MESSAGE(ix.ok(), ix.error());
+    REQUIRE_MESSAGE(ix.ok(), ix.status().message());
     return *ix;
 }
 

@@ -22,7 +22,7 @@ Indexer make(VariantId v, std::string_view name) {
     auto m = parse_table(name, v);
     REQUIRE_MESSAGE(m.ok(), std::string(name));
     auto ix = Indexer::create(v, *m);
-    REQUIRE_MESSAGE(ix.ok(), ix.error());
+    REQUIRE_MESSAGE(ix.ok(), ix.status().message());
     return *ix;
 }
 
@@ -399,7 +399,7 @@ TEST_CASE("create rejects bad tables") {
     CHECK_FALSE(Indexer::create(VariantId::FourFile, *parse_material("QvK")).ok());
     const auto huge = Indexer::create(VariantId::Antichess, *parse_material("PPPPPPPvK"));
     REQUIRE_FALSE(huge.ok());
-    CHECK(huge.error().find("too many identical units") != std::string::npos);
+    CHECK(huge.status().message().find("too many identical units") != std::string::npos);
 }
 
 }  // namespace tbf::index

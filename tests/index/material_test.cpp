@@ -46,8 +46,8 @@ TEST_CASE("bad material names give a clear error") {
     auto check_error = [](const char* name, const char* part) {
         auto m = parse_material(name);
         REQUIRE_FALSE(m.ok());
-        CHECK_MESSAGE(m.error().find(part) != std::string::npos, m.error());
-        CHECK(m.error().find(std::string("'") + name + "'") != std::string::npos);
+        CHECK_MESSAGE(m.status().message().find(part) != std::string::npos, m.status().message());
+        CHECK(m.status().message().find(std::string("'") + name + "'") != std::string::npos);
     };
     check_error("KQR", "'v'");
     check_error("KvQvR", "more than one 'v'");
@@ -58,7 +58,7 @@ TEST_CASE("bad material names give a clear error") {
     // Syntax is fine, but not a table of the variant.
     auto empty_side = parse_table("KQv", VariantId::Antichess);
     REQUIRE_FALSE(empty_side.ok());
-    CHECK(empty_side.error().find("without units") != std::string::npos);
+    CHECK(empty_side.status().message().find("without units") != std::string::npos);
     CHECK_FALSE(parse_table("QvK", VariantId::FourFile).ok());
     CHECK_FALSE(parse_table("KKvK", VariantId::FourFile).ok());
     CHECK(parse_table("KQvK", VariantId::FourFile).ok());

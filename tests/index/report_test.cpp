@@ -28,7 +28,7 @@ TEST_CASE("report: JSON and text lines") {
           std::string::npos);
     const auto bad = index_report(VariantId::Antichess, "KQx");
     REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().find("'KQx'") != std::string::npos);
+    CHECK(bad.status().message().find("'KQx'") != std::string::npos);
     CHECK_FALSE(index_report(VariantId::FourFile, "QvK").ok());
 }
 

@@ -35,7 +35,7 @@ inline void build_tables(const std::string& path, VariantId variant,
     gen::GenerateOptions gen_options;
     gen_options.threads = 2;
     auto result = gen::generate(writer, variant, tables, gen_options);
-    if (!result.ok()) FAIL(result.error());
+    if (!result.ok()) FAIL(result.status().message());
 }
 
 inline void build_tables(const std::string& path, VariantId variant,
@@ -79,7 +79,7 @@ public:
 
     Position fen(const std::string& text) const {
         auto pos = parse_fen(text, variant_);
-        REQUIRE_MESSAGE(pos.ok(), text << ": " << pos.error());
+        REQUIRE_MESSAGE(pos.ok(), text << ": " << pos.status().message());
         return *pos;
     }
     probe::Value value(const Position& pos) const {

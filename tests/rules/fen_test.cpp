@@ -11,7 +11,7 @@ namespace {
 
 std::string error_of(const std::string& fen, VariantId variant) {
     auto pos = parse_fen(fen, variant);
-    return pos.ok() ? std::string("(accepted)") : pos.error();
+    return pos.ok() ? std::string("(accepted)") : pos.status().message();
 }
 
 bool mentions(const std::string& text, const std::string& part) {
@@ -124,8 +124,8 @@ TEST_CASE("FEN parser survives random mutations") {
         for (VariantId v : {VariantId::Antichess, VariantId::FourFile}) {
             auto pos = parse_fen(fen, v);
             if (!pos.ok()) {
-                REQUIRE_MESSAGE(!pos.error().empty(), fen);
-                REQUIRE_MESSAGE(pos.error().find('\n') == std::string::npos, fen);
+                REQUIRE_MESSAGE(!pos.status().message().empty(), fen);
+                REQUIRE_MESSAGE(pos.status().message().find('\n') == std::string::npos, fen);
                 continue;
             }
             ++accepted;

@@ -28,7 +28,7 @@ void check_reference(const std::string& file, VariantId variant, std::uint64_t m
         const std::uint64_t expected = std::stoull(row[nodes_col]);
         if (expected < min_nodes || expected > max_nodes) continue;
         auto pos = parse_fen(row[fen_col], variant);
-        REQUIRE_MESSAGE(pos.ok(), row[fen_col] << ": " << (pos.ok() ? "" : pos.error()));
+        REQUIRE_MESSAGE(pos.ok(), row[fen_col] << ": " << (pos.ok() ? "" : pos.status().message()));
         const int depth = std::stoi(row[depth_col]);
         INFO(row[0] << " " << row[fen_col] << " depth " << depth);
         CHECK(perft(*pos, variant, depth) == expected);

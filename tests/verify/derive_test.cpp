@@ -17,9 +17,9 @@ using tbf::verify::Variant;
 using tbf::verify::Wdl;
 
 Board board(Variant v, const std::string& fen) {
-    const tbf::verify::BoardResult r = tbf::verify::parse_fen(v, fen);
-    REQUIRE_MESSAGE(r, r.error);
-    return *r.board;
+    const tbf::Result<tbf::verify::Board> r = tbf::verify::parse_fen(v, fen);
+    REQUIRE_MESSAGE(r, r.status().message());
+    return *r;
 }
 
 // Children valued from a table of FENs; a child missing from it has no value.

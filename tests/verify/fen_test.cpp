@@ -9,7 +9,6 @@
 
 namespace {
 
-using tbf::verify::BoardResult;
 using tbf::verify::parse_fen;
 using tbf::verify::Variant;
 
@@ -18,13 +17,14 @@ constexpr const char* kFourFileStart = "r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K
 
 // The error for a FEN that must be rejected; fails the test if it is accepted.
 std::string error_of(Variant v, const std::string& fen) {
-    const BoardResult r = parse_fen(v, fen);
+    const auto r = parse_fen(v, fen);
     CHECK_MESSAGE(!r, "accepted: ", fen);
     if (r) return "";
+    CHECK(r.status().code() == tbf::StatusCode::InvalidArgument);
     // One line, naming the input.
-    CHECK(r.error.find('\n') == std::string::npos);
-    CHECK(r.error.find(fen) != std::string::npos);
-    return r.error;
+    CHECK(r.status().message().find('\n') == std::string::npos);
+    CHECK(r.status().message().find(fen) != std::string::npos);
+    return r.status().message();
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -37,37 +37,37 @@ TEST_CASE("FEN round trip") {
     for (const char* fen :
          {kAntichessStart, "8/8/8/3pP3/8/8/8/K7 w - d6 0 1", "k7/8/8/8/4pP2/8/8/8 b - f3 0 1",
           "8/8/2k1k3/8/8/3K1K2/8/8 w - - 0 1"}) {
-        const BoardResult r = parse_fen(Variant::Antichess, fen);
-        REQUIRE_MESSAGE(r, r.error);
-        CHECK(r.board->fen() == fen);
+        const auto r = parse_fen(Variant::Antichess, fen);
+        REQUIRE_MESSAGE(r, r.status().message());
+        CHECK(r->fen() == fen);
     }
-    const BoardResult ff = parse_fen(Variant::FourFile, kFourFileStart);
-    REQUIRE_MESSAGE(ff, ff.error);
-    CHECK(ff.board->fen() == kFourFileStart);
+    const auto ff = parse_fen(Variant::FourFile, kFourFileStart);
+    REQUIRE_MESSAGE(ff, ff.status().message());
+    CHECK(ff->fen() == kFourFileStart);
 }
 
 TEST_CASE("FEN: castling rights are ignored, counters optional") {
-    const BoardResult r = parse_fen(Variant::Antichess, "r3k2r/p6p/8/8/8/8/P6P/R3K2R w KQkq - 0 1");
-    REQUIRE_MESSAGE(r, r.error);
-    CHECK(r.board->fen() == "r3k2r/p6p/8/8/8/8/P6P/R3K2R w - - 0 1");
-    CHECK(r.board->legal_moves().size() == 14);
+    const auto r = parse_fen(Variant::Antichess, "r3k2r/p6p/8/8/8/8/P6P/R3K2R w KQkq - 0 1");
+    REQUIRE_MESSAGE(r, r.status().message());
+    CHECK(r->fen() == "r3k2r/p6p/8/8/8/8/P6P/R3K2R w - - 0 1");
+    CHECK(r->legal_moves().size() == 14);
 
-    const BoardResult four = parse_fen(Variant::Antichess, "8/8/8/8/8/8/8/K7 b -  -  ");
-    REQUIRE_MESSAGE(four, four.error);
-    CHECK(four.board->side_to_move() == tbf::verify::Color::Black);
+    const auto four = parse_fen(Variant::Antichess, "8/8/8/8/8/8/8/K7 b -  -  ");
+    REQUIRE_MESSAGE(four, four.status().message());
+    CHECK(four->side_to_move() == tbf::verify::Color::Black);
     CHECK(parse_fen(Variant::Antichess, "8/8/8/8/8/8/8/K7 b - - 17"));
 }
 
 TEST_CASE("FEN: unit counts and placement") {
-    const BoardResult r = parse_fen(Variant::Antichess, "8/8/2k1k3/8/8/3K1K2/8/8 b - - 0 1");
+    const auto r = parse_fen(Variant::Antichess, "8/8/2k1k3/8/8/3K1K2/8/8 b - - 0 1");
     REQUIRE(r);
-    CHECK(r.board->unit_count(tbf::verify::Color::White) == 2);
-    CHECK(r.board->unit_count(tbf::verify::Color::Black) == 2);
+    CHECK(r->unit_count(tbf::verify::Color::White) == 2);
+    CHECK(r->unit_count(tbf::verify::Color::Black) == 2);
     const auto d3 = tbf::verify::square_from_name("d3");
     REQUIRE(d3);
-    CHECK(r.board->unit_on(*d3) ==
+    CHECK(r->unit_on(*d3) ==
           tbf::verify::Unit{tbf::verify::Piece::King, tbf::verify::Color::White});
-    CHECK(r.board->unit_on(*tbf::verify::square_from_name("d4")).empty());
+    CHECK(r->unit_on(*tbf::verify::square_from_name("d4")).empty());
 }
 
 TEST_CASE("FEN errors: field count") {
@@ -153,10 +153,10 @@ TEST_CASE("FEN errors: Four File side not to move in check") {
 }
 
 TEST_CASE("FEN: Four File has no en passant; a possible square is dropped") {
-    const BoardResult r = parse_fen(Variant::FourFile, "4k3/8/8/8/P7/8/8/4K3 b - a3 0 1");
-    REQUIRE_MESSAGE(r, r.error);
-    CHECK(r.board->ep_square() == tbf::verify::kNoSquare);
-    CHECK(r.board->fen() == "4k3/8/8/8/P7/8/8/4K3 b - - 0 1");
+    const auto r = parse_fen(Variant::FourFile, "4k3/8/8/8/P7/8/8/4K3 b - a3 0 1");
+    REQUIRE_MESSAGE(r, r.status().message());
+    CHECK(r->ep_square() == tbf::verify::kNoSquare);
+    CHECK(r->fen() == "4k3/8/8/8/P7/8/8/4K3 b - - 0 1");
     CHECK(contains(error_of(Variant::FourFile, "4k3/8/8/8/8/8/8/4K3 b - a3 0 1"),
                    "no white pawn on a4"));
 }
@@ -171,27 +171,28 @@ TEST_CASE("make_board builds the board parse_fen builds") {
     units[*tbf::verify::square_from_name("e1")] = Unit{Piece::King, Color::White};
     units[*tbf::verify::square_from_name("e8")] = Unit{Piece::King, Color::Black};
     units[*tbf::verify::square_from_name("a2")] = Unit{Piece::Pawn, Color::White};
-    const BoardResult made =
+    const auto made =
         tbf::verify::make_board(Variant::FourFile, units, Color::White, tbf::verify::kNoSquare);
-    REQUIRE_MESSAGE(made, made.error);
-    const BoardResult parsed = parse_fen(Variant::FourFile, "4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
+    REQUIRE_MESSAGE(made, made.status().message());
+    const auto parsed = parse_fen(Variant::FourFile, "4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
     REQUIRE(parsed);
-    CHECK(*made.board == *parsed.board);
+    CHECK(*made == *parsed);
 
     units[*tbf::verify::square_from_name("d1")] = Unit{Piece::Knight, Color::White};
-    const BoardResult bad =
+    const auto bad =
         tbf::verify::make_board(Variant::FourFile, units, Color::White, tbf::verify::kNoSquare);
-    CHECK(bad.error == "unit on d1 (Four File uses only files a, c, e, g)");
+    CHECK(bad.status().code() == tbf::StatusCode::InvalidArgument);
+    CHECK(bad.status().message() == "unit on d1 (Four File uses only files a, c, e, g)");
 
     // En passant checks see the normalised empty squares too.
     units.fill(Unit{Piece::None, Color::Black});
     units[*tbf::verify::square_from_name("a1")] = Unit{Piece::King, Color::White};
     units[*tbf::verify::square_from_name("e5")] = Unit{Piece::Pawn, Color::White};
     units[*tbf::verify::square_from_name("d5")] = Unit{Piece::Pawn, Color::Black};
-    const BoardResult ep = tbf::verify::make_board(Variant::Antichess, units, Color::White,
-                                                   *tbf::verify::square_from_name("d6"));
-    REQUIRE_MESSAGE(ep, ep.error);
-    CHECK(ep.board->fen() == "8/8/8/3pP3/8/8/8/K7 w - d6 0 1");
+    const auto ep = tbf::verify::make_board(Variant::Antichess, units, Color::White,
+                                            *tbf::verify::square_from_name("d6"));
+    REQUIRE_MESSAGE(ep, ep.status().message());
+    CHECK(ep->fen() == "8/8/8/3pP3/8/8/8/K7 w - d6 0 1");
 }
 
 TEST_CASE("variant names") {

@@ -23,9 +23,9 @@ constexpr Variant kLosingVariants[] = {Variant::Antichess, Variant::AntichessFic
                                        Variant::AntichessJoint};
 
 Board board(Variant v, const std::string& fen) {
-    const tbf::verify::BoardResult r = tbf::verify::parse_fen(v, fen);
-    REQUIRE_MESSAGE(r, r.error);
-    return *r.board;
+    const tbf::Result<tbf::verify::Board> r = tbf::verify::parse_fen(v, fen);
+    REQUIRE_MESSAGE(r, r.status().message());
+    return *r;
 }
 
 Ucis moves(Variant v, const std::string& fen) { return board(v, fen).legal_moves_uci(); }
@@ -238,9 +238,9 @@ TEST_CASE("random games keep the board consistent") {
             Board b = board(s.variant, s.fen);
             for (int ply = 0; ply < 200; ++ply) {
                 // The FEN writer and reader agree on every position.
-                const tbf::verify::BoardResult again = tbf::verify::parse_fen(s.variant, b.fen());
-                REQUIRE_MESSAGE(again, again.error);
-                REQUIRE(*again.board == b);
+                const auto again = tbf::verify::parse_fen(s.variant, b.fen());
+                REQUIRE_MESSAGE(again, again.status().message());
+                REQUIRE(*again == b);
                 int counted[2] = {0, 0};
                 for (int sq = 0; sq < 64; ++sq) {
                     const auto u = b.unit_on(sq);

@@ -45,10 +45,10 @@ int check_table(const std::string& file, Variant variant, Rows rows) {
         const int depth = std::stoi(row[depth_col]);
         INFO(file, " ", row[id_col], " depth ", depth, " (", tbf::verify::variant_name(variant),
              ")");
-        const tbf::verify::BoardResult root = tbf::verify::parse_fen(variant, row[fen_col]);
-        REQUIRE_MESSAGE(root, root.error);
+        const tbf::Result<tbf::verify::Board> root = tbf::verify::parse_fen(variant, row[fen_col]);
+        REQUIRE_MESSAGE(root, root.status().message());
         std::uint64_t total = 0;
-        for (const auto& entry : tbf::verify::perft_divide(*root.board, depth)) {
+        for (const auto& entry : tbf::verify::perft_divide(*root, depth)) {
             total += entry.nodes;
         }
         CHECK(total == expected);

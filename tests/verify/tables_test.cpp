@@ -116,8 +116,8 @@ std::string fen_of(const tbf_position& pos, tbf::verify::Variant variant) {
         variant, cells,
         pos.side_to_move == TBF_WHITE ? tbf::verify::Color::White : tbf::verify::Color::Black,
         tbf::verify::kNoSquare);
-    REQUIRE_MESSAGE(made, made.error);
-    return made.board->fen();
+    REQUIRE_MESSAGE(made, made.status().message());
+    return made->fen();
 }
 
 // Read access through the public C API, as a user of the tables has it.

@@ -110,10 +110,9 @@ std::string to_uci(const Move& m) {
     return s;
 }
 
-BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color side_to_move,
-                       int ep_square) {
+Result<Board> make_board(Variant variant, const std::array<Unit, 64>& units, Color side_to_move,
+                         int ep_square) {
     const Ruleset rules = ruleset(variant);
-    BoardResult result;
     Board board;
     board.variant_ = variant;
     board.side_ = side_to_move;
@@ -131,12 +130,12 @@ BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color
         const int c = color_index(u.color);
         ++board.counts_[static_cast<std::size_t>(c)];
         if (u.piece == Piece::Pawn && (rank_of(sq) == 0 || rank_of(sq) == 7)) {
-            result.error = "pawn on " + square_name(sq) + " (pawns cannot stand on rank 1 or 8)";
-            return result;
+            return invalid_argument("pawn on " + square_name(sq) +
+                                    " (pawns cannot stand on rank 1 or 8)");
         }
         if (rules.four_files && file_of(sq) % 2 != 0) {
-            result.error = "unit on " + square_name(sq) + " (Four File uses only files a, c, e, g)";
-            return result;
+            return invalid_argument("unit on " + square_name(sq) +
+                                    " (Four File uses only files a, c, e, g)");
         }
         if (u.piece == Piece::King) {
             ++kings[static_cast<std::size_t>(c)];
@@ -145,28 +144,25 @@ BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color
     }
     for (Color c : {Color::White, Color::Black}) {
         if (board.unit_count(c) > kMaxUnitsPerSide) {
-            result.error = std::string(color_name(c)) + " has " +
-                           std::to_string(board.unit_count(c)) + " units (at most 16)";
-            return result;
+            return invalid_argument(std::string(color_name(c)) + " has " +
+                                    std::to_string(board.unit_count(c)) + " units (at most 16)");
         }
     }
     if (board.unit_count(Color::White) + board.unit_count(Color::Black) == 0) {
-        result.error = "no units on the board";
-        return result;
+        return invalid_argument("no units on the board");
     }
     if (rules.royal_king) {
         for (Color c : {Color::White, Color::Black}) {
             const auto i = static_cast<std::size_t>(color_index(c));
             if (kings[i] != 1) {
-                result.error = std::string(color_name(c)) + " has " + std::to_string(kings[i]) +
-                               " kings (exactly one per side is required)";
-                return result;
+                return invalid_argument(std::string(color_name(c)) + " has " +
+                                        std::to_string(kings[i]) +
+                                        " kings (exactly one per side is required)");
             }
             if (rules.four_files && file_of(king_square[i]) != 4) {
-                result.error = std::string(color_name(c)) + " king on " +
-                               square_name(king_square[i]) +
-                               " (Four File kings stay on the e-file)";
-                return result;
+                return invalid_argument(std::string(color_name(c)) + " king on " +
+                                        square_name(king_square[i]) +
+                                        " (Four File kings stay on the e-file)");
             }
         }
     }
@@ -175,21 +171,18 @@ BoardResult make_board(Variant variant, const std::array<Unit, 64>& units, Color
                                         ? std::string("not a square")
                                         : ep_problem(board.cells_, side_to_move, ep_square);
         if (!problem.empty()) {
-            result.error =
-                "impossible en-passant square " + square_name(ep_square) + ": " + problem;
-            return result;
+            return invalid_argument("impossible en-passant square " + square_name(ep_square) +
+                                    ": " + problem);
         }
         // Without en passant the square means nothing; dropping it keeps one
         // board per position.
         if (rules.en_passant) board.ep_ = ep_square;
     }
     if (rules.royal_king && board.in_check(opposite(side_to_move))) {
-        result.error = "side not to move (" + std::string(color_name(opposite(side_to_move))) +
-                       ") is in check";
-        return result;
+        return invalid_argument("side not to move (" +
+                                std::string(color_name(opposite(side_to_move))) + ") is in check");
     }
-    result.board = board;
-    return result;
+    return board;
 }
 
 std::vector<Move> Board::legal_moves() const {

@@ -77,8 +77,8 @@ Status run_perft(const std::vector<std::string>& args, std::ostream& out, std::o
     auto depth_option = options.number("depth", 0, kMaxDepth);
     if (!depth_option.ok()) return depth_option.status();
     const int depth = static_cast<int>(**depth_option);
-    const BoardResult root = parse_fen(*variant, options.get("fen"));
-    if (!root) return invalid_argument(root.error);
+    const Result<Board> root = parse_fen(*variant, options.get("fen"));
+    if (!root) return root.status();
 
     const bool divide = options.flag_set("divide");
     std::vector<DivideEntry> entries;
@@ -86,7 +86,7 @@ Status run_perft(const std::vector<std::string>& args, std::ostream& out, std::o
     if (depth == 0) {
         total = 1;
     } else {
-        entries = perft_divide(*root.board, depth);
+        entries = perft_divide(*root, depth);
         for (const DivideEntry& e : entries) total += e.nodes;
     }
 

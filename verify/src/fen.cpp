@@ -96,11 +96,9 @@ bool valid_castling(std::string_view field) {
 
 }  // namespace
 
-BoardResult parse_fen(Variant variant, std::string_view fen) {
-    BoardResult result;
-    const auto fail = [&](const std::string& why) {
-        result.error = "bad FEN \"" + std::string(fen) + "\": " + why;
-        return result;
+Result<Board> parse_fen(Variant variant, std::string_view fen) {
+    const auto fail = [&](const std::string& why) -> Result<Board> {
+        return invalid_argument("bad FEN \"" + std::string(fen) + "\": " + why);
     };
 
     const std::vector<std::string_view> fields = split_fields(fen);
@@ -141,8 +139,8 @@ BoardResult parse_fen(Variant variant, std::string_view fen) {
         return fail("fullmove number \"" + std::string(fields[5]) + "\"");
     }
 
-    BoardResult checked = make_board(variant, units, side, ep);
-    if (!checked) return fail(checked.error);
+    Result<Board> checked = make_board(variant, units, side, ep);
+    if (!checked) return fail(checked.status().message());
     return checked;
 }
 

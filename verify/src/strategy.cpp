@@ -43,7 +43,7 @@ Board canonical(const Board& board) {
     }
     std::array<Unit, 64> units{};
     for (int sq = 0; sq < 64; ++sq) units[static_cast<std::size_t>(sq)] = board.unit_on(sq);
-    return *make_board(board.variant(), units, board.side_to_move(), kNoSquare).board;
+    return *make_board(board.variant(), units, board.side_to_move(), kNoSquare);
 }
 
 // What a game end means for the strategy side, or "" when it is acceptable.
@@ -135,12 +135,13 @@ public:
 
     EntryResult check_entry(std::string_view key, std::string_view value) const {
         EntryResult r;
-        BoardResult made = board_from_key(variant_, key);
+        Result<Board> made = board_from_key(variant_, key);
         if (!made) {
-            problem(r, make_problem(ProblemKind::BadEntry, "", "bad key: " + made.error));
+            problem(r,
+                    make_problem(ProblemKind::BadEntry, "", "bad key: " + made.status().message()));
             return r;
         }
-        const Board& board = *made.board;
+        const Board& board = *made;
         if (board.side_to_move() != side_) {
             problem(r, make_problem(ProblemKind::BadEntry, board.fen(),
                                     std::string(color_text(board.side_to_move())) +
@@ -189,12 +190,13 @@ public:
     // A root: covered by an entry, or (the opponent to move) every reply is.
     EntryResult check_root(const std::string& text) const {
         EntryResult r;
-        BoardResult made = parse_fen(variant_, text);
+        Result<Board> made = parse_fen(variant_, text);
         if (!made) {
-            problem(r, make_problem(ProblemKind::BadRoot, text, "bad root: " + made.error));
+            problem(r, make_problem(ProblemKind::BadRoot, text,
+                                    "bad root: " + made.status().message()));
             return r;
         }
-        const Board root = canonical(*made.board);
+        const Board root = canonical(*made);
         const std::string fen = root.fen();
         const Outcome o = root.outcome();
         if (o != Outcome::NotTerminal) {
@@ -358,9 +360,9 @@ std::string board_key(const Board& board) {
     return key.ok() ? std::move(key).value() : std::string();
 }
 
-BoardResult board_from_key(Variant variant, std::string_view key) {
+Result<Board> board_from_key(Variant variant, std::string_view key) {
     auto plain = storage::decode_position_key(key);
-    if (!plain.ok()) return {std::nullopt, plain.status().message()};
+    if (!plain.ok()) return plain.status();
     std::array<Unit, 64> units{};
     for (int sq = 0; sq < 64; ++sq) {
         const std::uint8_t code = plain->units[static_cast<std::size_t>(sq)];
@@ -369,9 +371,9 @@ BoardResult board_from_key(Variant variant, std::string_view key) {
                                                    (code - 1) >> 3 ? Color::Black : Color::White};
     }
     const int ep = plain->ep_square == storage::kNoEpSquare ? kNoSquare : plain->ep_square;
-    BoardResult made =
+    Result<Board> made =
         make_board(variant, units, plain->side_to_move == 0 ? Color::White : Color::Black, ep);
-    if (!made) made.error = "illegal position: " + made.error;
+    if (!made) return made.status().with_context("illegal position");
     return made;
 }
 
@@ -393,7 +395,7 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
     auto reader = db->open_strategy(name);
     if (!reader.ok()) {
         report.database_error =
-            reader.status().code() == storage::ErrorCode::NotFound
+            reader.status().code() == StatusCode::NotFound
                 ? "no strategy '" + std::string(name) + "' in database " + db_path
                 : reader.status().to_string();
         return finish();
@@ -489,7 +491,7 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
     std::uint32_t rank = 0;
     for (it.seek_to_first(); it.valid(); it.next(), ++rank) {
         for (std::size_t i = 0; i < wanted.size(); ++i) {
-            if (wanted[i] == rank) fens[i] = board_from_key(*variant, it.key()).board->fen();
+            if (wanted[i] == rank) fens[i] = board_from_key(*variant, it.key())->fen();
         }
     }
     StrategyProblem p;

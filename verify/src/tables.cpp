@@ -156,26 +156,23 @@ std::string material_of(const tbf_position& pos) {
     return out;
 }
 
-// Builds the verifier's own board from a neutral position; "" on success.
-std::string to_board(Variant variant, const tbf_position& pos, std::optional<Board>& board) {
+// Builds the verifier's own board from a neutral position.
+Result<Board> to_board(Variant variant, const tbf_position& pos) {
     std::array<Unit, 64> cells{};
-    if (pos.unit_count > TBF_MAX_UNITS) return "too many units";
+    if (pos.unit_count > TBF_MAX_UNITS) return invalid_argument("too many units");
     for (int i = 0; i < pos.unit_count; ++i) {
         const tbf_unit& u = pos.units[i];
         if (u.square > 63 || u.type > TBF_PAWN || u.color > TBF_BLACK) {
-            return "unit " + std::to_string(i) + " out of range";
+            return invalid_argument("unit " + std::to_string(i) + " out of range");
         }
         Unit& cell = cells[u.square];
-        if (!cell.empty()) return "two units on " + square_name(u.square);
+        if (!cell.empty()) return invalid_argument("two units on " + square_name(u.square));
         cell = Unit{kPieceOfType[u.type], u.color == TBF_WHITE ? Color::White : Color::Black};
     }
-    if (pos.side_to_move > TBF_BLACK) return "side to move out of range";
+    if (pos.side_to_move > TBF_BLACK) return invalid_argument("side to move out of range");
     const int ep = pos.ep_square == TBF_NO_SQUARE ? kNoSquare : pos.ep_square;
-    BoardResult made =
-        make_board(variant, cells, pos.side_to_move == TBF_WHITE ? Color::White : Color::Black, ep);
-    if (!made) return made.error;
-    board = std::move(made.board);
-    return "";
+    return make_board(variant, cells, pos.side_to_move == TBF_WHITE ? Color::White : Color::Black,
+                      ep);
 }
 
 std::optional<DtcValue> from_c(const tbf_value& v) {
@@ -445,10 +442,11 @@ void Checker::check_position(std::uint64_t slot, const tbf_position& pos, const 
                 "the slot decodes to a position of " + material + ", not " + materials_[0]});
         return;
     }
-    std::optional<Board> board;
-    if (const std::string why = to_board(variant_, pos, board); !why.empty()) {
-        record(worker.tally, {slot, neutral_fen(pos), stored, std::nullopt,
-                              "the slot decodes to an impossible position: " + why});
+    const Result<Board> board = to_board(variant_, pos);
+    if (!board) {
+        record(worker.tally,
+               {slot, neutral_fen(pos), stored, std::nullopt,
+                "the slot decodes to an impossible position: " + board.status().message()});
         return;
     }
     if (board->ep_square() != kNoSquare) {

@@ -91,9 +91,6 @@ public:
         static const Status kOk;
         return ok() ? kOk : std::get<1>(data_);
     }
-    // The error's message alone, for callers that only print it. Precondition: !ok().
-    [[nodiscard]] const std::string& error() const { return std::get<1>(data_).message(); }
-
     // Precondition: ok().
     [[nodiscard]] T& value() & { return std::get<0>(data_); }
     [[nodiscard]] const T& value() const& { return std::get<0>(data_); }

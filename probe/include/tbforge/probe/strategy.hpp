@@ -34,7 +34,7 @@ std::string move_value_bytes(Move m);
 // entry count. Returns the number of entries written. Errors: MissingTable
 // (no such strategy), Corrupt (an entry that does not decode, an unknown
 // entry encoding), IoError (the database or the output failed).
-ProbeResult<std::uint64_t> export_strategy(const storage::Database& db, std::string_view name,
-                                           std::ostream& out);
+Result<std::uint64_t> export_strategy(const storage::Database& db, std::string_view name,
+                                      std::ostream& out);
 
 }  // namespace tbf::probe

@@ -38,37 +38,10 @@ inline constexpr std::string_view kValueEncoding = "wdl-dtc/1";
 //   IoError          the database could not be read
 // ProbeResult<T> is a tbf::Result<T>: read status() for the code and message.
 
-// The former error shape, {code, message}, kept for callers not yet reading
-// status() (gen/ internals); new code does not use it.
-enum class ProbeCode {
-    Ok = 0,
-    BadInput,
-    MissingTable,
-    Corrupt,
-    IoError,
-};
-
-struct ProbeError {
-    ProbeCode code = ProbeCode::Ok;
-    std::string message;
-};
-
-ProbeCode probe_code(StatusCode code);
-StatusCode status_code(ProbeCode code);
-
+// A probe answers a value or a Status: NotFound for a missing table,
+// InvalidArgument for a position that is not one, Corruption or IoError.
 template <class T>
-class [[nodiscard]] ProbeResult : public Result<T> {
-public:
-    using Result<T>::Result;
-    ProbeResult(Result<T> result) : Result<T>(std::move(result)) {}  // NOLINT: implicit by design
-    ProbeResult(const ProbeError& error)  // NOLINT: implicit, as the former type
-        : Result<T>(Status(status_code(error.code), error.message)) {}
-
-    // The former accessor: {code, message}. Precondition: !ok().
-    ProbeError error() const {
-        return {probe_code(this->status().code()), this->status().message()};
-    }
-};
+using ProbeResult = Result<T>;
 
 // "antichess/KQvR": the storage name of a table (material in canonical orientation).
 std::string table_name(VariantId variant, const index::Material& material);
@@ -78,7 +51,7 @@ struct TableId {
     index::Material material;  // canonical
 };
 // Parses "antichess/KQvR" (either colour orientation of the material).
-ProbeResult<TableId> parse_table_name(std::string_view name);
+Result<TableId> parse_table_name(std::string_view name);
 
 // One legal move and what it leads to.
 struct MoveValue {

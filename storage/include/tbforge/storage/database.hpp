@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tbforge/storage/status.hpp"
+#include "tbforge/base/status.hpp"
 #include "tbforge/storage/strategy.hpp"
 #include "tbforge/storage/table.hpp"
 

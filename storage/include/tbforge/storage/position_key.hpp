@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "tbforge/storage/status.hpp"
+#include "tbforge/base/status.hpp"
 
 namespace tbf::storage {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tbforge/storage/status.hpp"
+#include "tbforge/base/status.hpp"
 
 namespace tbf::storage {
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tbforge/base/status.hpp"
 #include "tbforge/verify/variant.hpp"
 
 namespace tbf::verify {
@@ -60,10 +61,6 @@ struct Move {
 
 std::string to_uci(const Move& m);  // "e7e8q"; promotion to king is "e7e8k"
 
-class Board;
-
-struct BoardResult;
-
 class Board {
 public:
     // An empty antichess board, White to move. Real positions come from
@@ -108,7 +105,7 @@ public:
     friend bool operator==(const Board&, const Board&) = default;
 
 private:
-    friend BoardResult make_board(Variant, const std::array<Unit, 64>&, Color, int);
+    friend Result<Board> make_board(Variant, const std::array<Unit, 64>&, Color, int);
 
     std::array<Unit, 64> cells_{};
     std::array<int, 2> counts_{};
@@ -117,25 +114,17 @@ private:
     int ep_ = kNoSquare;
 };
 
-// The result of building a board: either a board or a one-line error.
-struct BoardResult {
-    std::optional<Board> board;
-    std::string error;
-
-    explicit operator bool() const { return board.has_value(); }
-};
-
 // A checked board from a unit placement, side to move and en-passant square
 // (kNoSquare for none). Errors: pawns on rank 1 or 8, an impossible
 // en-passant square, an empty board; in Four File also units off the a/c/e/g
 // files, not exactly one king per side on the e-file, and the side not to
 // move in check. Four File has no en passant: a possible square is accepted
-// and dropped.
-[[nodiscard]] BoardResult make_board(Variant variant, const std::array<Unit, 64>& units,
-                                     Color side_to_move, int ep_square);
+// and dropped. Errors are InvalidArgument with a one-line message.
+[[nodiscard]] Result<Board> make_board(Variant variant, const std::array<Unit, 64>& units,
+                                       Color side_to_move, int ep_square);
 
 // A board from FEN (4 to 6 fields; castling rights are checked for syntax and
 // ignored; move counters, when present, must be numbers and are ignored).
-[[nodiscard]] BoardResult parse_fen(Variant variant, std::string_view fen);
+[[nodiscard]] Result<Board> parse_fen(Variant variant, std::string_view fen);
 
 }  // namespace tbf::verify

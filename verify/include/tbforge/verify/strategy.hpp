@@ -72,6 +72,6 @@ StrategyReport check_strategy(const std::string& db_path, std::string_view name,
 // The verifier's side of the "position/1" key codec: the key of a board, and
 // the board of a key (or an error). Exposed for tests.
 std::string board_key(const Board& board);
-BoardResult board_from_key(Variant variant, std::string_view key);
+Result<Board> board_from_key(Variant variant, std::string_view key);
 
 }  // namespace tbf::verify
