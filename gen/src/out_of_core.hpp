@@ -1,5 +1,5 @@
 #pragma once
-// Out-of-core retrograde analysis of one table (DESIGN.md section 6,
+// Out-of-core retrograde analysis of one table (docs/ARCHITECTURE.md section 6,
 // docs/generation.md "Out-of-core"): the same passes as RetrogradeBuilder,
 // with the working state kept in chunk files of a work directory and only
 // one chunk in memory at a time.

@@ -1,6 +1,6 @@
 #pragma once
 // In-RAM retrograde analysis of one table, both sides to move, with DTC
-// values (DESIGN.md sections 4 and 6).
+// values (docs/ARCHITECTURE.md sections 4 and 6).
 //
 // Passes:
 //  1. Initial pass over every slot: invalid slots, terminal positions

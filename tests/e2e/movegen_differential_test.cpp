@@ -1,5 +1,5 @@
 // rules/ (bitboards) against verify/ (mailbox), written independently from
-// DESIGN.md: on random playouts and random placements, every variant, both
+// docs/ARCHITECTURE.md section 3: on random playouts and random placements, every variant, both
 // must accept the same FENs, generate the same legal moves, reach the same
 // children and report the same game end.
 #include <doctest/doctest.h>

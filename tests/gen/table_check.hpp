@@ -1,5 +1,5 @@
 #pragma once
-// Re-derives every stored value of a table from its children (DESIGN.md
+// Re-derives every stored value of a table from its children (docs/ARCHITECTURE.md
 // section 4) with rules/ move generation and probe/ reads: the test suite's
 // self-consistency check (tbverify does the same with its own generator).
 

@@ -1,7 +1,7 @@
 #pragma once
 // Independent reference for the indexer tests: enumerates placements by
 // brute force, computes canonical forms by trying every symmetry, and counts
-// orbits with Burnside's lemma. Uses only rules/ and the DESIGN.md rules,
+// orbits with Burnside's lemma. Uses only rules/ and the rules of docs/ARCHITECTURE.md section 3,
 // never the indexer.
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // probe_moves against the rules: every legal move once, children probed
-// independently, scores recomputed from DESIGN.md section 4, best first; and
+// independently, scores recomputed from docs/ARCHITECTURE.md section 4, best first; and
 // probe against the Syzygy giveaway values.
 #include <doctest/doctest.h>
 
@@ -14,7 +14,7 @@ using namespace tbf::test;
 
 namespace {
 
-// DESIGN.md section 4, written out again: a converting move scores 1, a
+// docs/ARCHITECTURE.md section 4, written out again: a converting move scores 1, a
 // quiet one the child's distance + 1; the result is the child's negated.
 probe::Value score(const probe::Value& child, bool conversion) {
     if (child.wdl == Wdl::Draw) return {};

@@ -1,6 +1,6 @@
 // Values of hand-checked positions, probed in tables built by the generator.
 // Each expected value is derived in the comment beside it from the rules of
-// DESIGN.md section 3, not read from a table.
+// docs/ARCHITECTURE.md section 3, not read from a table.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The minimax rule of DESIGN.md section 4 as derive_value applies it, with
+// The minimax rule of docs/ARCHITECTURE.md section 4 as derive_value applies it, with
 // child values given by hand: no database involved.
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // verify/ must share no code with the generator: no file under verify/ may
 // include a rules/ or gen/ header, and its build may not link those libraries
-// (DESIGN.md section 2). It links tbf::probe for the C API, which brings the
+// (docs/ARCHITECTURE.md section 2). It links tbf::probe for the C API, which brings the
 // rules headers onto its include path, so this scan is the guard: of probe/
 // only the C header tbforge.h is allowed (the C++ headers expose rules types).
 

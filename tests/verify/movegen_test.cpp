@@ -1,5 +1,5 @@
 // Handwritten positions for the verifier's move generator and outcomes: each
-// expected move list and result is worked out by hand from DESIGN.md section 3.
+// expected move list and result is worked out by hand from docs/ARCHITECTURE.md section 3.
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Move generation and attacks, written straight from DESIGN.md section 3:
+// Move generation and attacks, written straight from docs/ARCHITECTURE.md section 3:
 // loop over the squares, walk each unit's direction table, then apply the
 // variant's filters (compulsory captures, or royal-king legality). No
 // bitboards on purpose.

@@ -17,7 +17,7 @@ constexpr std::string_view kStrategyUsage =
     "Usage: tbverify strategy --db DIR --name NAME [--threads N] [--max-errors N] [--json]\n"
     "\n"
     "Streams every entry of the strategy NAME and checks, with tbverify's own\n"
-    "move generator, that it is closed (DESIGN.md section 8):\n"
+    "move generator, that it is closed (docs/ARCHITECTURE.md section 8):\n"
     "  - each key is a legal position with the strategy side to move, and its\n"
     "    stored move is legal there;\n"
     "  - after the move, every opponent reply reaches a stored position or ends\n"

@@ -141,7 +141,7 @@ std::string neutral_fen(const tbf_position& pos) {
 }
 
 // The material of a neutral position, "KRvK": each side's units in the
-// order K Q R B N P (the table naming of DESIGN.md section 4).
+// order K Q R B N P (the table naming of docs/ARCHITECTURE.md section 4).
 std::string material_of(const tbf_position& pos) {
     std::array<std::array<int, 6>, 2> counts{};
     for (int i = 0; i < pos.unit_count && i < TBF_MAX_UNITS; ++i) {
@@ -185,7 +185,7 @@ std::optional<DtcValue> from_c(const tbf_value& v) {
     return std::nullopt;
 }
 
-// The stored code of a value (DESIGN.md section 4 and probe/value.hpp:
+// The stored code of a value (docs/ARCHITECTURE.md section 4 and probe/value.hpp:
 // 0 draw, 1 + 2d win in d, 2 + 2d loss in d), to recompute the checksum.
 std::uint64_t stored_code(const tbf_value& v) {
     if (v.wdl > 0) return 1 + 2 * std::uint64_t{v.dtc};
@@ -386,7 +386,7 @@ void Checker::report_progress(Worker& worker, std::uint64_t done_now, std::uint6
 
 bool Checker::child_value(const Board& child, DtcValue& value, Failure& failure,
                           ProbeMemo& memo) const {
-    // A side without units has won (DESIGN.md section 3); no table holds
+    // A side without units has won (docs/ARCHITECTURE.md section 3); no table holds
     // such positions. Other terminal children (stalemate, mate) are stored in
     // their table, whose own check values them from the rules.
     if (child.unit_count(Color::White) == 0 || child.unit_count(Color::Black) == 0) {
@@ -394,7 +394,7 @@ bool Checker::child_value(const Board& child, DtcValue& value, Failure& failure,
         return true;
     }
     if (child.ep_square() != kNoSquare) {
-        // Not stored (DESIGN.md section 4): valued from its own moves, all
+        // Not stored (docs/ARCHITECTURE.md section 4): valued from its own moves, all
         // captures, whose children have no en-passant right.
         const auto derived = derive_value(child, [&](const Board& grandchild, DtcValue& v) {
             return child_value(grandchild, v, failure, memo);

@@ -22,7 +22,7 @@ constexpr std::string_view kTablesUsage =
     "\n"
     "Re-derives every stored value of each table with tbverify's own move\n"
     "generator: a position's value must equal the minimax of its moves\n"
-    "(DESIGN.md section 4), the children valued through the probe API. Also\n"
+    "(docs/ARCHITECTURE.md section 4), the children valued through the probe API. Also\n"
     "checks that slots holding no position store a draw, the values checksum,\n"
     "the slot count and the generator's statistics.\n"
     "\n"

@@ -1,5 +1,5 @@
 #pragma once
-// Perfect hashing of the positions of one table (DESIGN.md section 5): a
+// Perfect hashing of the positions of one table (docs/ARCHITECTURE.md section 5): a
 // bijection between the slots [0, size()) and the canonical placements of the
 // table's units. The index holds neither the side to move nor en passant: a
 // table keeps one slot array per side to move.

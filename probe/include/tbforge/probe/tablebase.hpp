@@ -59,7 +59,7 @@ struct MoveValue {
     std::string uci;
     bool conversion = false;
     Value child;      // value of the position after the move, for the side then to move
-    Value for_mover;  // the same move scored for the side making it (DESIGN.md section 4)
+    Value for_mover;  // the same move scored for the side making it (docs/ARCHITECTURE.md section 4)
 };
 
 // A table opened for probing.

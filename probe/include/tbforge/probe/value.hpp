@@ -1,6 +1,6 @@
 #pragma once
 // The stored value of a position: WDL for the side to move plus DTC in plies
-// (DESIGN.md section 4). Encoded in 16 bits: 0 = draw, 1 + 2d = win in d
+// (docs/ARCHITECTURE.md section 4). Encoded in 16 bits: 0 = draw, 1 + 2d = win in d
 // plies, 2 + 2d = loss in d plies. Small values dominate, so tables whose
 // longest distance fits are stored with one byte per slot.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Rulesets as bundles of compile-time constants (DESIGN.md section 3). Hot
+// Rulesets as bundles of compile-time constants (docs/ARCHITECTURE.md section 3). Hot
 // loops are templates on a ruleset; the command line picks one at run time
 // through with_variant(). Code that holds only a VariantId asks
 // variant_traits(id), a table built from the same rulesets, for the property

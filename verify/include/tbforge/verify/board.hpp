@@ -1,6 +1,6 @@
 #pragma once
 // The verifier's own position type and move generator: a plain 8x8 mailbox,
-// written from the rules text of DESIGN.md section 3 and sharing no code with
+// written from the rules text of docs/ARCHITECTURE.md section 3 and sharing no code with
 // rules/. Everything a caller sees is neutral: plain enums, square numbers,
 // FEN and UCI strings.
 //

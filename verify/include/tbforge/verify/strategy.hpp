@@ -1,5 +1,5 @@
 #pragma once
-// `tbverify strategy`: checks that a stored strategy is closed (DESIGN.md
+// `tbverify strategy`: checks that a stored strategy is closed (docs/ARCHITECTURE.md
 // section 8) with the verifier's own move generator. Entries are streamed in
 // key order and never held all at once; successors are looked up by key in
 // the store. Only the check for cycles of a winning strategy keeps per-entry

@@ -3,7 +3,7 @@
 // the verifier's own move generator. For each position of a table, its legal
 // moves are generated here, each child is valued (terminal children from the
 // rules, children with an en-passant right from their own moves, the others
-// through the public probe C API), and the minimax of DESIGN.md section 4 must
+// through the public probe C API), and the minimax of docs/ARCHITECTURE.md section 4 must
 // equal what the table stores. Values are read only through the probe C API
 // (tbforge.h) and table metadata through storage/, never through generator
 // code.
@@ -45,7 +45,7 @@ std::string to_string(const DtcValue& v);  // "win 5", "draw", "loss 0"
 DtcValue terminal_value(Outcome outcome);
 
 // A move scored for the side making it, from the value of the position it
-// leads to (DESIGN.md section 4): a conversion scores 1 and the child's WDL,
+// leads to (docs/ARCHITECTURE.md section 4): a conversion scores 1 and the child's WDL,
 // a quiet move the child's distance + 1; the result is negated, draws stay
 // draws.
 DtcValue move_score(const DtcValue& child, bool conversion);

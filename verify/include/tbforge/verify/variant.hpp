@@ -1,5 +1,5 @@
 #pragma once
-// The four rule sets of DESIGN.md section 3 as plain data. The verifier picks
+// The four rule sets of docs/ARCHITECTURE.md section 3 as plain data. The verifier picks
 // its rules at run time from this table: one obvious code path is worth more
 // here than the speed of a template per variant.
 
