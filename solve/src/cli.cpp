@@ -187,7 +187,7 @@ int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
     }
     const double seconds = summary.final.seconds;
     if (json) {
-        nlohmann::json out = {{"strategy", name},
+        nlohmann::ordered_json out = {{"strategy", name},
                               {"variant", "fourfile"},
                               {"side", side_text},
                               {"root", root_fen},
