@@ -43,7 +43,7 @@ constexpr std::uint32_t kNone = ~std::uint32_t{0};
 constexpr std::uint64_t kMaxEdges = std::uint64_t{0xFFFFFFF0};
 // Tables hold at most this many units (tbgen gen --variant fourfile).
 constexpr int kMaxTableUnits = 5;
-constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '1'};
+constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class Status : std::uint8_t {
     Frontier,   // replies not generated yet: lost for X until expanded
@@ -252,15 +252,18 @@ struct Solver::Impl {
         std::uint16_t live_children = 0;
         bool any_lost = false;
         int first_live = -1;
+        const bool lazy = x_to_move[n] != 0;
         for (std::size_t i = 0; i < e.children.size(); ++i) {
-            const std::uint32_t c = find_or_add(e.children[i]);
+            // X's children enter the graph only when X tries them (or when
+            // they are there already): most of X's moves are never needed.
+            const std::uint32_t c = lazy ? find(e.children[i]) : find_or_add(e.children[i]);
             const auto edge = static_cast<std::uint32_t>(edge_child.size());
             edge_child.push_back(c);
             edge_parent.push_back(n);
             edge_move.push_back(e.moves[i]);
-            edge_next_pred.push_back(pred_head[c]);
-            pred_head[c] = edge + 1;
-            if (lost[c]) {
+            edge_next_pred.push_back(0);
+            if (c != kNone) link(edge);
+            if (c != kNone && lost[c]) {
                 any_lost = true;
             } else {
                 ++live_children;
@@ -270,10 +273,32 @@ struct Solver::Impl {
         if (x_to_move[n]) {
             live[n] = live_children;
             choice[n] = static_cast<std::uint16_t>(std::max(first_live, 0));
-            if (live_children == 0) mark_lost(n);
+            if (live_children == 0) {
+                mark_lost(n);
+            } else {
+                materialize(first_edge[n] + choice[n]);
+            }
         } else if (any_lost) {
             mark_lost(n);
         }
+    }
+
+    void link(std::uint32_t edge) {
+        const std::uint32_t c = edge_child[edge];
+        edge_next_pred[edge] = pred_head[c];
+        pred_head[c] = edge + 1;
+    }
+
+    // Brings the child of an X node's edge into the graph.
+    std::uint32_t materialize(std::uint32_t edge) {
+        if (edge_child[edge] != kNone) return edge_child[edge];
+        const std::uint32_t parent = edge_parent[edge];
+        const Position pos = unpack(keys[parent]);
+        const std::uint32_t c = find_or_add(pack(pos.after(move_from_raw(edge_move[edge]))));
+        edge_child[edge] = c;
+        link(edge);
+        if (lost[c] && !lost[parent] && --live[parent] == 0) mark_lost(parent);
+        return c;
     }
 
     // ---- The pessimistic attractor ----
@@ -291,7 +316,14 @@ struct Solver::Impl {
                 in[v] = 1;
                 queue.push_back(v);
             } else if (status[v] == Status::Expanded && x_to_move[v]) {
-                remaining[v] = edge_count[v];
+                // Children not in the graph count as frontier: inside.
+                for (std::uint32_t i = 0; i < edge_count[v]; ++i) {
+                    remaining[v] += edge_child[first_edge[v] + i] != kNone ? 1 : 0;
+                }
+                if (remaining[v] == 0) {
+                    in[v] = 1;
+                    queue.push_back(v);
+                }
             }
         }
         while (!queue.empty()) {
@@ -317,19 +349,21 @@ struct Solver::Impl {
     std::uint32_t pick(std::uint32_t v) {
         const std::uint32_t first = first_edge[v];
         const std::uint32_t count = edge_count[v];
-        std::uint32_t c = edge_child[first + choice[v]];
+        std::uint32_t c = materialize(first + choice[v]);
         if (safe[c]) return c;
         for (std::uint32_t i = 0; i < count; ++i) {
-            if (safe[edge_child[first + i]]) {
+            const std::uint32_t other = edge_child[first + i];
+            if (other != kNone && safe[other]) {
                 choice[v] = static_cast<std::uint16_t>(i);
-                return edge_child[first + i];
+                return other;
             }
         }
         if (!lost[c]) return c;
         for (std::uint32_t i = 0; i < count; ++i) {
-            if (!lost[edge_child[first + i]]) {
+            const std::uint32_t other = edge_child[first + i];
+            if (other == kNone || !lost[other]) {
                 choice[v] = static_cast<std::uint16_t>(i);
-                return edge_child[first + i];
+                return materialize(first + i);
             }
         }
         return c;
@@ -353,6 +387,10 @@ struct Solver::Impl {
             }
             if (status[v] != Status::Expanded) continue;
             const auto visit = [&](std::uint32_t c) {
+                if (c >= seen.size()) {
+                    seen.resize(keys.size(), 0);
+                    if (parents) parents->resize(keys.size(), kNone);
+                }
                 if (seen[c]) return;
                 seen[c] = 1;
                 if (parents) (*parents)[c] = v;
@@ -414,6 +452,12 @@ struct Solver::Impl {
             put(&chosen, 2);
             put(&n, 2);
             if (n) put(&edge_move[first_edge[v]], 2 * std::size_t{n});
+            // Which of X's children are in the graph (bit i: move i).
+            std::vector<std::uint8_t> present((n + 7) / 8, 0);
+            for (std::uint16_t i = 0; i < n; ++i) {
+                if (edge_child[first_edge[v] + i] != kNone) present[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
+            }
+            if (n) put(present.data(), present.size());
         }
         put(&count, 8);
         ok = ok && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
@@ -462,14 +506,21 @@ struct Solver::Impl {
             get(&chosen, 2);
             get(&n, 2);
             moves.resize(n);
+            std::vector<std::uint8_t> present((n + 7) / 8, 0);
             if (n) get(moves.data(), 2 * std::size_t{n});
+            if (n) get(present.data(), present.size());
             if (!ok) return fail(3, "truncated");
             const std::uint32_t id = find(key);
             if (id == kNone || status[id] != Status::Frontier) return fail(3, "damaged (record " + std::to_string(i) + ")");
             Expansion e = expand(id, n ? &moves : nullptr);
             if (e.error) return fail(e.error->exit_code, e.error->message);
             apply(e);
-            if (n) choices.emplace_back(id, chosen);
+            if (n && status[id] == Status::Expanded) {
+                for (std::uint16_t j = 0; j < n; ++j) {
+                    if (present[j / 8] >> (j % 8) & 1) materialize(first_edge[id] + j);
+                }
+                choices.emplace_back(id, chosen);
+            }
         }
         std::uint64_t trailer = 0;
         get(&trailer, 8);
@@ -514,6 +565,8 @@ struct Solver::Impl {
                 std::vector<std::uint32_t> parents;
                 std::uint64_t r = 0;
                 const auto nodes = open_nodes(r, &parents);
+                summary.final.open = nodes.size();
+                summary.final.reachable = r;
                 for (std::size_t i = 0; i < nodes.size() && i < 5; ++i) {
                     summary.open_lines.push_back(line_to(nodes[i], parents));
                 }
@@ -600,8 +653,11 @@ struct Solver::Impl {
             const std::uint32_t first = first_edge[v];
             if (x_to_move[v]) {
                 std::uint32_t at = choice[v];
-                if (!safe[edge_child[first + at]]) {
-                    for (at = 0; at < edge_count[v] && !safe[edge_child[first + at]]; ++at) {
+                const auto safe_edge = [&](std::uint32_t i) {
+                    return edge_child[first + i] != kNone && safe[edge_child[first + i]];
+                };
+                if (!safe_edge(at)) {
+                    for (at = 0; at < edge_count[v] && !safe_edge(at); ++at) {
                     }
                 }
                 visit(unpack(keys[v]), move_from_raw(edge_move[first + at]));
