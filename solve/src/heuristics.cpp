@@ -9,6 +9,7 @@
 #include "heuristics.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace tbf::solve::detail {
 namespace {
@@ -113,7 +114,8 @@ bool mates_in_one(const Position& pos) {
 }
 
 std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
-                                    const std::function<Known(const Position&)>& known) {
+                                    const std::function<Known(const Position&)>& known,
+                                    const PlacementCount& placements) {
     const Color x = pos.side_to_move();
     const Color o = ~x;
     std::vector<ScoredMove> out;
@@ -154,6 +156,9 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
             case Known::Open: score += 60; break;
             case Known::Lost: score -= kProvenLost; break;
             case Known::Unknown: break;
+        }
+        if (const std::uint32_t same = placements(child); same > 0) {
+            score += 120 + 20 * std::min(static_cast<int>(std::bit_width(same)), 12);
         }
         score += 15 * locked_pairs(child);
         score += 8 * safe_units(child, x);

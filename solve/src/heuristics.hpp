@@ -19,6 +19,10 @@ enum class Known : std::uint8_t {
     Lost,      // proven lost for X
 };
 
+// How many positions after X's move the graph holds with the same placement
+// of X's units (0: none): X keeping to few placements keeps the strategy small.
+using PlacementCount = std::function<std::uint32_t(const Position&)>;
+
 struct ScoredMove {
     Move move;
     std::int64_t score = 0;
@@ -27,7 +31,8 @@ struct ScoredMove {
 // X's legal moves at `pos` (X to move), best first. Ties by move bits, so the
 // order is deterministic.
 std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
-                                    const std::function<Known(const Position&)>& known);
+                                    const std::function<Known(const Position&)>& known,
+                                    const PlacementCount& placements);
 
 // True if the side to move at `pos` can checkmate in one move.
 bool mates_in_one(const Position& pos);

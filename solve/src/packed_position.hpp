@@ -68,6 +68,23 @@ inline Color packed_side(const PackedPosition& packed) {
     return Color::White;
 }
 
+// The placement of colour c's units alone (the side to move dropped).
+inline PackedPosition placement_of(const PackedPosition& packed, Color c) {
+    std::uint64_t words[2] = {packed.lo, packed.hi};
+    for (auto& w : words) {
+        std::uint64_t kept = 0;
+        for (int i = 0; i < 16; ++i) {
+            std::uint64_t code = (w >> (i * 4)) & 15;
+            if (code == kWhiteKingBlackToMove) code = kWhiteKingCode;
+            const bool white = code >= 1 && code <= 6;
+            const bool black = code >= 9 && code <= 14;
+            if ((c == Color::White && white) || (c == Color::Black && black)) kept |= code << (i * 4);
+        }
+        w = kept;
+    }
+    return {words[0], words[1]};
+}
+
 inline std::uint64_t packed_hash(const PackedPosition& p) {
     std::uint64_t h = p.lo * 0x9E3779B97F4A7C15ULL ^ (p.hi + 0x632BE59BD9B4E019ULL);
     h ^= h >> 31;

@@ -14,6 +14,7 @@
 #include <deque>
 #include <filesystem>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "heuristics.hpp"
@@ -100,6 +101,11 @@ struct Solver::Impl {
     std::vector<std::uint32_t> expansion_order;
     // Open addressing: node id + 1, 0 empty.
     std::vector<std::uint32_t> slots;
+    // Positions after X's move per placement of X's units (move order).
+    struct PlacementHash {
+        std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
+    };
+    std::unordered_map<PackedPosition, std::uint32_t, PlacementHash> placements;
 
     std::uint64_t lost_count = 0;
     std::uint64_t nodes_at_attractor = 0;
@@ -116,7 +122,7 @@ struct Solver::Impl {
                bytes_of(safe) + bytes_of(first_edge) + bytes_of(edge_count) + bytes_of(choice) +
                bytes_of(live) + bytes_of(pred_head) + bytes_of(edge_child) +
                bytes_of(edge_parent) + bytes_of(edge_next_pred) + bytes_of(edge_move) +
-               bytes_of(expansion_order) + bytes_of(slots);
+               bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48;
     }
 
     // ---- The position index ----
@@ -156,6 +162,7 @@ struct Solver::Impl {
         live.push_back(0);
         pred_head.push_back(0);
         place(id);
+        if (!x_to_move.back()) ++placements[placement_of(key, x)];
         return id;
     }
 
@@ -209,8 +216,12 @@ struct Solver::Impl {
                 return out;
             }
         } else if (x_moves) {
-            const auto ordered =
-                order_moves(pos, moves, [this](const Position& p) { return known(p); });
+            const auto ordered = order_moves(
+                pos, moves, [this](const Position& p) { return known(p); },
+                [this](const Position& p) -> std::uint32_t {
+                    const auto it = placements.find(placement_of(pack(p), x));
+                    return it == placements.end() ? 0 : it->second;
+                });
             for (const ScoredMove& s : ordered) out.moves.push_back(s.move.raw());
         } else {
             for (Move m : moves) out.moves.push_back(m.raw());

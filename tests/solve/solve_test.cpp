@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "../probe/probe_fixture.hpp"
@@ -339,6 +340,27 @@ TEST_CASE("White's first moves in Four File are the eleven of the issue") {
     const std::vector<std::string> expected = {"a2a3", "a2a4", "c1a3", "c1e3", "c1g5", "c2c3",
                                                "c2c4", "e2e3", "e2e4", "g2g3", "g2g4"};
     CHECK(uci == expected);
+
+    // scripts/solve_fourfile.sh lists the twelve starts as name, side, FEN:
+    // the initial position, then the position after each first move.
+    std::ifstream script(std::string(TBF_SOURCE_DIR) + "/scripts/solve_fourfile.sh");
+    REQUIRE(script);
+    std::map<std::string, std::pair<std::string, std::string>> listed;
+    std::string line;
+    while (std::getline(script, line)) {
+        if (line.rfind("starts=\"", 0) == 0) line = line.substr(8);
+        const auto fields = test::split_tabs(line);
+        if (fields.size() != 3 || (fields[1] != "white" && fields[1] != "black")) continue;
+        std::string fen_text = fields[2];
+        if (!fen_text.empty() && fen_text.back() == '"') fen_text.pop_back();
+        listed[fields[0]] = {fields[1], fen_text};
+    }
+    REQUIRE(listed.size() == 12);
+    CHECK(listed["start"] == std::make_pair(std::string("white"), to_fen(start)));
+    for (Move m : moves) {
+        INFO(to_uci(m));
+        CHECK(listed[to_uci(m)] == std::make_pair(std::string("black"), to_fen(start.after(m))));
+    }
 }
 
 }  // namespace
