@@ -56,7 +56,7 @@ run_tool(3 ${TBVERIFY} strategy --db ${db} --name lost)
 # Stopped by a node budget (exit 1, checkpoint kept), then resumed to the
 # same result as the uninterrupted run.
 run_tool(1 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name resumed
-         --quiet --max-nodes 300 --work ${WORK}/solve-cli-work)
+         --quiet --max-nodes 60 --work ${WORK}/solve-cli-work)
 expect("${out}" "not-proven \\(node budget reached\\)")
 if(NOT EXISTS "${WORK}/solve-cli-work/resumed.solve")
   message(FATAL_ERROR "no checkpoint after a node budget")
