@@ -65,7 +65,7 @@ int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
     int threads = 1;
     std::uint64_t max_nodes = 0;
     double checkpoint_seconds = 600;
-    bool json = false, quiet = false, replace = false;
+    bool json = false, quiet = false, replace = false, fixed_moves = false;
     app.add_option("--variant", variant, "fourfile (the only variant solved)")->required();
     app.add_option("--db", db_path, "database that receives the strategy (created if missing)")->required();
     app.add_option("--fen", fen, "the root position")->required();
@@ -78,6 +78,8 @@ int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
     app.add_option("--max-nodes", max_nodes, "stop, not proven, once the graph holds N positions");
     app.add_option("--checkpoint-seconds", checkpoint_seconds, "seconds between checkpoints (default 600)")
         ->check(CLI::PositiveNumber);
+    app.add_flag("--fixed-moves", fixed_moves,
+                 "X changes a move only when it is proven to lose (no proof-number switching)");
     app.add_flag("--replace", replace, "replace a strategy of the same name");
     app.add_flag("--json", json, "print one JSON summary object");
     app.add_flag("--quiet", quiet, "no progress lines");
@@ -150,6 +152,7 @@ int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
     options.memory_bytes = memory;
     options.max_nodes = max_nodes;
     options.threads = threads;
+    options.proof_number_switching = !fixed_moves;
     options.checkpoint_path = Solver::checkpoint_file(work_dir, name);
     options.checkpoint_seconds = checkpoint_seconds;
     options.interrupt = &g_interrupted;

@@ -44,6 +44,9 @@ constexpr std::uint32_t kNone = ~std::uint32_t{0};
 constexpr std::uint64_t kMaxEdges = std::uint64_t{0xFFFFFFF0};
 // Tables hold at most this many units (tbgen gen --variant fourfile).
 constexpr int kMaxTableUnits = 5;
+constexpr std::uint64_t kInfiniteProof = 0x7FFFFFFF;
+constexpr std::uint64_t kUntriedProof = 32;
+constexpr std::uint64_t kSwitchMargin = 64;
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class Status : std::uint8_t {
@@ -93,6 +96,10 @@ struct Solver::Impl {
     std::vector<std::uint16_t> choice;  // X nodes: index of the child X plays
     std::vector<std::uint16_t> live;    // X nodes: children not lost
     std::vector<std::uint32_t> pred_head;  // first edge into the node, + 1; 0 none
+    // Proof-number estimate: how many frontier positions stand between the
+    // node and a closed strategy below it (sums at opponent nodes, X's
+    // choice at X nodes; shared and cyclic parts approximated).
+    std::vector<std::uint32_t> proof;
     // One entry per edge (CSR: a node's children are consecutive).
     std::vector<std::uint32_t> edge_child;
     std::vector<std::uint32_t> edge_parent;
@@ -120,7 +127,7 @@ struct Solver::Impl {
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
                bytes_of(safe) + bytes_of(first_edge) + bytes_of(edge_count) + bytes_of(choice) +
-               bytes_of(live) + bytes_of(pred_head) + bytes_of(edge_child) +
+               bytes_of(live) + bytes_of(pred_head) + bytes_of(proof) + bytes_of(edge_child) +
                bytes_of(edge_parent) + bytes_of(edge_next_pred) + bytes_of(edge_move) +
                bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48;
     }
@@ -161,6 +168,7 @@ struct Solver::Impl {
         choice.push_back(0);
         live.push_back(0);
         pred_head.push_back(0);
+        proof.push_back(1);
         place(id);
         if (!x_to_move.back()) ++placements[placement_of(key, x)];
         return id;
@@ -369,7 +377,27 @@ struct Solver::Impl {
                 return other;
             }
         }
-        if (!lost[c]) return c;
+        if (!lost[c]) {
+            if (!options.proof_number_switching) return c;
+            // Leave a move whose subtree has grown much larger than the
+            // cheapest alternative's (an untried move is estimated at
+            // kUntriedProof): effort goes where a proof looks nearest.
+            std::uint32_t best = kNone;
+            std::uint64_t best_proof = ~std::uint64_t{0};
+            for (std::uint32_t i = 0; i < count; ++i) {
+                if (i == choice[v]) continue;
+                const std::uint32_t other = edge_child[first + i];
+                if (other != kNone && lost[other]) continue;
+                const std::uint64_t estimate = other == kNone ? kUntriedProof : proof[other];
+                if (estimate < best_proof) {
+                    best_proof = estimate;
+                    best = i;
+                }
+            }
+            if (best == kNone || proof[c] <= 2 * best_proof + kSwitchMargin) return c;
+            choice[v] = static_cast<std::uint16_t>(best);
+            return materialize(first + best);
+        }
         for (std::uint32_t i = 0; i < count; ++i) {
             const std::uint32_t other = edge_child[first + i];
             if (other == kNone || !lost[other]) {
@@ -414,6 +442,27 @@ struct Solver::Impl {
             }
         }
         reached = queue.size();
+        // Proof numbers, deepest first.
+        for (std::size_t k = queue.size(); k-- > 0;) {
+            const std::uint32_t v = queue[k];
+            std::uint64_t value = 1;
+            if (safe[v]) {
+                value = 0;
+            } else if (lost[v]) {
+                value = kInfiniteProof;
+            } else if (status[v] == Status::Expanded) {
+                const std::uint32_t first = first_edge[v];
+                if (x_to_move[v]) {
+                    value = proof[edge_child[first + choice[v]]];
+                } else {
+                    value = 0;
+                    for (std::uint32_t i = 0; i < edge_count[v]; ++i) value += proof[edge_child[first + i]];
+                }
+            } else if (status[v] != Status::Frontier) {
+                value = 0;  // a game end or table leaf that is not a loss
+            }
+            proof[v] = static_cast<std::uint32_t>(std::min<std::uint64_t>(value, kInfiniteProof));
+        }
         return open;
     }
 

@@ -47,6 +47,10 @@ struct SolveOptions {
     std::uint64_t memory_bytes = 0;            // cap on the graph's memory; 0: none
     std::uint64_t max_nodes = 0;               // stop after this many graph nodes; 0: none
     int threads = 1;
+    // X leaves a move whose proof-number estimate grew far above the
+    // cheapest alternative's; false: X changes a move only once it is
+    // proven to lose (or another one is proven safe).
+    bool proof_number_switching = true;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;
