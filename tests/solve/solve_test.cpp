@@ -319,6 +319,31 @@ TEST_CASE("leaf tables decide positions and the stored strategy needs no tables"
     CHECK(checked > 0);
 }
 
+// Six and eight units, beyond any table: the strategies close by
+// repetition (the locked a- and e-pawns keep the kings apart).
+void check_closes(const std::string& root_fen, const std::string& name) {
+    const Position root = fen(root_fen);
+    auto options = options_for(root);
+    options.memory_bytes = std::uint64_t{1} << 30;
+    options.threads = 2;
+    solve::Solver solver(root, options);
+    const auto s = run(solver);
+    REQUIRE(s.verdict == solve::Verdict::Proven);
+    const std::uint64_t entries = store(solver, root, name);
+    const auto report = verify_strategy(name);
+    CHECK(report.closed());
+    CHECK(report.entries == entries);
+}
+
+TEST_CASE("rooks with locked pawns: a strategy beyond the tables closes") {
+    check_closes("r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1", "rooks-locked");
+}
+
+TEST_CASE("rook and knight each with locked pawns: closes by proof-number switching" *
+          doctest::test_suite("slow")) {
+    check_closes("r3k1n1/8/8/p3p3/P3P3/8/8/R3K1N1 w - - 0 1", "rook-knight-locked");
+}
+
 TEST_CASE("the memory cap stops a run as not proven") {
     const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
     auto options = options_for(start);
