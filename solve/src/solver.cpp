@@ -661,8 +661,12 @@ struct Solver::Impl {
             if (edge_child.size() >= kMaxEdges - 1024 * 1024) {
                 return stop(Verdict::NotProven, "edge index full", open.size());
             }
-            const std::size_t limit =
-                std::max<std::size_t>(256, static_cast<std::size_t>(keys.size() / 10));
+            // A tenth of the graph per round, and never so many that the
+            // new edges (at most a few hundred per position) could overflow
+            // the 32-bit edge index.
+            const std::size_t limit = std::min<std::size_t>(
+                std::max<std::size_t>(256, static_cast<std::size_t>(keys.size() / 10)),
+                static_cast<std::size_t>((kMaxEdges - edge_child.size()) / 512));
             if (open.size() > limit) open.resize(limit);
             std::vector<Expansion> batch(open.size());
             const auto n = static_cast<std::int64_t>(open.size());
