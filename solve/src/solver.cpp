@@ -95,15 +95,17 @@ struct Solver::Impl {
     std::vector<std::uint16_t> edge_count;
     std::vector<std::uint16_t> choice;  // X nodes: index of the child X plays
     std::vector<std::uint16_t> live;    // X nodes: children not lost
-    std::vector<std::uint32_t> pred_head;  // first edge into the node, + 1; 0 none
+    std::vector<std::uint32_t> pred_head;  // first predecessor record + 1; 0 none
     // Proof-number estimate: how many frontier positions stand between the
     // node and a closed strategy below it (sums at opponent nodes, X's
     // choice at X nodes; shared and cyclic parts approximated).
     std::vector<std::uint32_t> proof;
     // One entry per edge (CSR: a node's children are consecutive).
     std::vector<std::uint32_t> edge_child;
-    std::vector<std::uint32_t> edge_parent;
-    std::vector<std::uint32_t> edge_next_pred;  // next edge into the same child, + 1
+    // Predecessor records, one per edge whose child is in the graph (X's
+    // untried moves cost only their 6 bytes of edge).
+    std::vector<std::uint32_t> pred_parent;
+    std::vector<std::uint32_t> pred_next;  // next record of the same child, + 1
     std::vector<std::uint16_t> edge_move;
     std::vector<std::uint32_t> expansion_order;
     // Open addressing: node id + 1, 0 empty.
@@ -128,7 +130,7 @@ struct Solver::Impl {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
                bytes_of(safe) + bytes_of(first_edge) + bytes_of(edge_count) + bytes_of(choice) +
                bytes_of(live) + bytes_of(pred_head) + bytes_of(proof) + bytes_of(edge_child) +
-               bytes_of(edge_parent) + bytes_of(edge_next_pred) + bytes_of(edge_move) +
+               bytes_of(pred_parent) + bytes_of(pred_next) + bytes_of(edge_move) +
                bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48;
     }
 
@@ -246,8 +248,8 @@ struct Solver::Impl {
         while (!queue.empty()) {
             const std::uint32_t v = queue.back();
             queue.pop_back();
-            for (std::uint32_t e = pred_head[v]; e != 0; e = edge_next_pred[e - 1]) {
-                const std::uint32_t p = edge_parent[e - 1];
+            for (std::uint32_t e = pred_head[v]; e != 0; e = pred_next[e - 1]) {
+                const std::uint32_t p = pred_parent[e - 1];
                 if (lost[p]) continue;
                 if (x_to_move[p] && --live[p] != 0) continue;
                 lost[p] = 1;
@@ -278,10 +280,8 @@ struct Solver::Impl {
             const std::uint32_t c = lazy ? find(e.children[i]) : find_or_add(e.children[i]);
             const auto edge = static_cast<std::uint32_t>(edge_child.size());
             edge_child.push_back(c);
-            edge_parent.push_back(n);
             edge_move.push_back(e.moves[i]);
-            edge_next_pred.push_back(0);
-            if (c != kNone) link(edge);
+            if (c != kNone) link(n, edge);
             if (c != kNone && lost[c]) {
                 any_lost = true;
             } else {
@@ -295,27 +295,28 @@ struct Solver::Impl {
             if (live_children == 0) {
                 mark_lost(n);
             } else {
-                materialize(first_edge[n] + choice[n]);
+                materialize(n, choice[n]);
             }
         } else if (any_lost) {
             mark_lost(n);
         }
     }
 
-    void link(std::uint32_t edge) {
+    void link(std::uint32_t parent, std::uint32_t edge) {
         const std::uint32_t c = edge_child[edge];
-        edge_next_pred[edge] = pred_head[c];
-        pred_head[c] = edge + 1;
+        pred_parent.push_back(parent);
+        pred_next.push_back(pred_head[c]);
+        pred_head[c] = static_cast<std::uint32_t>(pred_parent.size());
     }
 
-    // Brings the child of an X node's edge into the graph.
-    std::uint32_t materialize(std::uint32_t edge) {
+    // Brings the child of X's move `index` at `parent` into the graph.
+    std::uint32_t materialize(std::uint32_t parent, std::uint32_t index) {
+        const std::uint32_t edge = first_edge[parent] + index;
         if (edge_child[edge] != kNone) return edge_child[edge];
-        const std::uint32_t parent = edge_parent[edge];
         const Position pos = unpack(keys[parent]);
         const std::uint32_t c = find_or_add(pack(pos.after(move_from_raw(edge_move[edge]))));
         edge_child[edge] = c;
-        link(edge);
+        link(parent, edge);
         if (lost[c] && !lost[parent] && --live[parent] == 0) mark_lost(parent);
         return c;
     }
@@ -348,8 +349,8 @@ struct Solver::Impl {
         while (!queue.empty()) {
             const std::uint32_t v = queue.back();
             queue.pop_back();
-            for (std::uint32_t e = pred_head[v]; e != 0; e = edge_next_pred[e - 1]) {
-                const std::uint32_t p = edge_parent[e - 1];
+            for (std::uint32_t e = pred_head[v]; e != 0; e = pred_next[e - 1]) {
+                const std::uint32_t p = pred_parent[e - 1];
                 if (in[p]) continue;
                 if (x_to_move[p] && --remaining[p] != 0) continue;
                 in[p] = 1;
@@ -368,7 +369,7 @@ struct Solver::Impl {
     std::uint32_t pick(std::uint32_t v) {
         const std::uint32_t first = first_edge[v];
         const std::uint32_t count = edge_count[v];
-        std::uint32_t c = materialize(first + choice[v]);
+        std::uint32_t c = materialize(v, choice[v]);
         if (safe[c]) return c;
         for (std::uint32_t i = 0; i < count; ++i) {
             const std::uint32_t other = edge_child[first + i];
@@ -396,13 +397,13 @@ struct Solver::Impl {
             }
             if (best == kNone || proof[c] <= 2 * best_proof + kSwitchMargin) return c;
             choice[v] = static_cast<std::uint16_t>(best);
-            return materialize(first + best);
+            return materialize(v, best);
         }
         for (std::uint32_t i = 0; i < count; ++i) {
             const std::uint32_t other = edge_child[first + i];
             if (other == kNone || !lost[other]) {
                 choice[v] = static_cast<std::uint16_t>(i);
-                return materialize(first + i);
+                return materialize(v, i);
             }
         }
         return c;
@@ -577,7 +578,7 @@ struct Solver::Impl {
             apply(e);
             if (n && status[id] == Status::Expanded) {
                 for (std::uint16_t j = 0; j < n; ++j) {
-                    if (present[j / 8] >> (j % 8) & 1) materialize(first_edge[id] + j);
+                    if (present[j / 8] >> (j % 8) & 1) materialize(id, j);
                 }
                 choices.emplace_back(id, chosen);
             }
