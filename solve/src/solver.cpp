@@ -550,7 +550,10 @@ struct Solver::Impl {
             std::fclose(f);
             return SolveError{code, "checkpoint " + path + ": " + why};
         };
-        if (!ok || std::memcmp(magic, kCheckpointMagic, 8) != 0) return fail(3, "not a solver checkpoint");
+        if (!ok || std::memcmp(magic, kCheckpointMagic, 7) != 0) return fail(3, "not a solver checkpoint");
+        if (magic[7] != kCheckpointMagic[7]) {
+            return fail(3, "written by another version of tbgen solve; remove it to start over");
+        }
         if (!(root_key == keys[0]) || side != (x == Color::White ? 0 : 1)) {
             return fail(2, "it belongs to another root or side (remove it or use another --work)");
         }
@@ -668,6 +671,7 @@ struct Solver::Impl {
             const std::size_t limit = std::min<std::size_t>(
                 std::max<std::size_t>(256, static_cast<std::size_t>(keys.size() / 10)),
                 static_cast<std::size_t>((kMaxEdges - edge_child.size()) / 512));
+            const std::uint64_t open_total = open.size();
             if (open.size() > limit) open.resize(limit);
             std::vector<Expansion> batch(open.size());
             const auto n = static_cast<std::int64_t>(open.size());
@@ -682,7 +686,7 @@ struct Solver::Impl {
             const auto now = std::chrono::steady_clock::now();
             if (options.progress &&
                 std::chrono::duration<double>(now - last_progress).count() >= options.progress_seconds) {
-                options.progress(progress_now(open.size(), reached));
+                options.progress(progress_now(open_total, reached));
                 last_progress = now;
             }
             if (!options.checkpoint_path.empty() &&
