@@ -83,7 +83,9 @@ while IFS=$'\t' read -r name side fen; do
   verdict=$(json_field "$solve_json" verdict)
   closed=$(json_field "$logs/$name.verify.json" closed)
   row="$name | ${verdict:-?} | $(json_field "$solve_json" entries) | $(json_field "$solve_json" nodes)"
-  row+=" | $(json_field "$solve_json" seconds) s | $( [ -f "$logs/$name.verify.time" ] && wall_seconds "$logs/$name.verify.time") s"
+  verify_time=-
+  [ -f "$logs/$name.verify.time" ] && verify_time="$(wall_seconds "$logs/$name.verify.time") s"
+  row+=" | $(json_field "$solve_json" seconds) s | $verify_time"
   row+=" | $( [ -f "$logs/$name.solve.time" ] && rss_mib "$logs/$name.solve.time") MiB | verified: ${closed:-no}"
   rows+=("$row")
   echo "   $row"
