@@ -383,13 +383,18 @@ struct Solver::Impl {
             // Leave a move whose subtree has grown much larger than the
             // cheapest alternative's (an untried move is estimated at
             // kUntriedProof): effort goes where a proof looks nearest.
+            // Each move already tried here makes the next untried one look
+            // four times dearer: X tries a few plans, not all of them.
+            std::uint32_t tried = 0;
+            for (std::uint32_t i = 0; i < count; ++i) tried += edge_child[first + i] != kNone ? 1 : 0;
+            const std::uint64_t untried = kUntriedProof << (2 * std::min<std::uint32_t>(tried - 1, 12));
             std::uint32_t best = kNone;
             std::uint64_t best_proof = ~std::uint64_t{0};
             for (std::uint32_t i = 0; i < count; ++i) {
                 if (i == choice[v]) continue;
                 const std::uint32_t other = edge_child[first + i];
                 if (other != kNone && lost[other]) continue;
-                const std::uint64_t estimate = other == kNone ? kUntriedProof : proof[other];
+                const std::uint64_t estimate = other == kNone ? untried : proof[other];
                 if (estimate < best_proof) {
                     best_proof = estimate;
                     best = i;
