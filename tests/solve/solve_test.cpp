@@ -188,7 +188,9 @@ TEST_CASE("holes planted in a solved strategy are reported") {
             [&](const Position& p, Move m) { entries.emplace_back(p, m); })));
         if (entries.size() < 4) continue;
         for (std::size_t i = 0; i < entries.size() && !at; ++i) {
-            for (const auto& mv : *tb.probe_moves(kFourFile, entries[i].first)) {
+            const auto moves = tb.probe_moves(kFourFile, entries[i].first);
+            REQUIRE(moves.ok());
+            for (const auto& mv : *moves) {
                 if (mv.for_mover.wdl == Wdl::Loss) {
                     at = i;
                     losing = mv.move;
