@@ -101,12 +101,12 @@ struct Solver::Impl {
     // choice at X nodes; shared and cyclic parts approximated).
     std::vector<std::uint32_t> proof;
     // One entry per edge (CSR: a node's children are consecutive).
-    std::vector<std::uint32_t> edge_child;
+    std::vector<std::uint32_t> edge_child;  // kNone: X's move not tried yet
+    std::vector<std::uint16_t> edge_move;
     // Predecessor records, one per edge whose child is in the graph (X's
     // untried moves cost only their 6 bytes of edge).
     std::vector<std::uint32_t> pred_parent;
     std::vector<std::uint32_t> pred_next;  // next record of the same child, + 1
-    std::vector<std::uint16_t> edge_move;
     std::vector<std::uint32_t> expansion_order;
     // Open addressing: node id + 1, 0 empty.
     std::vector<std::uint32_t> slots;
@@ -123,8 +123,6 @@ struct Solver::Impl {
     bool solved = false;
 
     Impl(const Position& r, SolveOptions o) : root(r), options(std::move(o)), x(options.side) {}
-
-    std::uint64_t node_count() const { return keys.size(); }
 
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
@@ -616,7 +614,7 @@ struct Solver::Impl {
 
     std::variant<SolveSummary, SolveError> run() {
         start = std::chrono::steady_clock::now();
-        keys.clear();
+        if (!keys.empty()) return SolveError{2, "a solver runs once"};
         find_or_add(pack(root));
         if (auto e = load_checkpoint()) return *e;
         const int threads = std::max(1, options.threads);

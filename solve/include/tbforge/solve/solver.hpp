@@ -84,7 +84,7 @@ public:
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
 
-    // Runs until proven, lost, or stopped. Errors: a damaged or foreign
+    // Runs (once) until proven, lost, or stopped. Errors: a damaged or foreign
     // checkpoint, a table that cannot be read, a checkpoint that cannot be
     // written.
     std::variant<SolveSummary, SolveError> run();
