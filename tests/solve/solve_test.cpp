@@ -13,6 +13,7 @@
 #include <map>
 
 #include "../probe/probe_fixture.hpp"
+#include "packed_position.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -355,6 +356,35 @@ TEST_CASE("the memory cap stops a run as not proven") {
     CHECK(s.verdict == solve::Verdict::NotProven);
     CHECK(s.reason == "memory cap reached");
     CHECK_FALSE(s.open_lines.empty());
+}
+
+TEST_CASE("positions pack into 128 bits and back, the side to move included") {
+    // Random games from the initial position: every position round trips,
+    // keys differ exactly when positions do, placements drop the other side.
+    std::mt19937_64 rng(5);
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> seen;
+    int positions = 0;
+    for (int game = 0; game < 60; ++game) {
+        Position pos = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
+        for (int ply = 0; ply < 120; ++ply) {
+            const solve::detail::PackedPosition key = solve::detail::pack(pos);
+            REQUIRE(solve::detail::unpack(key) == pos);
+            CHECK(solve::detail::packed_side(key) == pos.side_to_move());
+            const auto [at, fresh] = seen.try_emplace({key.lo, key.hi}, to_fen(pos));
+            CHECK(at->second == to_fen(pos));
+            const auto mine = solve::detail::placement_of(key, pos.side_to_move());
+            Position only_mine = solve::detail::unpack(key);
+            for (Bitboard b = pos.units(~pos.side_to_move()); b;) only_mine.remove(pop_lsb(b));
+            only_mine.set_side_to_move(Color::White);
+            CHECK(solve::detail::unpack(mine) == only_mine);
+            ++positions;
+            MoveList moves;
+            generate_legal<FourFile>(pos, moves);
+            if (moves.empty()) break;
+            pos = pos.after(moves[rng() % moves.size()]);
+        }
+    }
+    CHECK(positions > 3000);
 }
 
 TEST_CASE("White's first moves in Four File are the eleven of the issue") {
