@@ -20,6 +20,7 @@
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/perft.hpp"
 #include "tbforge/rules/uci.hpp"
+#include "tbforge/solve/cli.hpp"
 
 namespace tbf::gen {
 
@@ -36,6 +37,7 @@ constexpr const char* kUsage =
     "  perft   count leaf nodes of the move tree (move generator check)\n"
     "  strategy         extract a strategy database from tables\n"
     "  strategy-import  load a strategy database from FEN<TAB>uci-move text\n"
+    "  solve   search a closed non-loss strategy of Four File from a position\n"
     "\n"
     "Run 'tbgen <command> --help' for the options of a command.\n"
     "Exit status: 0 success, 1 a check failed, 2 bad usage or input, 3 database or I/O error.\n";
@@ -410,6 +412,7 @@ int run_cli(int argc, char** argv) {
         return args.empty() ? kExitUsage : kExitOk;
     }
     const std::string command = args[0];
+    if (command == "solve") return solve::run_cli(argc - 1, argv + 1, ooc::parse_byte_size);
     args.erase(args.begin());
     Status status;
     if (command == "perft") {

@@ -1,0 +1,119 @@
+#pragma once
+// Search for a closed non-loss strategy in Four File chess (docs/fourfile.md).
+//
+// The explored graph has X-to-move nodes (X picks one move) and
+// opponent-to-move nodes (every reply must be met). Unexpanded frontier
+// nodes count as lost for X: the root is proven exactly when it lies outside
+// the opponent's attractor to {losses for X} and the frontier, and the
+// strategy is read off the complement of that attractor, which is a trap
+// for the opponent. Cycles inside it are repetitions: draws, so fine.
+// Which nodes get expanded (and which move X tries first) only decides how
+// fast a proof is found, never whether a claimed one is right.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/rules/position.hpp"
+#include "tbforge/storage/database.hpp"
+
+namespace tbf::solve {
+
+enum class Verdict {
+    Proven,     // a closed non-loss strategy for X exists in the explored graph
+    Lost,       // the opponent forces a loss for X (checkmate) within the explored graph
+    NotProven,  // stopped first: memory cap, node budget, interruption
+};
+
+std::string_view verdict_name(Verdict verdict);  // "proven", "lost", "not-proven"
+
+struct SolveProgress {
+    std::uint64_t nodes = 0;      // positions in the graph
+    std::uint64_t expanded = 0;   // positions whose moves are known
+    std::uint64_t open = 0;       // frontier positions the current strategy reaches
+    std::uint64_t reachable = 0;  // positions the current strategy reaches
+    std::uint64_t lost = 0;       // positions proven lost for X
+    std::uint64_t memory_bytes = 0;
+    double seconds = 0;
+};
+
+struct SolveOptions {
+    Color side = Color::White;                // X; must be the side to move at the root
+    const probe::Tablebase* tables = nullptr;  // leaf tables (Four File, <= 5 units); null: none
+    std::uint64_t memory_bytes = 0;            // cap on the graph's memory; 0: none
+    std::uint64_t max_nodes = 0;               // stop after this many graph nodes; 0: none
+    int threads = 1;
+    // X leaves a move whose proof-number estimate grew far above the
+    // cheapest alternative's; false: X changes a move only once it is
+    // proven to lose (or another one is proven safe).
+    bool proof_number_switching = true;
+    // Checkpoint file (written atomically: a temporary file renamed over it).
+    // Loaded at the start when it exists; "" disables checkpoints.
+    std::string checkpoint_path;
+    double checkpoint_seconds = 600;
+    const std::atomic<bool>* interrupt = nullptr;  // set from a signal handler to stop
+    std::function<void(const SolveProgress&)> progress;
+    double progress_seconds = 2;
+};
+
+struct SolveError {
+    int exit_code = 3;  // 2 bad input (a checkpoint of another root), 3 I/O or tables
+    std::string message;
+};
+
+struct SolveSummary {
+    Verdict verdict = Verdict::NotProven;
+    std::string reason;  // why not proven, or what was proven
+    SolveProgress final;
+    std::uint64_t resumed_nodes = 0;  // expansions replayed from a checkpoint
+    // Open lines when not proven: up to a few frontier positions the
+    // strategy reaches, as the moves from the root (UCI).
+    std::vector<std::string> open_lines;
+};
+
+class Solver {
+public:
+    // `root` must be a legal Four File position with options.side to move
+    // and at least one legal move.
+    Solver(const Position& root, SolveOptions options);
+    ~Solver();
+    Solver(const Solver&) = delete;
+    Solver& operator=(const Solver&) = delete;
+
+    // Runs (once) until proven, lost, or stopped. Errors: a damaged or foreign
+    // checkpoint, a table that cannot be read, a checkpoint that cannot be
+    // written.
+    std::variant<SolveSummary, SolveError> run();
+
+    // After a Proven run: every X-to-move position of the closed strategy
+    // with X's move, in discovery order (including positions below leaves
+    // decided by tables, whose moves come from the tables). Errors: a table
+    // read failing.
+    std::variant<std::uint64_t, SolveError> for_each_entry(
+        const std::function<void(const Position&, Move)>& visit) const;
+
+    // Checkpoint file of a run (under the work directory).
+    static std::string checkpoint_file(const std::string& work_dir, const std::string& name);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct StoreSummary {
+    std::uint64_t entries = 0;
+    std::uint64_t entry_bytes = 0;
+};
+
+// Writes the strategy of a Proven solver into `db` under `name` (kind
+// non-loss, side X, the root), publishing it only when complete.
+std::variant<StoreSummary, SolveError> store_strategy(storage::Database& db, const Solver& solver,
+                                                      const Position& root, Color side,
+                                                      const std::string& name, bool replace,
+                                                      const std::string& json);
+
+}  // namespace tbf::solve

@@ -1,0 +1,176 @@
+// Move order for X, after the Four File observations of docs/fourfile.md:
+// immediate mates and stalemates first (no obligations at all), never a
+// move after which the opponent mates by force at once, then material (the
+// opponent's rook above all), few opponent replies (each one is an
+// obligation), transpositions into positions already in the graph, locked
+// pawns, units on squares the opponent's minor pieces can never reach, and
+// no opponent pawn running to promotion.
+
+#include "heuristics.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace tbf::solve::detail {
+namespace {
+
+using R = FourFile;
+
+constexpr std::int64_t kMate = 1'000'000'000;
+constexpr std::int64_t kStalemate = 900'000'000;
+constexpr std::int64_t kMatedSoon = 500'000'000;
+constexpr std::int64_t kProvenLost = 400'000'000;
+
+constexpr std::int64_t unit_value(UnitType t) {
+    switch (t) {
+        case UnitType::Queen: return 900;
+        case UnitType::Rook: return 500;
+        case UnitType::Bishop: return 300;
+        case UnitType::Knight: return 300;
+        case UnitType::Pawn: return 100;
+        case UnitType::King: break;
+    }
+    return 0;
+}
+
+std::int64_t material(const Position& pos, Color c) {
+    std::int64_t sum = 0;
+    for (int t = 1; t < kUnitTypeCount; ++t) {
+        const auto type = static_cast<UnitType>(t);
+        sum += unit_value(type) * popcount(pos.units(c, type));
+    }
+    return sum;
+}
+
+// A knight keeps (file / 2 + rank) mod 2 on the four files; a bishop keeps
+// rank mod 2 and (file / 2 + rank / 2) mod 2. Squares outside every class
+// the opponent's knights and bishops occupy can never be attacked by them.
+int knight_class(Square s) { return (file_of(s) / 2 + rank_of(s)) & 1; }
+int bishop_class(Square s) { return (rank_of(s) & 1) * 2 + ((file_of(s) / 2 + rank_of(s) / 2) & 1); }
+
+int safe_units(const Position& pos, Color x) {
+    const Color o = ~x;
+    unsigned knight_classes = 0, bishop_classes = 0;
+    for (Bitboard b = pos.units(o, UnitType::Knight); b;) knight_classes |= 1u << knight_class(pop_lsb(b));
+    for (Bitboard b = pos.units(o, UnitType::Bishop); b;) bishop_classes |= 1u << bishop_class(pop_lsb(b));
+    int safe = 0;
+    for (Bitboard b = pos.units(x) & ~pos.units(UnitType::King); b;) {
+        const Square s = pop_lsb(b);
+        if (!(knight_classes >> knight_class(s) & 1) && !(bishop_classes >> bishop_class(s) & 1)) ++safe;
+    }
+    return safe;
+}
+
+// Pawns never capture here, so a pawn with an enemy pawn straight ahead is
+// stuck for good unless a piece takes one of them.
+int locked_pairs(const Position& pos) {
+    const Bitboard white = pos.units(Color::White, UnitType::Pawn);
+    const Bitboard black = pos.units(Color::Black, UnitType::Pawn);
+    return popcount((white << 8) & black);
+}
+
+// Danger from the opponent's pawns with no unit of X's in front: the square
+// of how far each has come.
+std::int64_t runner_danger(const Position& pos, Color x) {
+    const Color o = ~x;
+    std::int64_t danger = 0;
+    for (Bitboard b = pos.units(o, UnitType::Pawn); b;) {
+        const Square s = pop_lsb(b);
+        const int file = file_of(s);
+        const int rank = rank_of(s);
+        Bitboard ahead = 0;
+        if (o == Color::White) {
+            for (int r = rank + 1; r < 8; ++r) ahead |= bit(make_square(file, r));
+        } else {
+            for (int r = rank - 1; r >= 0; --r) ahead |= bit(make_square(file, r));
+        }
+        if (ahead & pos.units(x)) continue;
+        const int advanced = o == Color::White ? rank - 1 : 6 - rank;
+        danger += static_cast<std::int64_t>(advanced) * advanced;
+    }
+    return danger;
+}
+
+// X to move and in check at `pos`: does every reply allow a mate in one?
+bool forced_mate_after_check(const Position& pos) {
+    MoveList replies;
+    generate_legal<R>(pos, replies);
+    for (Move y : replies) {
+        if (!mates_in_one(pos.after(y))) return false;
+    }
+    return true;  // no reply at all is mate already
+}
+
+}  // namespace
+
+bool mates_in_one(const Position& pos) {
+    MoveList moves;
+    generate_legal<R>(pos, moves);
+    for (Move m : moves) {
+        const Position next = pos.after(m);
+        if (in_check<R>(next) && !has_legal_move<R>(next)) return true;
+    }
+    return false;
+}
+
+std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
+                                    const std::function<Known(const Position&)>& known,
+                                    const PlacementCount& placements) {
+    const Color x = pos.side_to_move();
+    const Color o = ~x;
+    std::vector<ScoredMove> out;
+    out.reserve(moves.size());
+    MoveList replies;
+    for (Move m : moves) {
+        const Position child = pos.after(m);
+        generate_legal<R>(child, replies);
+        ScoredMove scored{m, 0};
+        if (replies.empty()) {
+            scored.score = in_check<R>(child) ? kMate : kStalemate;
+            out.push_back(scored);
+            continue;
+        }
+        std::int64_t score = material(child, x) - material(child, o);
+        bool mated = false;
+        std::int64_t best_gain = 0;
+        for (Move r : replies) {
+            const Position next = child.after(r);
+            if (in_check<R>(next) && forced_mate_after_check(next)) {
+                mated = true;
+                break;
+            }
+            std::int64_t gain = 0;
+            if (child.is_capture(r)) gain += unit_value(unit_type(child.unit_on(r.to())));
+            if (r.is_promotion()) gain += unit_value(r.promotion()) - unit_value(UnitType::Pawn);
+            if (gain > 0 && is_attacked<R>(next, r.to(), x)) {
+                gain -= unit_value(unit_type(next.unit_on(r.to())));
+            }
+            best_gain = std::max(best_gain, gain);
+        }
+        if (mated) score -= kMatedSoon;
+        score -= best_gain;
+        score -= 4 * static_cast<std::int64_t>(replies.size());
+        switch (known(child)) {
+            case Known::Safe: score += 400; break;
+            case Known::Expanded: score += 250; break;
+            case Known::Open: score += 60; break;
+            case Known::Lost: score -= kProvenLost; break;
+            case Known::Unknown: break;
+        }
+        if (const std::uint32_t same = placements(child); same > 0) {
+            score += 120 + 20 * std::min(static_cast<int>(std::bit_width(same)), 12);
+        }
+        score += 15 * locked_pairs(child);
+        score += 8 * safe_units(child, x);
+        score -= 6 * runner_danger(child, x);
+        scored.score = score;
+        out.push_back(scored);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const ScoredMove& a, const ScoredMove& b) {
+        if (a.score != b.score) return a.score > b.score;
+        return a.move.raw() < b.move.raw();
+    });
+    return out;
+}
+
+}  // namespace tbf::solve::detail

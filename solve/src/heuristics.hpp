@@ -1,0 +1,40 @@
+#pragma once
+// X's move order (docs/fourfile.md, "Move order"). Only speed depends on it:
+// the solver's proofs are checked by the attractor, whatever order is used.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::solve::detail {
+
+// What the graph already knows about a position reached by one of X's moves.
+enum class Known : std::uint8_t {
+    Unknown,   // not in the graph
+    Open,      // in the graph, undecided
+    Expanded,  // in the graph with its replies known, not proven lost
+    Safe,      // in the graph and proven safe (outside the attractor)
+    Lost,      // proven lost for X
+};
+
+// How many positions after X's move the graph holds with the same placement
+// of X's units (0: none): X keeping to few placements keeps the strategy small.
+using PlacementCount = std::function<std::uint32_t(const Position&)>;
+
+struct ScoredMove {
+    Move move;
+    std::int64_t score = 0;
+};
+
+// X's legal moves at `pos` (X to move), best first. Ties by move bits, so the
+// order is deterministic.
+std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
+                                    const std::function<Known(const Position&)>& known,
+                                    const PlacementCount& placements);
+
+// True if the side to move at `pos` can checkmate in one move.
+bool mates_in_one(const Position& pos);
+
+}  // namespace tbf::solve::detail

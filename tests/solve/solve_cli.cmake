@@ -1,0 +1,85 @@
+# `tbgen solve` as a script runs it: exit codes 0/1/2/3, the JSON summary,
+# resume after a node budget, and `tbverify strategy` on what it stores
+# (closed as stored; a hole once an entry is deleted from its text).
+function(run_tool expected_code)
+  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
+  if(NOT code EQUAL expected_code)
+    message(FATAL_ERROR "${ARGN}: exit ${code}, expected ${expected_code}\n${out}${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect text pattern)
+  if(NOT text MATCHES "${pattern}")
+    message(FATAL_ERROR "expected to match '${pattern}':\n${text}")
+  endif()
+endfunction()
+
+set(db "${WORK}/solve-cli.db")
+file(REMOVE_RECURSE "${db}" "${db}.solve" "${WORK}/solve-cli-work")
+set(drawn "8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1")
+set(lost "4k3/8/8/8/8/8/8/R3K3 b - - 0 1")
+
+# Bad input: exit 2, one line naming the problem.
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen "8/8/8/x" --side white --name a)
+expect("${err}" "^tbgen solve: error: --fen: ")
+run_tool(2 ${TBGEN} solve --variant antichess --db ${db} --fen ${drawn} --side white --name a)
+expect("${err}" "fourfile only")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side black --name a)
+expect("${err}" "white is to move")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white)
+expect("${err}" "--name")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --memory 12Q)
+expect("${err}" "--memory")
+run_tool(0 ${TBGEN} solve --help)
+expect("${out}" "--tables")
+
+# A database path that is a file: exit 3.
+file(WRITE "${WORK}/solve-cli-file" "x")
+run_tool(3 ${TBGEN} solve --variant fourfile --db ${WORK}/solve-cli-file --fen ${drawn} --side white --name a --quiet)
+
+# Proven and stored (0), verified closed; the same name again needs --replace.
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name draw --quiet --json)
+expect("${out}" "\"verdict\":\"proven\"")
+expect("${out}" "\"entries\":[1-9][0-9]*")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name draw)
+expect("${out}" "closed")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name draw --quiet)
+expect("${err}" "--replace")
+
+# A lost root: exit 1, nothing stored.
+run_tool(1 ${TBGEN} solve --variant fourfile --db ${db} --fen ${lost} --side black --name lost --quiet)
+expect("${out}" "lost.*nothing stored")
+run_tool(3 ${TBVERIFY} strategy --db ${db} --name lost)
+
+# Stopped by a node budget (exit 1, checkpoint kept), then resumed to the
+# same result as the uninterrupted run.
+run_tool(1 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name resumed
+         --quiet --max-nodes 60 --work ${WORK}/solve-cli-work)
+expect("${out}" "not-proven \\(node budget reached\\)")
+if(NOT EXISTS "${WORK}/solve-cli-work/resumed.solve")
+  message(FATAL_ERROR "no checkpoint after a node budget")
+endif()
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name resumed
+         --quiet --json --work ${WORK}/solve-cli-work)
+expect("${out}" "\"verdict\":\"proven\".*\"resumed\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name resumed)
+
+# A hole: the text of the strategy without one of its entries, imported back.
+run_tool(0 ${TBPROBE} strategy-export --db ${db} --name draw --output ${WORK}/solve-cli.txt)
+file(STRINGS "${WORK}/solve-cli.txt" lines)
+set(kept "")
+set(dropped 0)
+foreach(line IN LISTS lines)
+  if(NOT line MATCHES "^#" AND dropped EQUAL 0 AND NOT line MATCHES "^8/8/4k3/8/8/2b5/8/R3K3 w")
+    set(dropped 1)
+  else()
+    string(APPEND kept "${line}\n")
+  endif()
+endforeach()
+file(WRITE "${WORK}/solve-cli-holed.txt" "${kept}")
+run_tool(0 ${TBGEN} strategy-import --db ${db} --variant fourfile --name holed --side white
+         --root ${drawn} ${WORK}/solve-cli-holed.txt)
+run_tool(1 ${TBVERIFY} strategy --db ${db} --name holed)
+expect("${out}" "hole: ")

@@ -1,0 +1,424 @@
+// The solver against Four File tables: with the tables switched off at the
+// leaves, it must prove every position the tables call a draw or a win for
+// the side to move, never one they call a loss, and every strategy it stores
+// must pass the independent verifier. Also: holes planted in a solved
+// strategy are found, a run stopped by a node budget resumes to the same
+// verdict, and leaf tables give strategies that need no tables.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "../probe/probe_fixture.hpp"
+#include "packed_position.hpp"
+#include "tbforge/probe/strategy.hpp"
+#include "tbforge/rules/movegen.hpp"
+#include "tbforge/rules/uci.hpp"
+#include "tbforge/solve/solver.hpp"
+#include "tbforge/verify/strategy.hpp"
+
+namespace tbf {
+namespace {
+
+constexpr VariantId kFourFile = VariantId::FourFile;
+
+// Tables of 4 and 5 units (and everything they convert into), built once.
+class Tables {
+public:
+    static Tables& get() {
+        static Tables tables;
+        return tables;
+    }
+    static void close() {
+        if (auto& t = get(); t.tablebase_) t.tablebase_.reset();
+    }
+    const probe::Tablebase& tablebase() const { return *tablebase_; }
+    const std::string& path() const { return path_; }
+    static const std::vector<std::string>& names() {
+        static const std::vector<std::string> n = {"KRvKN", "KBvKN", "KPvKP", "KNvKP",
+                                                   "KRvKB", "KBPvK"};
+        return n;
+    }
+
+private:
+    Tables() : path_(dir_.sub("tables")) {
+        test::build_tables(path_, kFourFile, names());
+        auto tb = probe::Tablebase::open(path_);
+        REQUIRE_MESSAGE(tb.ok(), tb.error().message);
+        tablebase_ = std::make_unique<probe::Tablebase>(std::move(tb).value());
+    }
+    test::ScratchDir dir_;
+    std::string path_;
+    std::unique_ptr<probe::Tablebase> tablebase_;
+};
+
+// Where the solver's strategies are stored and verified.
+class Store {
+public:
+    static Store& get() {
+        static Store store;
+        return store;
+    }
+    static void close() { get().db_.reset(); }
+    storage::Database& db() { return *db_; }
+    const std::string& path() const { return path_; }
+    std::string scratch(const std::string& name) const { return dir_.sub(name); }
+
+private:
+    Store() : path_(dir_.sub("strategies")) {
+        storage::DatabaseOptions options;
+        options.mode = storage::OpenMode::ReadWrite;
+        options.create_if_missing = true;
+        auto db = storage::Database::open(path_, options);
+        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+        db_ = std::make_unique<storage::Database>(std::move(*db));
+    }
+    test::ScratchDir dir_;
+    std::string path_;
+    std::unique_ptr<storage::Database> db_;
+};
+
+void close_all() {
+    Tables::close();
+    Store::close();
+}
+using CloseAll = test::RunEndListener<&close_all>;
+REGISTER_LISTENER("close-solve-databases", 1, CloseAll);
+
+solve::SolveSummary run(solve::Solver& solver) {
+    auto result = solver.run();
+    if (auto* e = std::get_if<solve::SolveError>(&result)) FAIL(e->message);
+    return std::get<solve::SolveSummary>(result);
+}
+
+solve::SolveOptions options_for(const Position& pos) {
+    solve::SolveOptions options;
+    options.side = pos.side_to_move();
+    options.memory_bytes = std::uint64_t{256} << 20;
+    return options;
+}
+
+verify::StrategyReport verify_strategy(const std::string& name) {
+    verify::StrategyCheckOptions options;
+    options.threads = 2;
+    return verify::check_strategy(Store::get().path(), name, options);
+}
+
+std::uint64_t store(const solve::Solver& solver, const Position& root, const std::string& name) {
+    auto stored = solve::store_strategy(Store::get().db(), solver, root, root.side_to_move(), name,
+                                        true, "{}");
+    if (auto* e = std::get_if<solve::SolveError>(&stored)) FAIL(e->message);
+    return std::get<solve::StoreSummary>(stored).entries;
+}
+
+Position fen(const std::string& text) {
+    auto pos = parse_fen(text, kFourFile);
+    REQUIRE_MESSAGE(pos.ok(), text);
+    return *pos;
+}
+
+TEST_CASE("solver agrees with the tables on random positions, leaf tables off") {
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 6 : 40;
+    std::map<std::string, int> counts;
+    int proven = 0, refused = 0, positions = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 7;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            const probe::Value value = *tb.probe(kFourFile, pos);
+            solve::Solver solver(pos, options_for(pos));
+            const solve::SolveSummary s = run(solver);
+            ++positions;
+            INFO(to_fen(pos), " table ", static_cast<int>(value.wdl), " verdict ",
+                 std::string(solve::verdict_name(s.verdict)), " nodes ", s.final.nodes);
+            if (value.wdl == Wdl::Loss) {
+                CHECK(s.verdict != solve::Verdict::Proven);
+                ++refused;
+                continue;
+            }
+            REQUIRE(s.verdict == solve::Verdict::Proven);
+            ++proven;
+            const std::string name = "random-" + std::to_string(positions);
+            const std::uint64_t entries = store(solver, pos, name);
+            const verify::StrategyReport report = verify_strategy(name);
+            CHECK(report.entries == entries);
+            CHECK_MESSAGE(report.closed(), report.problems, " problems, first: ",
+                          report.listed.empty() ? "" : report.listed.front().message);
+            CHECK(Store::get().db().delete_strategy(name).ok());
+        }
+    }
+    MESSAGE(positions, " positions: ", proven, " proven, ", refused, " lost per the tables");
+    CHECK(positions >= (test::kSanitized ? 30 : 200));
+    CHECK(proven > 0);
+    CHECK(refused > 0);
+}
+
+TEST_CASE("a lost root is never proven and a forced mate is found") {
+    // KRvK, the lone king to move: mated by force.
+    const Position pos = fen("4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
+    solve::Solver solver(pos, options_for(pos));
+    const auto s = run(solver);
+    CHECK(s.verdict == solve::Verdict::Lost);
+    CHECK(std::holds_alternative<solve::SolveError>(
+        solver.for_each_entry([](const Position&, Move) {})));
+}
+
+TEST_CASE("holes planted in a solved strategy are reported") {
+    const auto& tb = Tables::get().tablebase();
+    // A drawn position whose strategy has an entry where another move loses
+    // (for the planted losing move).
+    std::optional<Position> found;
+    std::vector<std::pair<Position, Move>> entries;
+    std::optional<std::size_t> at;
+    std::optional<Move> losing;
+    std::vector<Position> candidates;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& p : test::sample_positions(kFourFile, table, 30, 11)) candidates.push_back(p);
+    }
+    for (const Position& pos : candidates) {
+        if (found) break;
+        if (!has_legal_move<FourFile>(pos) || tb.probe(kFourFile, pos)->wdl != Wdl::Draw) continue;
+        solve::Solver solver(pos, options_for(pos));
+        if (run(solver).verdict != solve::Verdict::Proven) continue;
+        entries.clear();
+        REQUIRE(std::holds_alternative<std::uint64_t>(solver.for_each_entry(
+            [&](const Position& p, Move m) { entries.emplace_back(p, m); })));
+        if (entries.size() < 4) continue;
+        for (std::size_t i = 0; i < entries.size() && !at; ++i) {
+            const auto moves = tb.probe_moves(kFourFile, entries[i].first);
+            REQUIRE(moves.ok());
+            for (const auto& mv : *moves) {
+                if (mv.for_mover.wdl == Wdl::Loss) {
+                    at = i;
+                    losing = mv.move;
+                    break;
+                }
+            }
+        }
+        if (!at) continue;
+        found = pos;
+        store(solver, pos, "holes-base");
+    }
+    REQUIRE(found);
+    const Position root = *found;
+    REQUIRE(verify_strategy("holes-base").closed());
+
+    const auto write = [&](const std::string& name, std::size_t skip, std::optional<Move> changed,
+                           std::size_t at) {
+        storage::StrategySpec spec;
+        spec.name = name;
+        spec.variant = "fourfile";
+        spec.side = root.side_to_move() == Color::White ? storage::Side::White : storage::Side::Black;
+        spec.kind = storage::StrategyKind::NonLoss;
+        spec.roots = {to_fen(root)};
+        spec.entry_encoding = std::string(storage::kPositionMoveEncoding);
+        storage::StrategyWriteOptions wo;
+        wo.sorted_input = false;
+        wo.replace = true;
+        auto writer = Store::get().db().create_strategy(spec, wo);
+        REQUIRE(writer.ok());
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            if (i == skip) continue;
+            const Move m = (changed && i == at) ? *changed : entries[i].second;
+            REQUIRE(writer->add(probe::position_key(entries[i].first), probe::move_value_bytes(m)).ok());
+        }
+        REQUIRE(writer->commit().ok());
+    };
+
+    // One entry removed (not the root): the replies that reach it are holes.
+    const std::size_t removed = entries.size() / 2;
+    write("holes-removed", removed, std::nullopt, 0);
+    auto report = verify_strategy("holes-removed");
+    CHECK_FALSE(report.closed());
+    bool named = false;
+    for (const auto& p : report.listed) {
+        named = named || (p.kind == verify::ProblemKind::Hole && p.reached == to_fen(entries[removed].first));
+    }
+    CHECK(named);
+
+    // One move changed to one the tables call a loss.
+    write("holes-losing", entries.size(), losing, *at);
+    report = verify_strategy("holes-losing");
+    CHECK_FALSE(report.closed());
+    CHECK(report.problems > 0);
+}
+
+TEST_CASE("a run stopped by a node budget resumes from its checkpoint to the same verdict") {
+    const auto& tb = Tables::get().tablebase();
+    const std::string checkpoint = Store::get().scratch("resume.solve");
+    int compared = 0;
+    for (const std::string fen_text : {"8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1",
+                                       "4k3/8/2n5/8/8/8/8/R3K3 b - - 0 1",
+                                       "4k3/8/8/2p5/8/8/P7/4K3 w - - 0 1"}) {
+        const Position pos = fen(fen_text);
+        solve::Solver whole(pos, options_for(pos));
+        const auto full = run(whole);
+        REQUIRE(full.verdict != solve::Verdict::NotProven);
+        if (full.final.nodes < 2000) continue;
+        std::filesystem::remove(checkpoint);
+        auto options = options_for(pos);
+        options.checkpoint_path = checkpoint;
+        options.max_nodes = full.final.nodes / 3;
+        solve::Solver first(pos, options);
+        const auto stopped = run(first);
+        REQUIRE(stopped.verdict == solve::Verdict::NotProven);
+        REQUIRE(std::filesystem::exists(checkpoint));
+        options.max_nodes = 0;
+        solve::Solver second(pos, options);
+        const auto resumed = run(second);
+        CHECK(resumed.resumed_nodes > 0);
+        CHECK(resumed.verdict == full.verdict);
+        CHECK((full.verdict == solve::Verdict::Proven) ==
+              (tb.probe(kFourFile, pos)->wdl != Wdl::Loss));
+        if (resumed.verdict == solve::Verdict::Proven) {
+            CHECK_FALSE(std::filesystem::exists(checkpoint));  // removed once stored work is done
+            store(second, pos, "resumed");
+            CHECK(verify_strategy("resumed").closed());
+        }
+        ++compared;
+    }
+    CHECK(compared >= 2);
+
+    // A checkpoint of another root is refused (bad input), not silently used.
+    const Position a = fen("8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1");
+    auto options = options_for(a);
+    options.checkpoint_path = checkpoint;
+    options.max_nodes = 50;
+    solve::Solver stopped(a, options);
+    REQUIRE(run(stopped).verdict == solve::Verdict::NotProven);
+    const Position b = fen("8/8/4k3/8/8/2b5/R7/4K3 w - - 0 1");
+    auto other = options_for(b);
+    other.checkpoint_path = checkpoint;
+    solve::Solver foreign(b, other);
+    auto result = foreign.run();
+    REQUIRE(std::holds_alternative<solve::SolveError>(result));
+    CHECK(std::get<solve::SolveError>(result).exit_code == 2);
+}
+
+TEST_CASE("leaf tables decide positions and the stored strategy needs no tables") {
+    const auto& tb = Tables::get().tablebase();
+    // Five units with a bishop and pawn against a king: every capture
+    // lands in a table; the stored strategy continues below the leaves.
+    int checked = 0;
+    for (const Position& pos : test::sample_positions(kFourFile, "KBPvK", 12, 3)) {
+        if (!has_legal_move<FourFile>(pos)) continue;
+        const Wdl wdl = tb.probe(kFourFile, pos)->wdl;
+        auto options = options_for(pos);
+        options.tables = &tb;
+        solve::Solver solver(pos, options);
+        const auto s = run(solver);
+        CHECK((s.verdict == solve::Verdict::Proven) == (wdl != Wdl::Loss));
+        CHECK((s.verdict == solve::Verdict::Lost) == (wdl == Wdl::Loss));
+        if (s.verdict != solve::Verdict::Proven) continue;
+        store(solver, pos, "with-tables");
+        const auto report = verify_strategy("with-tables");
+        CHECK_MESSAGE(report.closed(), to_fen(pos));
+        ++checked;
+    }
+    CHECK(checked > 0);
+}
+
+// Six and eight units, beyond any table: the strategies close by
+// repetition (the locked a- and e-pawns keep the kings apart).
+void check_closes(const std::string& root_fen, const std::string& name) {
+    const Position root = fen(root_fen);
+    auto options = options_for(root);
+    options.memory_bytes = std::uint64_t{1} << 30;
+    options.threads = 2;
+    solve::Solver solver(root, options);
+    const auto s = run(solver);
+    REQUIRE(s.verdict == solve::Verdict::Proven);
+    const std::uint64_t entries = store(solver, root, name);
+    const auto report = verify_strategy(name);
+    CHECK(report.closed());
+    CHECK(report.entries == entries);
+}
+
+TEST_CASE("rooks with locked pawns: a strategy beyond the tables closes") {
+    check_closes("r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1", "rooks-locked");
+}
+
+TEST_CASE("rook and knight each with locked pawns: closes by proof-number switching" *
+          doctest::test_suite("slow")) {
+    check_closes("r3k1n1/8/8/p3p3/P3P3/8/8/R3K1N1 w - - 0 1", "rook-knight-locked");
+}
+
+TEST_CASE("the memory cap stops a run as not proven") {
+    const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
+    auto options = options_for(start);
+    options.memory_bytes = std::uint64_t{4} << 20;
+    solve::Solver solver(start, options);
+    const auto s = run(solver);
+    CHECK(s.verdict == solve::Verdict::NotProven);
+    CHECK(s.reason == "memory cap reached");
+    CHECK_FALSE(s.open_lines.empty());
+}
+
+TEST_CASE("positions pack into 128 bits and back, the side to move included") {
+    // Random games from the initial position: every position round trips,
+    // keys differ exactly when positions do, placements drop the other side.
+    std::mt19937_64 rng(5);
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> seen;
+    int positions = 0;
+    for (int game = 0; game < 60; ++game) {
+        Position pos = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
+        for (int ply = 0; ply < 120; ++ply) {
+            const solve::detail::PackedPosition key = solve::detail::pack(pos);
+            REQUIRE(solve::detail::unpack(key) == pos);
+            CHECK(solve::detail::packed_side(key) == pos.side_to_move());
+            const auto [at, fresh] = seen.try_emplace({key.lo, key.hi}, to_fen(pos));
+            CHECK(at->second == to_fen(pos));
+            const auto mine = solve::detail::placement_of(key, pos.side_to_move());
+            Position only_mine = solve::detail::unpack(key);
+            for (Bitboard b = pos.units(~pos.side_to_move()); b;) only_mine.remove(pop_lsb(b));
+            only_mine.set_side_to_move(Color::White);
+            CHECK(solve::detail::unpack(mine) == only_mine);
+            ++positions;
+            MoveList moves;
+            generate_legal<FourFile>(pos, moves);
+            if (moves.empty()) break;
+            pos = pos.after(moves[rng() % moves.size()]);
+        }
+    }
+    CHECK(positions > 3000);
+}
+
+TEST_CASE("White's first moves in Four File are the eleven of the issue") {
+    const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
+    MoveList moves;
+    generate_legal<FourFile>(start, moves);
+    std::vector<std::string> uci;
+    for (Move m : moves) uci.push_back(to_uci(m));
+    std::sort(uci.begin(), uci.end());
+    const std::vector<std::string> expected = {"a2a3", "a2a4", "c1a3", "c1e3", "c1g5", "c2c3",
+                                               "c2c4", "e2e3", "e2e4", "g2g3", "g2g4"};
+    CHECK(uci == expected);
+
+    // scripts/solve_fourfile.sh lists the twelve starts as name, side, FEN:
+    // the initial position, then the position after each first move.
+    std::ifstream script(std::string(TBF_SOURCE_DIR) + "/scripts/solve_fourfile.sh");
+    REQUIRE(script);
+    std::map<std::string, std::pair<std::string, std::string>> listed;
+    std::string line;
+    while (std::getline(script, line)) {
+        if (line.rfind("starts=\"", 0) == 0) line = line.substr(8);
+        const auto fields = test::split_tabs(line);
+        if (fields.size() != 3 || (fields[1] != "white" && fields[1] != "black")) continue;
+        std::string fen_text = fields[2];
+        if (!fen_text.empty() && fen_text.back() == '"') fen_text.pop_back();
+        listed[fields[0]] = {fields[1], fen_text};
+    }
+    REQUIRE(listed.size() == 12);
+    CHECK(listed["start"] == std::make_pair(std::string("white"), to_fen(start)));
+    for (Move m : moves) {
+        INFO(to_uci(m));
+        CHECK(listed[to_uci(m)] == std::make_pair(std::string("black"), to_fen(start.after(m))));
+    }
+}
+
+}  // namespace
+}  // namespace tbf
