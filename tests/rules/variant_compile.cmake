@@ -61,7 +61,7 @@ function(check name header expect)
   set(errors "")
   foreach(source IN ITEMS ${user} ${ARGN})
     execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -Werror=switch -I${dir}/include
-                            -I${SOURCE_DIR}/index/include ${source}
+                            -I${SOURCE_DIR}/index/include -I${SOURCE_DIR}/base/include ${source}
                     RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
     if(NOT code EQUAL 0)
       set(failed TRUE)
