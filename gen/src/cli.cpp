@@ -412,7 +412,7 @@ int run_cli(int argc, char** argv) {
         return args.empty() ? kExitUsage : kExitOk;
     }
     const std::string command = args[0];
-    if (command == "solve") return solve::run_cli(argc - 1, argv + 1, ooc::parse_byte_size);
+    if (command == "solve") return solve::run_cli(argc - 1, argv + 1);
     args.erase(args.begin());
     Status status;
     if (command == "perft") {

@@ -5,14 +5,21 @@
 
 #include <sys/resource.h>
 
-#include <CLI/CLI.hpp>
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "tbforge/base/cli.hpp"
+#include "tbforge/base/exit_code.hpp"
+#include "tbforge/base/json.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -22,10 +29,36 @@
 namespace tbf::solve {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitNotProven = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitDatabase = 3;
+constexpr std::string_view kProgram = "tbgen solve";
+
+constexpr const char* kUsage =
+    "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
+    "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
+    "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
+    "                   [--replace] [--quiet] [--json]\n"
+    "\n"
+    "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
+    "to move there (X), and stores it under NAME (kind non-loss) for `tbverify strategy`.\n"
+    "\n"
+    "  --variant V           fourfile (the only variant solved)\n"
+    "  --db DIR              database that receives the strategy (created if missing)\n"
+    "  --fen ROOT            the root position\n"
+    "  --side white|black    X, which must be to move at ROOT\n"
+    "  --name NAME           name of the strategy\n"
+    "  --tables TABLE_DB     database of Four File tables deciding positions of <= 5 units\n"
+    "  --memory SIZE         cap on the search graph, e.g. 12G, 512M; reached: not proven\n"
+    "  --threads N           worker threads (default 1)\n"
+    "  --work DIR            directory of the checkpoint file (default DIR.solve)\n"
+    "  --max-nodes N         stop, not proven, once the graph holds N positions\n"
+    "  --checkpoint-seconds S  seconds between checkpoints (default 600)\n"
+    "  --fixed-moves         X changes a move only when it is proven to lose\n"
+    "                        (no proof-number switching)\n"
+    "  --replace             replace a strategy of the same name\n"
+    "  --quiet               no progress lines\n"
+    "  --json                print one JSON summary object\n"
+    "\n"
+    "Exit status: 0 stored, 1 not proven (nothing stored), 2 bad usage or input,\n"
+    "3 database or I/O error.\n";
 
 std::atomic<bool> g_interrupted{false};
 
@@ -35,11 +68,6 @@ std::uint64_t peak_rss_bytes() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
-}
-
-int fail(int code, const std::string& message) {
-    std::cerr << "tbgen solve: error: " << message << '\n';
-    return code;
 }
 
 std::string human_bytes(std::uint64_t n) {
@@ -52,84 +80,94 @@ std::string human_bytes(std::uint64_t n) {
     return text;
 }
 
-}  // namespace
+// A database that cannot be opened is a database error (exit 3), even where
+// storage calls the path a bad argument.
+Status database_failure(const Status& status, const std::string& message) {
+    const bool input = status.code() == StatusCode::InvalidArgument || status.code() == StatusCode::AlreadyExists;
+    return Status(input ? StatusCode::IoError : status.code(), message);
+}
 
-int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
-    CLI::App app{
-        "Searches for a closed non-loss strategy of Four File chess from ROOT for the side to\n"
-        "move there, and stores it under NAME (kind non-loss) for `tbverify strategy`.\n"
-        "Exit status: 0 stored, 1 not proven (nothing stored), 2 bad usage or input,\n"
-        "3 database or I/O error.",
-        "tbgen solve"};
-    std::string variant, db_path, fen, side_text, name, tables_path, memory_text, work_dir;
-    int threads = 1;
-    std::uint64_t max_nodes = 0;
-    double checkpoint_seconds = 600;
-    bool json = false, quiet = false, replace = false, fixed_moves = false;
-    app.add_option("--variant", variant, "fourfile (the only variant solved)")->required();
-    app.add_option("--db", db_path, "database that receives the strategy (created if missing)")->required();
-    app.add_option("--fen", fen, "the root position")->required();
-    app.add_option("--side", side_text, "white|black: the side X, which must be to move at ROOT")->required();
-    app.add_option("--name", name, "name of the strategy")->required();
-    app.add_option("--tables", tables_path, "database of Four File tables deciding positions of <= 5 units");
-    app.add_option("--memory", memory_text, "cap on the search graph, e.g. 12G; reached: not proven");
-    app.add_option("--threads", threads, "worker threads (default 1)")->check(CLI::Range(1, 1024));
-    app.add_option("--work", work_dir, "directory of the checkpoint file (default DB.solve)");
-    app.add_option("--max-nodes", max_nodes, "stop, not proven, once the graph holds N positions");
-    app.add_option("--checkpoint-seconds", checkpoint_seconds, "seconds between checkpoints (default 600)")
-        ->check(CLI::PositiveNumber);
-    app.add_flag("--fixed-moves", fixed_moves,
-                 "X changes a move only when it is proven to lose (no proof-number switching)");
-    app.add_flag("--replace", replace, "replace a strategy of the same name");
-    app.add_flag("--json", json, "print one JSON summary object");
-    app.add_flag("--quiet", quiet, "no progress lines");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return fail(kExitUsage, e.what());
+Result<double> positive_seconds(const cli::Command& command, std::string_view name, double fallback) {
+    if (!command.has(name)) return fallback;
+    const std::string& text = command.get(name);
+    double seconds = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(seconds) || seconds <= 0) {
+        return invalid_argument("bad --" + std::string(name) + " \"" + text +
+                                "\" (expected a positive number of seconds)");
     }
+    return seconds;
+}
 
-    if (variant != "fourfile") {
-        return fail(kExitUsage, "--variant '" + variant + "': tbgen solve solves fourfile only");
+// Ok when a strategy was stored; CheckFailed without a message when not
+// proven (the outcome is already printed); the error otherwise.
+Status run(const std::vector<std::string>& args) {
+    cli::Command command(kUsage);
+    for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
+                             "max-nodes", "checkpoint-seconds"}) {
+        command.value(name);
     }
-    auto root = parse_fen(fen, VariantId::FourFile);
-    if (!root.ok()) return fail(kExitUsage, "--fen: " + root.error());
+    for (const char* name : {"fixed-moves", "replace", "json", "quiet"}) command.flag(name);
+    auto parsed = command.parse(args, std::cout);
+    if (!parsed.ok()) return parsed.status();
+    if (!*parsed) return {};
+    auto variant = command.required("variant");
+    if (!variant.ok()) return variant.status();
+    auto db_path = command.required("db");
+    if (!db_path.ok()) return db_path.status();
+    auto fen = command.required("fen");
+    if (!fen.ok()) return fen.status();
+    auto side_text = command.required("side");
+    if (!side_text.ok()) return side_text.status();
+    auto name = command.required("name");
+    if (!name.ok()) return name.status();
+
+    if (*variant != "fourfile") {
+        return invalid_argument("--variant '" + *variant + "': tbgen solve solves fourfile only");
+    }
+    auto root = parse_fen(*fen, VariantId::FourFile);
+    if (!root.ok()) return root.status().with_context("--fen");
     Color side = Color::White;
-    if (side_text == "white") {
+    if (*side_text == "white") {
         side = Color::White;
-    } else if (side_text == "black") {
+    } else if (*side_text == "black") {
         side = Color::Black;
     } else {
-        return fail(kExitUsage, "--side must be white or black, got '" + side_text + "'");
+        return invalid_argument("--side must be white or black, got '" + *side_text + "'");
     }
     if (root->side_to_move() != side) {
-        return fail(kExitUsage, "--side " + side_text + ": " +
-                                    (side == Color::White ? "black" : "white") + " is to move at " + fen);
+        return invalid_argument("--side " + *side_text + ": " + (side == Color::White ? "black" : "white") +
+                                " is to move at " + *fen);
     }
-    if (!has_legal_move<FourFile>(*root)) return fail(kExitUsage, "the root " + fen + " is terminal");
-    std::uint64_t memory = 0;
-    if (!memory_text.empty()) {
-        auto bytes = parse_byte_size(memory_text);
-        if (!bytes) return fail(kExitUsage, "bad --memory '" + memory_text + "' (e.g. 12G, 512M)");
-        memory = *bytes;
+    if (!has_legal_move<FourFile>(*root)) return invalid_argument("the root " + *fen + " is terminal");
+    auto memory = command.byte_size("memory");
+    if (!memory.ok()) return memory.status();
+    if (*memory && **memory == 0) {
+        return invalid_argument("bad --memory \"" + command.get("memory") + "\" (a cap above 0, e.g. 12G, 512M)");
     }
-    if (name.empty()) return fail(kExitUsage, "--name must not be empty");
+    if (name->empty()) return invalid_argument("--name must not be empty");
+    auto threads = command.number("threads", 1, 1024);
+    if (!threads.ok()) return threads.status();
+    auto max_nodes = command.number("max-nodes", 0, std::numeric_limits<std::uint64_t>::max());
+    if (!max_nodes.ok()) return max_nodes.status();
+    auto checkpoint_seconds = positive_seconds(command, "checkpoint-seconds", 600);
+    if (!checkpoint_seconds.ok()) return checkpoint_seconds.status();
+    const std::string tables_path = command.optional("tables").value_or("");
+    const bool replace = command.flag_set("replace");
 
     storage::DatabaseOptions db_options;
     db_options.mode = storage::OpenMode::ReadWrite;
     db_options.create_if_missing = true;
-    auto opened = storage::Database::open(db_path, db_options);
-    if (!opened.ok()) return fail(kExitDatabase, db_path + ": " + opened.status().to_string());
-    if (!replace && opened->strategy_info(name).ok()) {
-        return fail(kExitUsage, "strategy '" + name + "' already exists (use --replace)");
+    auto opened = storage::Database::open(*db_path, db_options);
+    if (!opened.ok()) return database_failure(opened.status(), *db_path + ": " + opened.status().to_string());
+    if (!replace && opened->strategy_info(*name).ok()) {
+        return invalid_argument("strategy '" + *name + "' already exists (use --replace)");
     }
     std::optional<probe::Tablebase> tables;
     std::optional<storage::Database> own_db;
     storage::Database* db = nullptr;
     std::error_code ec;
-    if (!tables_path.empty() && std::filesystem::equivalent(tables_path, db_path, ec)) {
+    if (!tables_path.empty() && std::filesystem::equivalent(tables_path, *db_path, ec)) {
         tables.emplace(std::move(*opened));  // one handle: the database is open read-write once
         db = &tables->database();
     } else {
@@ -137,26 +175,27 @@ int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
         db = &*own_db;
         if (!tables_path.empty()) {
             auto tb = probe::Tablebase::open(tables_path);
-            if (!tb.ok()) return fail(kExitDatabase, "--tables " + tables_path + ": " + tb.error().message);
+            if (!tb.ok()) return database_failure(tb.status(), "--tables " + tables_path + ": " + tb.status().message());
             tables.emplace(std::move(tb).value());
         }
     }
 
-    if (work_dir.empty()) work_dir = std::filesystem::path(db_path).lexically_normal().string() + ".solve";
+    std::string work_dir = command.optional("work").value_or("");
+    if (work_dir.empty()) work_dir = std::filesystem::path(*db_path).lexically_normal().string() + ".solve";
     std::filesystem::create_directories(work_dir, ec);
-    if (ec) return fail(kExitDatabase, "--work " + work_dir + ": " + ec.message());
+    if (ec) return io_error("--work " + work_dir + ": " + ec.message());
 
     SolveOptions options;
     options.side = side;
     options.tables = tables ? &*tables : nullptr;
-    options.memory_bytes = memory;
-    options.max_nodes = max_nodes;
-    options.threads = threads;
-    options.proof_number_switching = !fixed_moves;
-    options.checkpoint_path = Solver::checkpoint_file(work_dir, name);
-    options.checkpoint_seconds = checkpoint_seconds;
+    options.memory_bytes = memory->value_or(0);
+    options.max_nodes = max_nodes->value_or(0);
+    options.threads = static_cast<int>(threads->value_or(1));
+    options.proof_number_switching = !command.flag_set("fixed-moves");
+    options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
+    options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;
-    if (!quiet) {
+    if (!command.flag_set("quiet")) {
         options.progress = [](const SolveProgress& p) {
             std::fprintf(stderr,
                          "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  "
@@ -175,58 +214,65 @@ int run_cli(int argc, char** argv, const ByteSizeParser& parse_byte_size) {
     auto ran = solver.run();
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    if (auto* e = std::get_if<SolveError>(&ran)) return fail(e->exit_code, e->message);
-    const SolveSummary& summary = std::get<SolveSummary>(ran);
+    if (!ran.ok()) return ran.status();
+    const SolveSummary& summary = *ran;
 
     StoreSummary stored;
     if (summary.verdict == Verdict::Proven) {
-        nlohmann::json meta = {{"source", "solve"},
-                               {"nodes", summary.final.nodes},
-                               {"expanded", summary.final.expanded},
-                               {"tables", !tables_path.empty()}};
-        auto written = store_strategy(*db, solver, *root, side, name, replace, meta.dump());
-        if (auto* e = std::get_if<SolveError>(&written)) return fail(e->exit_code, e->message);
-        stored = std::get<StoreSummary>(written);
+        const Json meta{{"source", "solve"},
+                        {"nodes", summary.final.nodes},
+                        {"expanded", summary.final.expanded},
+                        {"tables", !tables_path.empty()}};
+        auto written = store_strategy(*db, solver, *root, side, *name, replace, to_json_line(meta));
+        if (!written.ok()) return written.status();
+        stored = *written;
     }
     const double seconds = summary.final.seconds;
-    if (json) {
-        nlohmann::ordered_json out = {{"strategy", name},
-                              {"variant", "fourfile"},
-                              {"side", side_text},
-                              {"root", root_fen},
-                              {"verdict", std::string(verdict_name(summary.verdict))},
-                              {"reason", summary.reason},
-                              {"entries", stored.entries},
-                              {"nodes", summary.final.nodes},
-                              {"expanded", summary.final.expanded},
-                              {"open", summary.final.open},
-                              {"lost", summary.final.lost},
-                              {"resumed", summary.resumed_nodes},
-                              {"seconds", seconds},
-                              {"graph_bytes", summary.final.memory_bytes},
-                              {"peak_rss_bytes", peak_rss_bytes()},
-                              {"open_lines", summary.open_lines},
-                              {"checkpoint", summary.verdict == Verdict::NotProven ? options.checkpoint_path : ""}};
-        std::cout << out.dump() << '\n';
+    if (command.flag_set("json")) {
+        const Json out{{"strategy", *name},
+                       {"variant", "fourfile"},
+                       {"side", *side_text},
+                       {"root", root_fen},
+                       {"verdict", std::string(verdict_name(summary.verdict))},
+                       {"reason", summary.reason},
+                       {"entries", stored.entries},
+                       {"nodes", summary.final.nodes},
+                       {"expanded", summary.final.expanded},
+                       {"open", summary.final.open},
+                       {"lost", summary.final.lost},
+                       {"resumed", summary.resumed_nodes},
+                       {"seconds", seconds},
+                       {"graph_bytes", summary.final.memory_bytes},
+                       {"peak_rss_bytes", peak_rss_bytes()},
+                       {"open_lines", summary.open_lines},
+                       {"checkpoint", summary.verdict == Verdict::NotProven ? options.checkpoint_path : ""}};
+        std::cout << to_json_line(out) << '\n';
+    } else if (summary.verdict == Verdict::Proven) {
+        std::printf("%s: proven: non-loss strategy for %s, %llu entries, %llu nodes, %.1f s, peak RSS %s\n",
+                    name->c_str(), side_text->c_str(), static_cast<unsigned long long>(stored.entries),
+                    static_cast<unsigned long long>(summary.final.nodes), seconds,
+                    human_bytes(peak_rss_bytes()).c_str());
     } else {
-        if (summary.verdict == Verdict::Proven) {
-            std::printf("%s: proven: non-loss strategy for %s, %llu entries, %llu nodes, %.1f s, peak RSS %s\n",
-                        name.c_str(), side_text.c_str(), static_cast<unsigned long long>(stored.entries),
-                        static_cast<unsigned long long>(summary.final.nodes), seconds,
-                        human_bytes(peak_rss_bytes()).c_str());
-        } else {
-            std::printf("%s: %s (%s): %llu nodes, %llu open, %.1f s, peak RSS %s; nothing stored\n",
-                        name.c_str(), std::string(verdict_name(summary.verdict)).c_str(),
-                        summary.reason.c_str(), static_cast<unsigned long long>(summary.final.nodes),
-                        static_cast<unsigned long long>(summary.final.open), seconds,
-                        human_bytes(peak_rss_bytes()).c_str());
-            for (const std::string& line : summary.open_lines) std::printf("  open: %s\n", line.c_str());
-            if (summary.verdict == Verdict::NotProven) {
-                std::printf("  checkpoint: %s (run the same command to resume)\n", options.checkpoint_path.c_str());
-            }
+        std::printf("%s: %s (%s): %llu nodes, %llu open, %.1f s, peak RSS %s; nothing stored\n", name->c_str(),
+                    std::string(verdict_name(summary.verdict)).c_str(), summary.reason.c_str(),
+                    static_cast<unsigned long long>(summary.final.nodes),
+                    static_cast<unsigned long long>(summary.final.open), seconds,
+                    human_bytes(peak_rss_bytes()).c_str());
+        for (const std::string& line : summary.open_lines) std::printf("  open: %s\n", line.c_str());
+        if (summary.verdict == Verdict::NotProven) {
+            std::printf("  checkpoint: %s (run the same command to resume)\n", options.checkpoint_path.c_str());
         }
     }
-    return summary.verdict == Verdict::Proven ? kExitOk : kExitNotProven;
+    std::fflush(stdout);
+    if (summary.verdict != Verdict::Proven) return check_failed("");
+    return {};
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    return report(std::cerr, kProgram, run(args));
 }
 
 }  // namespace tbf::solve

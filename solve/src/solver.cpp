@@ -49,7 +49,7 @@ constexpr std::uint64_t kUntriedProof = 32;
 constexpr std::uint64_t kSwitchMargin = 64;
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
-enum class Status : std::uint8_t {
+enum class NodeStatus : std::uint8_t {
     Frontier,   // replies not generated yet: lost for X until expanded
     Expanded,   // children known
     LossX,      // X is checkmated, or a table says X loses
@@ -59,11 +59,18 @@ enum class Status : std::uint8_t {
 
 struct Expansion {
     std::uint32_t node = kNone;
-    Status status = Status::Frontier;
+    NodeStatus status = NodeStatus::Frontier;
     std::vector<PackedPosition> children;
     std::vector<std::uint16_t> moves;
-    std::optional<SolveError> error;
+    Status error;  // ok unless the expansion failed
 };
+
+// A table that cannot answer for a position the search reached is a fault of
+// the table database (exit 3), even where the prober calls the position bad.
+Status table_failure(const Status& status, const Position& pos) {
+    const StatusCode code = status.code() == StatusCode::InvalidArgument ? StatusCode::Corruption : status.code();
+    return Status(code, to_fen(pos) + ": " + status.message());
+}
 
 Move move_from_raw(std::uint16_t raw) {
     const auto from = static_cast<Square>(raw & 63);
@@ -87,7 +94,7 @@ struct Solver::Impl {
 
     // One entry per node.
     std::vector<PackedPosition> keys;
-    std::vector<Status> status;
+    std::vector<NodeStatus> status;
     std::vector<std::uint8_t> x_to_move;
     std::vector<std::uint8_t> lost;  // in the opponent's attractor to real losses
     std::vector<std::uint8_t> safe;  // outside the pessimistic attractor (once out, out for good)
@@ -159,7 +166,7 @@ struct Solver::Impl {
         }
         const auto id = static_cast<std::uint32_t>(keys.size());
         keys.push_back(key);
-        status.push_back(Status::Frontier);
+        status.push_back(NodeStatus::Frontier);
         x_to_move.push_back(packed_side(key) == x ? 1 : 0);
         lost.push_back(0);
         safe.push_back(0);
@@ -179,7 +186,7 @@ struct Solver::Impl {
         if (id == kNone) return Known::Unknown;
         if (lost[id]) return Known::Lost;
         if (safe[id]) return Known::Safe;
-        if (status[id] == Status::Expanded) return Known::Expanded;
+        if (status[id] == NodeStatus::Expanded) return Known::Expanded;
         return Known::Open;
     }
 
@@ -195,32 +202,32 @@ struct Solver::Impl {
             auto value = options.tables->probe(VariantId::FourFile, pos);
             if (value.ok()) {
                 const Wdl for_x = x_moves ? value->wdl : -value->wdl;
-                out.status = for_x == Wdl::Loss ? Status::LossX : Status::TableSafe;
+                out.status = for_x == Wdl::Loss ? NodeStatus::LossX : NodeStatus::TableSafe;
                 return out;
             }
-            if (value.error().code != probe::ProbeCode::MissingTable) {
-                out.error = SolveError{3, to_fen(pos) + ": " + value.error().message};
+            if (value.status().code() != StatusCode::NotFound) {
+                out.error = table_failure(value.status(), pos);
                 return out;
             }
         }
         MoveList moves;
         generate_legal<R>(pos, moves);
         if (moves.empty()) {
-            out.status = in_check<R>(pos) && x_moves ? Status::LossX : Status::Safe;
+            out.status = in_check<R>(pos) && x_moves ? NodeStatus::LossX : NodeStatus::Safe;
             return out;
         }
-        out.status = Status::Expanded;
+        out.status = NodeStatus::Expanded;
         if (x_moves && given != nullptr) {
             for (std::uint16_t raw : *given) {
                 const Move m = move_from_raw(raw);
                 if (std::find(moves.begin(), moves.end(), m) == moves.end()) {
-                    out.error = SolveError{3, "checkpoint: move " + to_uci(m) + " is not legal in " + to_fen(pos)};
+                    out.error = corruption("checkpoint: move " + to_uci(m) + " is not legal in " + to_fen(pos));
                     return out;
                 }
                 out.moves.push_back(raw);
             }
             if (out.moves.size() != moves.size()) {
-                out.error = SolveError{3, "checkpoint: wrong move count for " + to_fen(pos)};
+                out.error = corruption("checkpoint: wrong move count for " + to_fen(pos));
                 return out;
             }
         } else if (x_moves) {
@@ -261,11 +268,11 @@ struct Solver::Impl {
         const std::uint32_t n = e.node;
         status[n] = e.status;
         expansion_order.push_back(n);
-        if (e.status == Status::LossX) {
+        if (e.status == NodeStatus::LossX) {
             mark_lost(n);
             return;
         }
-        if (e.status != Status::Expanded) return;
+        if (e.status != NodeStatus::Expanded) return;
         first_edge[n] = static_cast<std::uint32_t>(edge_child.size());
         edge_count[n] = static_cast<std::uint16_t>(e.children.size());
         std::uint16_t live_children = 0;
@@ -330,10 +337,10 @@ struct Solver::Impl {
         std::vector<std::uint16_t> remaining(n, 0);
         std::vector<std::uint32_t> queue;
         for (std::uint32_t v = 0; v < n; ++v) {
-            if (status[v] == Status::Frontier || status[v] == Status::LossX) {
+            if (status[v] == NodeStatus::Frontier || status[v] == NodeStatus::LossX) {
                 in[v] = 1;
                 queue.push_back(v);
-            } else if (status[v] == Status::Expanded && x_to_move[v]) {
+            } else if (status[v] == NodeStatus::Expanded && x_to_move[v]) {
                 // Children not in the graph count as frontier: inside.
                 for (std::uint32_t i = 0; i < edge_count[v]; ++i) {
                     remaining[v] += edge_child[first_edge[v] + i] != kNone ? 1 : 0;
@@ -424,11 +431,11 @@ struct Solver::Impl {
         for (std::size_t head = 0; head < queue.size(); ++head) {
             const std::uint32_t v = queue[head];
             if (safe[v]) continue;
-            if (status[v] == Status::Frontier) {
+            if (status[v] == NodeStatus::Frontier) {
                 open.push_back(v);
                 continue;
             }
-            if (status[v] != Status::Expanded) continue;
+            if (status[v] != NodeStatus::Expanded) continue;
             const auto visit = [&](std::uint32_t c) {
                 if (c >= seen.size()) {
                     seen.resize(keys.size(), 0);
@@ -454,7 +461,7 @@ struct Solver::Impl {
                 value = 0;
             } else if (lost[v]) {
                 value = kInfiniteProof;
-            } else if (status[v] == Status::Expanded) {
+            } else if (status[v] == NodeStatus::Expanded) {
                 const std::uint32_t first = first_edge[v];
                 if (x_to_move[v]) {
                     value = proof[edge_child[first + choice[v]]];
@@ -462,7 +469,7 @@ struct Solver::Impl {
                     value = 0;
                     for (std::uint32_t i = 0; i < edge_count[v]; ++i) value += proof[edge_child[first + i]];
                 }
-            } else if (status[v] != Status::Frontier) {
+            } else if (status[v] != NodeStatus::Frontier) {
                 value = 0;  // a game end or table leaf that is not a loss
             }
             proof[v] = static_cast<std::uint32_t>(std::min<std::uint64_t>(value, kInfiniteProof));
@@ -493,11 +500,11 @@ struct Solver::Impl {
 
     // ---- Checkpoints ----
 
-    std::optional<SolveError> write_checkpoint() const {
-        if (options.checkpoint_path.empty()) return std::nullopt;
+    Status write_checkpoint() const {
+        if (options.checkpoint_path.empty()) return {};
         const std::string tmp = options.checkpoint_path + ".tmp";
         std::FILE* f = std::fopen(tmp.c_str(), "wb");
-        if (!f) return SolveError{3, "cannot write checkpoint " + tmp + ": " + std::strerror(errno)};
+        if (!f) return io_error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
         bool ok = true;
         const auto put = [&](const void* p, std::size_t n) { ok = ok && std::fwrite(p, 1, n, f) == n; };
         const std::uint8_t side = x == Color::White ? 0 : 1;
@@ -510,7 +517,7 @@ struct Solver::Impl {
         put(&count, 8);
         for (std::uint32_t v : expansion_order) {
             put(&keys[v], sizeof(PackedPosition));
-            const bool listed = x_to_move[v] && status[v] == Status::Expanded;
+            const bool listed = x_to_move[v] && status[v] == NodeStatus::Expanded;
             const std::uint16_t chosen = listed ? choice[v] : 0;
             const std::uint16_t n = listed ? edge_count[v] : 0;
             put(&chosen, 2);
@@ -527,17 +534,16 @@ struct Solver::Impl {
         ok = ok && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
         ok = (std::fclose(f) == 0) && ok;
         if (!ok || std::rename(tmp.c_str(), options.checkpoint_path.c_str()) != 0) {
-            return SolveError{3, "cannot write checkpoint " + options.checkpoint_path + ": " +
-                                     std::strerror(errno)};
+            return io_error("cannot write checkpoint " + options.checkpoint_path + ": " + std::strerror(errno));
         }
-        return std::nullopt;
+        return {};
     }
 
-    std::optional<SolveError> load_checkpoint() {
+    Status load_checkpoint() {
         const std::string& path = options.checkpoint_path;
-        if (path.empty() || !std::filesystem::exists(path)) return std::nullopt;
+        if (path.empty() || !std::filesystem::exists(path)) return {};
         std::FILE* f = std::fopen(path.c_str(), "rb");
-        if (!f) return SolveError{3, "cannot read checkpoint " + path + ": " + std::strerror(errno)};
+        if (!f) return io_error("cannot read checkpoint " + path + ": " + std::strerror(errno));
         bool ok = true;
         const auto get = [&](void* p, std::size_t n) { ok = ok && std::fread(p, 1, n, f) == n; };
         char magic[8];
@@ -549,20 +555,25 @@ struct Solver::Impl {
         get(&tables, 1);
         get(&root_key, sizeof root_key);
         get(&count, 8);
-        const auto fail = [&](int code, const std::string& why) {
+        const auto fail = [&](StatusCode code, const std::string& why) {
             std::fclose(f);
-            return SolveError{code, "checkpoint " + path + ": " + why};
+            return Status(code, "checkpoint " + path + ": " + why);
         };
-        if (!ok || std::memcmp(magic, kCheckpointMagic, 7) != 0) return fail(3, "not a solver checkpoint");
-        if (magic[7] != kCheckpointMagic[7]) {
-            return fail(3, "written by another version of tbgen solve; remove it to start over");
+        if (!ok || std::memcmp(magic, kCheckpointMagic, 7) != 0) {
+            return fail(StatusCode::Corruption, "not a solver checkpoint");
         }
+        if (magic[7] != kCheckpointMagic[7]) {
+            return fail(StatusCode::UnsupportedVersion,
+                        "written by another version of tbgen solve; remove it to start over");
+        }
+        // A checkpoint of another search is a mistake in the command, not damage.
         if (!(root_key == keys[0]) || side != (x == Color::White ? 0 : 1)) {
-            return fail(2, "it belongs to another root or side (remove it or use another --work)");
+            return fail(StatusCode::InvalidArgument,
+                        "it belongs to another root or side (remove it or use another --work)");
         }
         if (tables != (options.tables != nullptr ? 1 : 0)) {
-            return fail(2, "it was written with" + std::string(tables ? "" : "out") +
-                               " --tables; run with the same options");
+            return fail(StatusCode::InvalidArgument, "it was written with" + std::string(tables ? "" : "out") +
+                                                         " --tables; run with the same options");
         }
         std::vector<std::pair<std::uint32_t, std::uint16_t>> choices;
         std::vector<std::uint16_t> moves;
@@ -576,13 +587,15 @@ struct Solver::Impl {
             std::vector<std::uint8_t> present((n + 7) / 8, 0);
             if (n) get(moves.data(), 2 * std::size_t{n});
             if (n) get(present.data(), present.size());
-            if (!ok) return fail(3, "truncated");
+            if (!ok) return fail(StatusCode::Corruption, "truncated");
             const std::uint32_t id = find(key);
-            if (id == kNone || status[id] != Status::Frontier) return fail(3, "damaged (record " + std::to_string(i) + ")");
+            if (id == kNone || status[id] != NodeStatus::Frontier) {
+                return fail(StatusCode::Corruption, "damaged (record " + std::to_string(i) + ")");
+            }
             Expansion e = expand(id, n ? &moves : nullptr);
-            if (e.error) return fail(e.error->exit_code, e.error->message);
+            if (!e.error.ok()) return fail(e.error.code(), e.error.message());
             apply(e);
-            if (n && status[id] == Status::Expanded) {
+            if (n && status[id] == NodeStatus::Expanded) {
                 for (std::uint16_t j = 0; j < n; ++j) {
                     if (present[j / 8] >> (j % 8) & 1) materialize(id, j);
                 }
@@ -591,13 +604,13 @@ struct Solver::Impl {
         }
         std::uint64_t trailer = 0;
         get(&trailer, 8);
-        if (!ok || trailer != count) return fail(3, "truncated");
+        if (!ok || trailer != count) return fail(StatusCode::Corruption, "truncated");
         std::fclose(f);
         for (auto [id, chosen] : choices) {
             if (chosen < edge_count[id]) choice[id] = chosen;
         }
         resumed = count;
-        return std::nullopt;
+        return {};
     }
 
     SolveProgress progress_now(std::uint64_t open, std::uint64_t reached) const {
@@ -612,11 +625,11 @@ struct Solver::Impl {
         return p;
     }
 
-    std::variant<SolveSummary, SolveError> run() {
+    Result<SolveSummary> run() {
         start = std::chrono::steady_clock::now();
-        if (!keys.empty()) return SolveError{2, "a solver runs once"};
+        if (!keys.empty()) return invalid_argument("a solver runs once");
         find_or_add(pack(root));
-        if (auto e = load_checkpoint()) return *e;
+        if (Status loaded = load_checkpoint(); !loaded.ok()) return loaded;
         const int threads = std::max(1, options.threads);
         auto last_progress = start;
         auto last_checkpoint = start;
@@ -624,7 +637,7 @@ struct Solver::Impl {
         summary.resumed_nodes = resumed;
         std::uint64_t reached = 0;
         const auto stop = [&](Verdict verdict, std::string reason, std::uint64_t open)
-            -> std::variant<SolveSummary, SolveError> {
+            -> Result<SolveSummary> {
             summary.verdict = verdict;
             summary.reason = std::move(reason);
             summary.final = progress_now(open, reached);
@@ -637,7 +650,7 @@ struct Solver::Impl {
                 for (std::size_t i = 0; i < nodes.size() && i < 5; ++i) {
                     summary.open_lines.push_back(line_to(nodes[i], parents));
                 }
-                if (auto e = write_checkpoint()) return *e;
+                if (Status written = write_checkpoint(); !written.ok()) return written;
             } else if (!options.checkpoint_path.empty()) {
                 std::error_code ignored;
                 std::filesystem::remove(options.checkpoint_path, ignored);
@@ -657,7 +670,7 @@ struct Solver::Impl {
                     solved = true;
                     return stop(Verdict::Proven, "closed strategy", 0);
                 }
-                return SolveError{3, "internal error: no open position but the root is not safe"};
+                return Status(StatusCode::Internal, "internal error: no open position but the root is not safe");
             }
             if (options.max_nodes && keys.size() >= options.max_nodes) {
                 return stop(Verdict::NotProven, "node budget reached", open.size());
@@ -683,7 +696,7 @@ struct Solver::Impl {
                 batch[static_cast<std::size_t>(i)] = expand(open[static_cast<std::size_t>(i)], nullptr);
             }
             for (const Expansion& e : batch) {
-                if (e.error) return *e.error;
+                if (!e.error.ok()) return e.error;
                 apply(e);
             }
             const auto now = std::chrono::steady_clock::now();
@@ -694,7 +707,7 @@ struct Solver::Impl {
             }
             if (!options.checkpoint_path.empty() &&
                 std::chrono::duration<double>(now - last_checkpoint).count() >= options.checkpoint_seconds) {
-                if (auto err = write_checkpoint()) return *err;
+                if (Status written = write_checkpoint(); !written.ok()) return written;
                 last_checkpoint = std::chrono::steady_clock::now();
             }
         }
@@ -702,7 +715,7 @@ struct Solver::Impl {
 
     // ---- The strategy ----
 
-    std::variant<std::uint64_t, SolveError> entries(
+    Result<std::uint64_t> entries(
         const std::function<void(const Position&, Move)>& visit) const {
         std::uint64_t count = 0;
         std::vector<std::uint8_t> seen(keys.size(), 0);
@@ -711,11 +724,11 @@ struct Solver::Impl {
         seen[0] = 1;
         for (std::size_t head = 0; head < queue.size(); ++head) {
             const std::uint32_t v = queue[head];
-            if (status[v] == Status::TableSafe) {
+            if (status[v] == NodeStatus::TableSafe) {
                 table_leaves.push_back(unpack(keys[v]));
                 continue;
             }
-            if (status[v] != Status::Expanded) continue;
+            if (status[v] != NodeStatus::Expanded) continue;
             const auto enqueue = [&](std::uint32_t c) {
                 if (!seen[c]) {
                     seen[c] = 1;
@@ -751,7 +764,7 @@ struct Solver::Impl {
         const auto discover_x = [&](const Position& p) {
             const PackedPosition key = pack(p);
             const std::uint32_t id = find(key);
-            if (id != kNone && seen[id] && status[id] == Status::Expanded) return;  // a graph entry
+            if (id != kNone && seen[id] && status[id] == NodeStatus::Expanded) return;  // a graph entry
             if (table_seen.insert(key).second) pending.push_back(p);
         };
         const auto follow = [&](const Position& after_x) {
@@ -773,9 +786,9 @@ struct Solver::Impl {
             const Position p = pending.front();
             pending.pop_front();
             auto moves = options.tables->probe_moves(VariantId::FourFile, p);
-            if (!moves.ok()) return SolveError{3, to_fen(p) + ": " + moves.error().message};
+            if (!moves.ok()) return table_failure(moves.status(), p);
             if (moves->empty() || moves->front().for_mover.wdl == Wdl::Loss) {
-                return SolveError{3, "tables inconsistent: no move keeps " + to_fen(p)};
+                return corruption("tables inconsistent: no move keeps " + to_fen(p));
             }
             const Move m = moves->front().move;
             visit(p, m);
@@ -790,11 +803,10 @@ Solver::Solver(const Position& root, SolveOptions options)
     : impl_(std::make_unique<Impl>(root, std::move(options))) {}
 Solver::~Solver() = default;
 
-std::variant<SolveSummary, SolveError> Solver::run() { return impl_->run(); }
+Result<SolveSummary> Solver::run() { return impl_->run(); }
 
-std::variant<std::uint64_t, SolveError> Solver::for_each_entry(
-    const std::function<void(const Position&, Move)>& visit) const {
-    if (!impl_->solved) return SolveError{3, "no proven strategy to read"};
+Result<std::uint64_t> Solver::for_each_entry(const std::function<void(const Position&, Move)>& visit) const {
+    if (!impl_->solved) return not_found("no proven strategy to read");
     return impl_->entries(visit);
 }
 
@@ -807,10 +819,9 @@ std::string Solver::checkpoint_file(const std::string& work_dir, const std::stri
     return (std::filesystem::path(work_dir) / (safe_name + ".solve")).string();
 }
 
-std::variant<StoreSummary, SolveError> store_strategy(storage::Database& db, const Solver& solver,
-                                                      const Position& root, Color side,
-                                                      const std::string& name, bool replace,
-                                                      const std::string& json) {
+Result<StoreSummary> store_strategy(storage::Database& db, const Solver& solver, const Position& root,
+                                    Color side, const std::string& name, bool replace,
+                                    const std::string& json) {
     storage::StrategySpec spec;
     spec.name = name;
     spec.variant = std::string(variant_name(VariantId::FourFile));
@@ -823,16 +834,12 @@ std::variant<StoreSummary, SolveError> store_strategy(storage::Database& db, con
     write_options.replace = replace;
     write_options.sorted_input = false;
     auto writer = db.create_strategy(spec, write_options);
-    const auto storage_error = [](const storage::Status& s) {
-        const bool input = s.code() == storage::ErrorCode::AlreadyExists ||
-                           s.code() == storage::ErrorCode::InvalidArgument;
-        return SolveError{input ? 2 : 3, s.to_string() + (s.code() == storage::ErrorCode::AlreadyExists
-                                                              ? " (use --replace)"
-                                                              : "")};
+    const auto storage_error = [](const Status& s) {
+        return Status(s.code(), s.to_string() + (s.code() == StatusCode::AlreadyExists ? " (use --replace)" : ""));
     };
     if (!writer.ok()) return storage_error(writer.status());
     StoreSummary summary;
-    storage::Status failed;
+    Status failed;
     auto visited = solver.for_each_entry([&](const Position& pos, Move move) {
         if (!failed.ok()) return;
         const std::string key = probe::position_key(pos);
@@ -841,7 +848,7 @@ std::variant<StoreSummary, SolveError> store_strategy(storage::Database& db, con
         ++summary.entries;
         summary.entry_bytes += key.size() + value.size();
     });
-    if (auto* e = std::get_if<SolveError>(&visited)) return *e;
+    if (!visited.ok()) return visited.status();
     if (!failed.ok()) return storage_error(failed);
     if (auto s = writer->commit(); !s.ok()) return storage_error(s);
     return summary;

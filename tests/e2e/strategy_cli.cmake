@@ -1,20 +1,7 @@
 # Strategy databases through the three command lines, as a script uses them:
 # tbgen strategy / strategy-import, tbprobe strategy-export, tbverify strategy;
 # exit codes, output shapes, a hole found after an entry is deleted.
-function(run_tool expected_code)
-  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
-  if(NOT code EQUAL expected_code)
-    message(FATAL_ERROR "${ARGN}: exit ${code}, expected ${expected_code}\n${out}${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect text pattern)
-  if(NOT text MATCHES "${pattern}")
-    message(FATAL_ERROR "expected to match '${pattern}':\n${text}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../support/cli_script.cmake)
 
 set(db "${WORK}/strategy-cli.db")
 file(REMOVE_RECURSE "${db}")

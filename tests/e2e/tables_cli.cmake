@@ -1,19 +1,6 @@
 # Whole command-line job: build tables with tbgen, probe them with tbprobe,
 # list them, and check output shapes and exit codes as a script would.
-function(run_tool expected_code)
-  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
-  if(NOT code EQUAL expected_code)
-    message(FATAL_ERROR "${ARGN}: exit ${code}, expected ${expected_code}\n${out}${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect text pattern)
-  if(NOT text MATCHES "${pattern}")
-    message(FATAL_ERROR "expected to match '${pattern}':\n${text}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../support/cli_script.cmake)
 
 set(db "${WORK}/e2e.db")
 file(REMOVE_RECURSE "${db}")

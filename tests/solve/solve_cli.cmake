@@ -1,20 +1,7 @@
 # `tbgen solve` as a script runs it: exit codes 0/1/2/3, the JSON summary,
 # resume after a node budget, and `tbverify strategy` on what it stores
 # (closed as stored; a hole once an entry is deleted from its text).
-function(run_tool expected_code)
-  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
-  if(NOT code EQUAL expected_code)
-    message(FATAL_ERROR "${ARGN}: exit ${code}, expected ${expected_code}\n${out}${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect text pattern)
-  if(NOT text MATCHES "${pattern}")
-    message(FATAL_ERROR "expected to match '${pattern}':\n${text}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../support/cli_script.cmake)
 
 set(db "${WORK}/solve-cli.db")
 file(REMOVE_RECURSE "${db}" "${db}.solve" "${WORK}/solve-cli-work")

@@ -14,6 +14,7 @@
 
 #include "../probe/probe_fixture.hpp"
 #include "packed_position.hpp"
+#include "tbforge/base/exit_code.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -47,7 +48,7 @@ private:
     Tables() : path_(dir_.sub("tables")) {
         test::build_tables(path_, kFourFile, names());
         auto tb = probe::Tablebase::open(path_);
-        REQUIRE_MESSAGE(tb.ok(), tb.error().message);
+        REQUIRE_MESSAGE(tb.ok(), tb.status().message());
         tablebase_ = std::make_unique<probe::Tablebase>(std::move(tb).value());
     }
     test::ScratchDir dir_;
@@ -90,8 +91,8 @@ REGISTER_LISTENER("close-solve-databases", 1, CloseAll);
 
 solve::SolveSummary run(solve::Solver& solver) {
     auto result = solver.run();
-    if (auto* e = std::get_if<solve::SolveError>(&result)) FAIL(e->message);
-    return std::get<solve::SolveSummary>(result);
+    if (!result.ok()) FAIL(result.status().to_string());
+    return *result;
 }
 
 solve::SolveOptions options_for(const Position& pos) {
@@ -110,8 +111,8 @@ verify::StrategyReport verify_strategy(const std::string& name) {
 std::uint64_t store(const solve::Solver& solver, const Position& root, const std::string& name) {
     auto stored = solve::store_strategy(Store::get().db(), solver, root, root.side_to_move(), name,
                                         true, "{}");
-    if (auto* e = std::get_if<solve::SolveError>(&stored)) FAIL(e->message);
-    return std::get<solve::StoreSummary>(stored).entries;
+    if (!stored.ok()) FAIL(stored.status().to_string());
+    return stored->entries;
 }
 
 Position fen(const std::string& text) {
@@ -163,8 +164,7 @@ TEST_CASE("a lost root is never proven and a forced mate is found") {
     solve::Solver solver(pos, options_for(pos));
     const auto s = run(solver);
     CHECK(s.verdict == solve::Verdict::Lost);
-    CHECK(std::holds_alternative<solve::SolveError>(
-        solver.for_each_entry([](const Position&, Move) {})));
+    CHECK(solver.for_each_entry([](const Position&, Move) {}).status().code() == StatusCode::NotFound);
 }
 
 TEST_CASE("holes planted in a solved strategy are reported") {
@@ -185,8 +185,7 @@ TEST_CASE("holes planted in a solved strategy are reported") {
         solve::Solver solver(pos, options_for(pos));
         if (run(solver).verdict != solve::Verdict::Proven) continue;
         entries.clear();
-        REQUIRE(std::holds_alternative<std::uint64_t>(solver.for_each_entry(
-            [&](const Position& p, Move m) { entries.emplace_back(p, m); })));
+        REQUIRE(solver.for_each_entry([&](const Position& p, Move m) { entries.emplace_back(p, m); }).ok());
         if (entries.size() < 4) continue;
         for (std::size_t i = 0; i < entries.size() && !at; ++i) {
             const auto moves = tb.probe_moves(kFourFile, entries[i].first);
@@ -208,7 +207,7 @@ TEST_CASE("holes planted in a solved strategy are reported") {
     REQUIRE(verify_strategy("holes-base").closed());
 
     const auto write = [&](const std::string& name, std::size_t skip, std::optional<Move> changed,
-                           std::size_t at) {
+                           std::size_t changed_at) {
         storage::StrategySpec spec;
         spec.name = name;
         spec.variant = "fourfile";
@@ -223,7 +222,7 @@ TEST_CASE("holes planted in a solved strategy are reported") {
         REQUIRE(writer.ok());
         for (std::size_t i = 0; i < entries.size(); ++i) {
             if (i == skip) continue;
-            const Move m = (changed && i == at) ? *changed : entries[i].second;
+            const Move m = (changed && i == changed_at) ? *changed : entries[i].second;
             REQUIRE(writer->add(probe::position_key(entries[i].first), probe::move_value_bytes(m)).ok());
         }
         REQUIRE(writer->commit().ok());
@@ -295,8 +294,9 @@ TEST_CASE("a run stopped by a node budget resumes from its checkpoint to the sam
     other.checkpoint_path = checkpoint;
     solve::Solver foreign(b, other);
     auto result = foreign.run();
-    REQUIRE(std::holds_alternative<solve::SolveError>(result));
-    CHECK(std::get<solve::SolveError>(result).exit_code == 2);
+    REQUIRE(!result.ok());
+    CHECK(result.status().code() == StatusCode::InvalidArgument);
+    CHECK(exit_code(result.status()) == kExitUsage);
 }
 
 TEST_CASE("leaf tables decide positions and the stored strategy needs no tables") {

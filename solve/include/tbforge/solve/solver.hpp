@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tbforge/base/status.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/position.hpp"
 #include "tbforge/storage/database.hpp"
@@ -60,11 +61,6 @@ struct SolveOptions {
     double progress_seconds = 2;
 };
 
-struct SolveError {
-    int exit_code = 3;  // 2 bad input (a checkpoint of another root), 3 I/O or tables
-    std::string message;
-};
-
 struct SolveSummary {
     Verdict verdict = Verdict::NotProven;
     std::string reason;  // why not proven, or what was proven
@@ -84,16 +80,17 @@ public:
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
 
-    // Runs (once) until proven, lost, or stopped. Errors: a damaged or foreign
-    // checkpoint, a table that cannot be read, a checkpoint that cannot be
-    // written.
-    std::variant<SolveSummary, SolveError> run();
+    // Runs (once) until proven, lost, or stopped. Errors: InvalidArgument for
+    // a checkpoint of another root, side or --tables setting; Corruption or
+    // UnsupportedVersion for a damaged or foreign checkpoint; IoError when it
+    // cannot be read or written; the table's code when a table read fails.
+    Result<SolveSummary> run();
 
     // After a Proven run: every X-to-move position of the closed strategy
     // with X's move, in discovery order (including positions below leaves
-    // decided by tables, whose moves come from the tables). Errors: a table
-    // read failing.
-    std::variant<std::uint64_t, SolveError> for_each_entry(
+    // decided by tables, whose moves come from the tables). Errors: NotFound
+    // before a Proven run, a table read failing.
+    Result<std::uint64_t> for_each_entry(
         const std::function<void(const Position&, Move)>& visit) const;
 
     // Checkpoint file of a run (under the work directory).
@@ -110,10 +107,10 @@ struct StoreSummary {
 };
 
 // Writes the strategy of a Proven solver into `db` under `name` (kind
-// non-loss, side X, the root), publishing it only when complete.
-std::variant<StoreSummary, SolveError> store_strategy(storage::Database& db, const Solver& solver,
-                                                      const Position& root, Color side,
-                                                      const std::string& name, bool replace,
-                                                      const std::string& json);
+// non-loss, side X, the root), publishing it only when complete. A taken
+// name without `replace` is AlreadyExists.
+Result<StoreSummary> store_strategy(storage::Database& db, const Solver& solver, const Position& root,
+                                    Color side, const std::string& name, bool replace,
+                                    const std::string& json);
 
 }  // namespace tbf::solve
