@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <mutex>
 #include <span>
-#include <sstream>
 #include <unordered_map>
 
 #include "out_of_core.hpp"
 #include "table_build.hpp"
+#include "tbforge/base/json.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/rules/fen.hpp"
 
@@ -162,32 +162,23 @@ public:
             wdl[c][1] = n - wdl[c][0] - wdl[c][2];
         }
         const char* sides[2] = {"white", "black"};
-        std::ostringstream json;
-        json << "{";
+        Json json = Json::object();
         for (int c = 0; c < 2; ++c) {
-            json << (c ? "," : "") << '"' << sides[c] << "\":{\"win\":" << wdl[c][2]
-                 << ",\"draw\":" << wdl[c][1] << ",\"loss\":" << wdl[c][0] << '}';
+            json[sides[c]] = Json{{"win", wdl[c][2]}, {"draw", wdl[c][1]}, {"loss", wdl[c][0]}};
             out.stored.counters.push_back({std::string(sides[c]) + ".valid", valid_per_side[c]});
             out.stored.counters.push_back({std::string(sides[c]) + ".win", wdl[c][2]});
             out.stored.counters.push_back({std::string(sides[c]) + ".draw", wdl[c][1]});
             out.stored.counters.push_back({std::string(sides[c]) + ".loss", wdl[c][0]});
         }
         out.stored.counters.push_back({"max_dtc", static_cast<std::uint64_t>(out.max_dtc)});
-        json << ",\"max_dtc\":" << out.max_dtc;
-        auto histogram_json = [&](const char* name, const std::vector<std::uint64_t>& h) {
-            json << ",\"" << name << "\":[";
-            for (std::size_t i = 0; i < h.size(); ++i) json << (i ? "," : "") << h[i];
-            json << ']';
-        };
-        histogram_json("win_dtc_histogram", win_histogram_);
-        histogram_json("loss_dtc_histogram", loss_histogram_);
+        json["max_dtc"] = out.max_dtc;
+        json["win_dtc_histogram"] = win_histogram_;
+        json["loss_dtc_histogram"] = loss_histogram_;
         if (longest_win_ >= 0) {
             auto pos = ix.position(longest_index_, longest_side_);
-            json << ",\"longest_win\":{\"dtc\":" << longest_win_ << ",\"fen\":\""
-                 << (pos ? to_fen(*pos) : std::string()) << "\"}";
+            json["longest_win"] = Json{{"dtc", longest_win_}, {"fen", pos ? to_fen(*pos) : std::string()}};
         }
-        json << '}';
-        out.stored.json = json.str();
+        out.stored.json = to_json_line(json);
         return out;
     }
 

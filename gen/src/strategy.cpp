@@ -140,9 +140,9 @@ Result<ExtractSummary> extract(probe::Tablebase& tb, VariantId variant, const Po
     spec.kind = summary.kind;
     spec.roots = {to_fen(root)};
     spec.entry_encoding = std::string(storage::kPositionMoveEncoding);
-    spec.json = "{\"source\":\"tables\",\"root_value\":\"" +
-                std::string(summary.kind == storage::StrategyKind::Winning ? "win" : "draw") +
-                "\",\"root_dtc\":" + std::to_string(summary.root_value.dtc) + "}";
+    spec.json = to_json_line(Json{{"source", "tables"},
+                                  {"root_value", summary.kind == storage::StrategyKind::Winning ? "win" : "draw"},
+                                  {"root_dtc", summary.root_value.dtc}});
     storage::StrategyWriteOptions write_options;
     write_options.replace = options.replace;
     write_options.sorted_input = false;  // discovery order; the writer sorts in bounded memory
