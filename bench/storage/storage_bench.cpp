@@ -27,6 +27,7 @@
 namespace {
 
 using namespace tbf::storage;
+using tbf::Status;
 namespace fs = std::filesystem;
 
 // A scratch directory under the system temp dir, removed at scope exit.
