@@ -331,8 +331,16 @@ PYBIND11_MODULE(_core, m) {
     m.doc() = "tbforge's C++ probe API; use the package tbforge, not this module.";
 
     // MissingTableError is a KeyError, as python-chess's own is.
-    g_missing_table_error = PyErr_NewException("tbforge.MissingTableError", PyExc_KeyError, nullptr);
-    g_corrupt_table_error = PyErr_NewException("tbforge.CorruptTableError", PyExc_Exception, nullptr);
+    g_missing_table_error = PyErr_NewExceptionWithDoc(
+        "tbforge.MissingTableError",
+        "The table of the position, or of a position one move away, is not in the\n"
+        "database; the message names it (\"missing table antichess/KQRvK\").",
+        PyExc_KeyError, nullptr);
+    g_corrupt_table_error = PyErr_NewExceptionWithDoc(
+        "tbforge.CorruptTableError",
+        "Damaged data: a checksum mismatch, a truncated file, a record that does\n"
+        "not decode. No value is ever returned from damaged data.",
+        PyExc_Exception, nullptr);
     if (!g_missing_table_error || !g_corrupt_table_error) throw py::error_already_set();
     m.add_object("MissingTableError", py::handle(g_missing_table_error));
     m.add_object("CorruptTableError", py::handle(g_corrupt_table_error));

@@ -50,8 +50,6 @@ Threads
     their calls finish, later calls raise ``ValueError``.
 """
 
-from __future__ import annotations
-
 import json
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Protocol, Tuple, Union
 
@@ -134,12 +132,14 @@ _CATEGORY = {1: "win", 0: "draw", -1: "loss"}
 
 
 class Value(NamedTuple):
-    """A position's value for its side to move."""
+    """A position's value for its side to move.
 
-    #: "win", "draw" or "loss".
+    category: "win", "draw" or "loss".
+    dtc: plies to the next conversion (capture or promotion) with best
+        play; 0 for a draw and for a finished game.
+    """
+
     category: str
-    #: Plies to the next conversion (capture or promotion) with best play;
-    #: 0 for a draw and for a finished game.
     dtc: int
 
     @property
@@ -158,30 +158,36 @@ class Value(NamedTuple):
 
 
 class MoveValue(NamedTuple):
-    """A legal move and its value."""
+    """A legal move and its value.
 
-    #: The move in UCI ("e7e8k" promotes to a king in losing chess).
+    uci: the move in UCI ("e7e8k" promotes to a king in losing chess).
+    conversion: True for a capture or a promotion.
+    after: the position after the move, for the side then to move (as
+        ``tbprobe --json`` and the lichess tablebase API describe a move).
+    score: the move scored for the side making it: the mover's result, with
+        the DTC counted from before the move (1 for a conversion, else the
+        DTC after it plus 1). The best move's score is the position's value.
+    """
+
     uci: str
-    #: True for a capture or a promotion.
     conversion: bool
-    #: The position after the move, for the side then to move (as
-    #: ``tbprobe --json`` and the lichess tablebase API give a move).
     after: Value
-    #: The move scored for the side making it: the mover's result, and the
-    #: DTC it leads to counted from before the move.
     score: Value
 
 
 class ProbeResult(NamedTuple):
-    """The answer of ``Tablebase.probe``."""
+    """The answer of ``Tablebase.probe``.
 
-    #: The position, normalised (castling dropped, counters "0 1").
+    fen: the position, normalised (castling rights dropped, the en-passant
+        square only when a capture there is possible, counters "0 1").
+    value: the position's Value for the side to move.
+    moves: every legal move as a MoveValue, best first for the side to
+        move: wins by increasing DTC, then draws, then losses by decreasing
+        DTC, ties by UCI. Empty for a finished game.
+    """
+
     fen: str
-    #: The position's value for the side to move.
     value: Value
-    #: Every legal move, best first for the side to move: wins by increasing
-    #: DTC, then draws, then losses by decreasing DTC, ties by UCI. Empty for
-    #: a finished game.
     moves: List[MoveValue]
 
     @property
@@ -191,39 +197,46 @@ class ProbeResult(NamedTuple):
 
 
 class TableInfo(NamedTuple):
-    """A table of the database; the fields of ``tbprobe info --json``."""
+    """A table of the database, with the fields of ``tbprobe info --json``.
+
+    variant: "antichess", "antichess-fics", "antichess-joint" or "fourfile".
+    table: the material in canonical orientation, e.g. "KQvR".
+    slots: index slots of both sides to move (White to move first).
+    bytes: stored (compressed) bytes.
+    checksum: XXH64 of the values in slot order, 16 hex digits.
+    value_width: bytes per stored value (1 or 2).
+    generator: the generator's version.
+    statistics: the generator's statistics (W/D/L per side to move, DTC
+        histograms, longest win).
+    """
 
     variant: str
-    #: The material in canonical orientation, e.g. "KQvR".
     table: str
-    #: Index slots, both sides to move (White to move first).
     slots: int
-    #: Stored (compressed) bytes.
     bytes: int
-    #: XXH64 of the values in slot order, 16 hex digits.
     checksum: str
-    #: Bytes per stored value (1 or 2).
     value_width: int
     generator: str
-    #: The generator's statistics: W/D/L per side to move, DTC histograms,
-    #: longest win.
     statistics: Dict[str, Any]
 
 
 class StrategyInfo(NamedTuple):
-    """A strategy of the database (docs/strategy.md)."""
+    """A strategy of the database (docs/strategy.md).
+
+    name, variant: as stored.
+    side: the side the strategy plays, "white" or "black".
+    kind: "non-loss" or "winning".
+    roots: the root positions (FEN).
+    entries: the number of entries (positions with the strategy's side to move).
+    metadata: the free-form metadata stored with it.
+    """
 
     name: str
     variant: str
-    #: The side the strategy plays: "white" or "black".
     side: str
-    #: "non-loss" or "winning".
     kind: str
-    #: Root positions (FEN).
     roots: List[str]
-    #: Number of entries (positions with the strategy's side to move).
     entries: int
-    #: Free-form metadata stored with the strategy.
     metadata: Dict[str, Any]
 
     @classmethod
