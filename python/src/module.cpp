@@ -346,7 +346,7 @@ PYBIND11_MODULE(_core, m) {
     m.add_object("CorruptTableError", py::handle(g_corrupt_table_error));
 
     py::class_<CoreStrategyIterator>(m, "StrategyIterator")
-        .def("__iter__", [](CoreStrategyIterator& it) -> CoreStrategyIterator& { return it; })
+        .def("__iter__", [](py::object self) { return self; })
         .def("__next__", &CoreStrategyIterator::next);
 
     py::class_<CoreStrategy>(m, "Strategy")

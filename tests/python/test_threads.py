@@ -1,7 +1,6 @@
 """Four threads probing one Tablebase at once agree with one thread."""
 
 import threading
-import time
 
 import tbforge
 
@@ -52,10 +51,12 @@ def test_close_while_threads_probe(db):
     or raises ValueError; nothing crashes."""
     tb = tbforge.open_tablebase(db)
     fen = "8/8/8/8/8/8/8/KQ3k2 b - - 0 1"
+    probing = threading.Semaphore(0)
 
     def body(i):
         if i == 4:
-            time.sleep(0.05)
+            for _ in range(4):  # every prober is under way
+                assert probing.acquire(timeout=60)
             tb.close()
             return 0
         probes = 0
@@ -66,7 +67,9 @@ def test_close_while_threads_probe(db):
                 assert "closed" in str(e)
                 return probes
             probes += 1
+            if probes == 1:
+                probing.release()
 
     probes = run_threads(5, body)
     assert tb.closed
-    assert sum(probes) > 0
+    assert all(n > 0 for n in probes[:4])
