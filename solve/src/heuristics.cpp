@@ -3,7 +3,7 @@
 // move after which the opponent mates by force at once, then material (the
 // opponent's rook above all), few opponent replies (each one is an
 // obligation), transpositions into positions already in the graph, locked
-// pawns, units on squares the opponent's minor pieces can never reach, and
+// pawns, units out of the opponent's reach (squares its pieces can never attack), and
 // no opponent pawn running to promotion.
 
 #include "heuristics.hpp"
