@@ -3,7 +3,7 @@
 // move after which the opponent mates by force at once, then material (the
 // opponent's rook above all), few opponent replies (each one is an
 // obligation), transpositions into positions already in the graph, locked
-// pawns, units on squares the opponent's minor pieces can never reach, and
+// pawns, units out of the opponent's reach (squares its pieces can never attack), and
 // no opponent pawn running to promotion.
 
 #include "heuristics.hpp"
@@ -42,23 +42,88 @@ std::int64_t material(const Position& pos, Color c) {
     return sum;
 }
 
-// A knight keeps (file / 2 + rank) mod 2 on the four files; a bishop keeps
-// rank mod 2 and (file / 2 + rank / 2) mod 2. Squares outside every class
-// the opponent's knights and bishops occupy can never be attacked by them.
-int knight_class(Square s) { return (file_of(s) / 2 + rank_of(s)) & 1; }
-int bishop_class(Square s) { return (rank_of(s) & 1) * 2 + ((file_of(s) / 2 + rank_of(s) / 2) & 1); }
-
-int safe_units(const Position& pos, Color x) {
-    const Color o = ~x;
-    unsigned knight_classes = 0, bishop_classes = 0;
-    for (Bitboard b = pos.units(o, UnitType::Knight); b;) knight_classes |= 1u << knight_class(pop_lsb(b));
-    for (Bitboard b = pos.units(o, UnitType::Bishop); b;) bishop_classes |= 1u << bishop_class(pop_lsb(b));
-    int safe = 0;
-    for (Bitboard b = pos.units(x) & ~pos.units(UnitType::King); b;) {
-        const Square s = pop_lsb(b);
-        if (!(knight_classes >> knight_class(s) & 1) && !(bishop_classes >> bishop_class(s) & 1)) ++safe;
+// Squares the opponent's units could ever attack while X's pawns and the
+// opponent's blocked pawns stand: each unit's reach is flooded through the
+// board with those pawns as walls (pawns only move forward and never
+// capture, so they are the only lasting obstacles), and every square
+// attacked from that reach counts.
+// A unit of X's outside this set cannot be taken until a pawn moves or a
+// piece is promoted: the thesis's safe squares and barriers, derived from
+// the rules. A knight keeps (file / 2 + rank) mod 2 on the four files and a
+// bishop rank mod 2 and (file / 2 + rank / 2) mod 2, which the flood finds
+// by itself.
+Bitboard reach_attacks(UnitType type, Square from, Bitboard walls) {
+    Bitboard reach = bit(from);
+    Bitboard attacked = 0;
+    Bitboard todo = reach;
+    while (todo) {
+        const Square s = pop_lsb(todo);
+        const Bitboard a = unit_attacks(type, s, walls) & R::kBoard;
+        attacked |= a;
+        const Bitboard next = a & ~walls & ~reach;
+        reach |= next;
+        todo |= next;
     }
-    return safe;
+    return attacked;
+}
+
+}  // namespace
+
+Bitboard opponent_reach(const Position& pos, Color x) {
+    const Color o = ~x;
+    // X's pawns stay while X leaves them, and so does a pawn of the
+    // opponent's once a pawn blocks it; a free one vacates the squares it
+    // passes, which the opponent's pieces may then use.
+    const Bitboard pawns = pos.units(UnitType::Pawn);
+    const Bitboard their_pawns = pos.units(o, UnitType::Pawn);
+    const int forward = o == Color::White ? 8 : -8;
+    const Bitboard blocked = o == Color::White ? their_pawns & (pawns >> 8) : their_pawns & (pawns << 8);
+    const Bitboard walls = pos.units(x, UnitType::Pawn) | blocked;
+    // The king keeps to its file, so it never gets past a pawn of its own
+    // there: that pawn ends at the latest on the square before the first
+    // pawn ahead of it (a pawn with none ahead may promote, and stops
+    // nothing).
+    Bitboard king_walls = walls;
+    for (Bitboard b = their_pawns; b;) {
+        const Square s = pop_lsb(b);
+        for (int t = s + forward; t >= 0 && t < 64; t += forward) {
+            if (pawns & bit(static_cast<Square>(t))) {
+                king_walls |= bit(static_cast<Square>(t - forward));
+                break;
+            }
+        }
+    }
+    Bitboard attacked = 0;
+    for (Bitboard b = pos.units(o) & ~pos.units(UnitType::Pawn); b;) {
+        const Square s = pop_lsb(b);
+        const UnitType type = unit_type(pos.unit_on(s));
+        attacked |= reach_attacks(type, s, type == UnitType::King ? king_walls : walls);
+    }
+    return attacked;
+}
+
+namespace {
+
+constexpr std::int64_t safety_weight(UnitType t) {
+    switch (t) {
+        case UnitType::King: return 80;
+        case UnitType::Queen: return 60;
+        case UnitType::Rook: return 50;
+        case UnitType::Bishop: return 40;
+        case UnitType::Knight: return 40;
+        case UnitType::Pawn: return 25;
+    }
+    return 0;
+}
+
+// X's units out of the opponent's reach, weighted by what they are.
+std::int64_t safety(const Position& pos, Color x) {
+    const Bitboard exposed = opponent_reach(pos, x);
+    std::int64_t score = 0;
+    for (Bitboard b = pos.units(x) & ~exposed; b;) {
+        score += safety_weight(unit_type(pos.unit_on(pop_lsb(b))));
+    }
+    return score;
 }
 
 // Pawns never capture here, so a pawn with an enemy pawn straight ahead is
@@ -161,7 +226,7 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
             score += 120 + 20 * std::min(static_cast<int>(std::bit_width(same)), 12);
         }
         score += 15 * locked_pairs(child);
-        score += 8 * safe_units(child, x);
+        score += safety(child, x);
         score -= 6 * runner_danger(child, x);
         scored.score = score;
         out.push_back(scored);

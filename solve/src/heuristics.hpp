@@ -34,6 +34,10 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
                                     const std::function<Known(const Position&)>& known,
                                     const PlacementCount& placements);
 
+// Squares the opponent of X could ever attack while X's pawns and the
+// opponent's blocked pawns stay where they are.
+Bitboard opponent_reach(const Position& pos, Color x);
+
 // True if the side to move at `pos` can checkmate in one move.
 bool mates_in_one(const Position& pos);
 

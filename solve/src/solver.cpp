@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fortress.hpp"
 #include "heuristics.hpp"
 #include "packed_position.hpp"
 #include "tbforge/probe/strategy.hpp"
@@ -47,6 +48,8 @@ constexpr int kMaxTableUnits = 5;
 constexpr std::uint64_t kInfiniteProof = 0x7FFFFFFF;
 constexpr std::uint64_t kUntriedProof = 32;
 constexpr std::uint64_t kSwitchMargin = 64;
+// X-to-move positions a fortress closure may hold before it is given up.
+constexpr std::size_t kFortressBudget = 20000;
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class NodeStatus : std::uint8_t {
@@ -55,6 +58,7 @@ enum class NodeStatus : std::uint8_t {
     LossX,      // X is checkmated, or a table says X loses
     Safe,       // stalemate, the opponent checkmated: the game ends, X does not lose
     TableSafe,  // a table says X does not lose; the strategy below it comes from the table
+    FortressSafe,  // X waits safely and the closure holds (fortress.hpp); the strategy below it is that closure
 };
 
 struct Expansion {
@@ -214,6 +218,12 @@ struct Solver::Impl {
         generate_legal<R>(pos, moves);
         if (moves.empty()) {
             out.status = in_check<R>(pos) && x_moves ? NodeStatus::LossX : NodeStatus::Safe;
+            return out;
+        }
+        // A checkpoint lists the moves of the X nodes it expanded, so a
+        // replay never turns one of them into a fortress leaf.
+        if (x_moves && given == nullptr && find_fortress(pos, kFortressBudget)) {
+            out.status = NodeStatus::FortressSafe;
             return out;
         }
         out.status = NodeStatus::Expanded;
@@ -720,12 +730,16 @@ struct Solver::Impl {
         std::uint64_t count = 0;
         std::vector<std::uint8_t> seen(keys.size(), 0);
         std::vector<std::uint32_t> queue{0};
-        std::vector<Position> table_leaves;
+        std::vector<Position> table_leaves, fortress_leaves;
         seen[0] = 1;
         for (std::size_t head = 0; head < queue.size(); ++head) {
             const std::uint32_t v = queue[head];
             if (status[v] == NodeStatus::TableSafe) {
                 table_leaves.push_back(unpack(keys[v]));
+                continue;
+            }
+            if (status[v] == NodeStatus::FortressSafe) {
+                fortress_leaves.push_back(unpack(keys[v]));
                 continue;
             }
             if (status[v] != NodeStatus::Expanded) continue;
@@ -752,6 +766,30 @@ struct Solver::Impl {
                 for (std::uint32_t i = 0; i < edge_count[v]; ++i) enqueue(edge_child[first + i]);
             }
         }
+        // Below the fortress leaves: the shuffle's closure, each position
+        // once (a position another leaf's closure or the graph already
+        // answers is not followed again: its own answer is closed too).
+        struct KeyHash {
+            std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
+        };
+        std::unordered_set<PackedPosition, KeyHash> fortress_seen;
+        const auto graph_entry = [&](const Position& p) {
+            const std::uint32_t id = find(pack(p));
+            return id != kNone && seen[id] && status[id] == NodeStatus::Expanded;
+        };
+        for (const Position& leaf : fortress_leaves) {
+            const auto policy = find_fortress(leaf, kFortressBudget);
+            if (!policy) return Status(StatusCode::Internal, "fortress leaf no longer closes: " + to_fen(leaf));
+            if (!fortress_seen.insert(pack(leaf)).second) continue;
+            const bool closed = follow_fortress(
+                leaf, *policy, kFortressBudget,
+                [&](const Position& p) { return graph_entry(p) || !fortress_seen.insert(pack(p)).second; },
+                [&](const Position& p, Move m) {
+                    visit(p, m);
+                    ++count;
+                });
+            if (!closed) return Status(StatusCode::Internal, "fortress closure failed at " + to_fen(leaf));
+        }
         if (table_leaves.empty()) return count;
         // Below the table leaves: the tables' own non-losing moves, every
         // reply followed, so the stored strategy needs no tables.
@@ -765,6 +803,7 @@ struct Solver::Impl {
             const PackedPosition key = pack(p);
             const std::uint32_t id = find(key);
             if (id != kNone && seen[id] && status[id] == NodeStatus::Expanded) return;  // a graph entry
+            if (fortress_seen.count(key)) return;  // answered by a fortress closure
             if (table_seen.insert(key).second) pending.push_back(p);
         };
         const auto follow = [&](const Position& after_x) {

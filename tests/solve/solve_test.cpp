@@ -13,6 +13,7 @@
 #include <map>
 
 #include "../probe/probe_fixture.hpp"
+#include "fortress.hpp"
 #include "packed_position.hpp"
 #include "tbforge/base/exit_code.hpp"
 #include "tbforge/probe/strategy.hpp"
@@ -156,6 +157,53 @@ TEST_CASE("solver agrees with the tables on random positions, leaf tables off") 
     CHECK(positions >= (test::kSanitized ? 30 : 200));
     CHECK(proven > 0);
     CHECK(refused > 0);
+}
+
+TEST_CASE("a fortress leaf is never claimed where the tables say X loses") {
+    // Every position of the sample tables (both sides to move) on which the
+    // fortress closure claims a non-loss for the side to move: the tables
+    // must agree. Positions with few units are where a closure is cheap.
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 40 : 400;
+    int claimed = 0, checked = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 11;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            ++checked;
+            if (!solve::detail::find_fortress(pos, 2000)) continue;
+            ++claimed;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+        }
+    }
+    MESSAGE(checked, " positions, ", claimed, " fortress claims");
+    CHECK(claimed > 0);
+}
+
+TEST_CASE("the knights' barrier closes as a fortress leaf and verifies") {
+    // Knights of opposite classes never meet; White's king on e2 and pawns
+    // on a4 c3 e4 g3 stand where the black knight can never attack, and the
+    // white knight waits between c1 and a2: a fortress at the root.
+    const Position pos = fen("4k1n1/p1p1p1p1/8/8/P3P3/2P3P1/4K3/2N5 w - - 0 1");
+    REQUIRE(solve::detail::find_fortress(pos, 20000).has_value());
+    solve::Solver solver(pos, options_for(pos));
+    const auto s = run(solver);
+    REQUIRE(s.verdict == solve::Verdict::Proven);
+    CHECK(s.final.expanded == 1);  // the root is the leaf: no search
+    const std::uint64_t entries = store(solver, pos, "knights-barrier");
+    CHECK(entries > 1000);  // every placement of Black's knight, king and pawns
+    const auto report = verify_strategy("knights-barrier");
+    CHECK(report.closed());
+    CHECK(report.entries == entries);
+}
+
+TEST_CASE("a waiting move that runs out is no fortress") {
+    // White's knight on g1 is shut in by its own king on e2, and the king
+    // may not leave the squares the black knight can reach: once Black's
+    // knight sits on c2, White has only pawn steps into its reach.
+    const Position pos = fen("4k3/2p3p1/4p3/8/p3P3/2P3P1/P1n1K3/6N1 w - - 0 1");
+    CHECK_FALSE(solve::detail::find_fortress(pos, 20000).has_value());
 }
 
 TEST_CASE("a lost root is never proven and a forced mate is found") {

@@ -1,0 +1,131 @@
+// Fortress leaves: a bounded closure under one waiting policy of X's
+// (fortress.hpp).
+
+#include "fortress.hpp"
+
+#include <deque>
+#include <unordered_set>
+
+#include "heuristics.hpp"
+#include "packed_position.hpp"
+
+namespace tbf::solve::detail {
+namespace {
+
+using R = FourFile;
+
+struct KeyHash {
+    std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
+};
+
+constexpr UnitType kKinds[] = {UnitType::Knight, UnitType::Bishop, UnitType::King, UnitType::Rook,
+                               UnitType::Queen};
+constexpr std::size_t kKindCount = std::size(kKinds);
+
+bool all_out_of_reach(const Position& pos, Color x) { return !(pos.units(x) & opponent_reach(pos, x)); }
+
+// No unit of X's is attacked by the opponent right now.
+bool none_attacked(const Position& pos, Color x) {
+    for (Bitboard b = pos.units(x); b;) {
+        if (is_attacked<R>(pos, pop_lsb(b), ~x)) return false;
+    }
+    return true;
+}
+
+// X's move under the policy: a capture that keeps every unit of X's out of
+// reach (the opponent's most valuable unit first), else a quiet piece move
+// that does, unit kinds in the policy's order, else a quiet piece move after
+// which at least nothing of X's is attacked (X regroups towards the
+// fortress). Pawns wait (they are X's walls) unless nothing else can.
+std::optional<Move> waiting_move(const Position& pos, WaitingPolicy policy, const MoveList& legal) {
+    const Color x = pos.side_to_move();
+    std::optional<Move> best_capture;
+    int best_victim = -1;
+    for (Move m : legal) {
+        if (m.is_promotion() || !(pos.occupied() & bit(m.to()))) continue;
+        const int victim = static_cast<int>(unit_type(pos.unit_on(m.to())));
+        if (victim <= best_victim) continue;
+        if (!all_out_of_reach(pos.after(m), x)) continue;
+        best_capture = m;
+        best_victim = victim;
+    }
+    if (best_capture) return best_capture;
+    const auto quiet_piece_move = [&](Move m, UnitType kind) {
+        return !m.is_promotion() && !(pos.occupied() & bit(m.to())) && unit_type(pos.unit_on(m.from())) == kind;
+    };
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+        const UnitType kind = kKinds[(policy.first + k) % kKindCount];
+        for (Move m : legal) {
+            if (quiet_piece_move(m, kind) && all_out_of_reach(pos.after(m), x)) return m;
+        }
+    }
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+        const UnitType kind = kKinds[(policy.first + k) % kKindCount];
+        for (Move m : legal) {
+            if (quiet_piece_move(m, kind) && none_attacked(pos.after(m), x)) return m;
+        }
+    }
+    // Out of piece moves (a zugzwang): a pawn step that keeps everything out
+    // of reach; pawn steps run out, so this cannot wait for ever.
+    for (Move m : legal) {
+        if (quiet_piece_move(m, UnitType::Pawn) && all_out_of_reach(pos.after(m), x)) return m;
+    }
+    return std::nullopt;
+}
+
+bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
+           const std::function<bool(const Position&)>* skip,
+           const std::function<void(const Position&, Move)>* visit) {
+    std::unordered_set<PackedPosition, KeyHash> seen;
+    std::deque<Position> queue;
+    seen.insert(pack(start));
+    queue.push_back(start);
+    MoveList legal, replies;
+    while (!queue.empty()) {
+        const Position p = queue.front();
+        queue.pop_front();
+        generate_legal<R>(p, legal);
+        const auto m = waiting_move(p, policy, legal);
+        if (!m) return false;
+        if (visit) (*visit)(p, *m);
+        const Position after = p.after(*m);
+        generate_legal<R>(after, replies);
+        for (Move r : replies) {
+            const Position next = after.after(r);
+            generate_legal<R>(next, legal);
+            if (legal.empty()) {
+                if (in_check<R>(next)) return false;  // X checkmated
+                continue;                              // stalemate: a draw
+            }
+            if (skip && (*skip)(next)) continue;
+            if (!seen.insert(pack(next)).second) continue;
+            if (seen.size() > budget) return false;
+            queue.push_back(next);
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget) {
+    // Closures are tried only where X is nearly set up: at most one unit
+    // within the opponent's reach, and none attacked now.
+    const Color x = pos.side_to_move();
+    if (popcount(pos.units(x) & opponent_reach(pos, x)) > 1 || !none_attacked(pos, x)) return std::nullopt;
+    for (std::uint8_t first = 0; first < kKindCount; ++first) {
+        const UnitType kind = kKinds[first];
+        if (!pos.units(pos.side_to_move(), kind)) continue;  // the same order as an earlier kind's
+        const WaitingPolicy policy{first};
+        if (close(pos, policy, budget, nullptr, nullptr)) return policy;
+    }
+    return std::nullopt;
+}
+
+bool follow_fortress(const Position& pos, WaitingPolicy policy, std::size_t budget,
+                     const std::function<bool(const Position&)>& skip,
+                     const std::function<void(const Position&, Move)>& visit) {
+    return close(pos, policy, budget, &skip, &visit);
+}
+
+}  // namespace tbf::solve::detail

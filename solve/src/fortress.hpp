@@ -1,0 +1,37 @@
+#pragma once
+// A leaf solver for quiet positions (docs/fourfile.md, "Fortress leaves"):
+// X keeps every unit of its own out of the opponent's reach with waiting
+// moves, and every opponent line is followed until the positions close on
+// themselves. Repetition is a draw, so a closure with no loss for X in it is
+// a proof, whatever the opponent does; the thesis's barrier states are such
+// positions.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::solve::detail {
+
+// How X waits: which of its unit kinds moves first (a fixed order, so X's
+// move is a function of the position and the closure is well defined).
+struct WaitingPolicy {
+    std::uint8_t first = 0;  // index into the unit kinds (knight, bishop, king, rook, queen)
+};
+
+// A waiting policy under which the closure from `pos` (X to move) holds at
+// most `budget` X-to-move positions, never lets X be checkmated and always
+// leaves X a waiting move; nullopt if none does. Tried only when no unit of
+// X's can be reached by the opponent's pieces. Deterministic.
+std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget);
+
+// Visits every X-to-move position of the closure of `policy` from `pos` with
+// X's move, breadth first. `skip(p)` true: p is answered elsewhere (neither
+// visited nor followed). Returns false if the closure fails.
+bool follow_fortress(const Position& pos, WaitingPolicy policy, std::size_t budget,
+                     const std::function<bool(const Position&)>& skip,
+                     const std::function<void(const Position&, Move)>& visit);
+
+}  // namespace tbf::solve::detail
