@@ -53,8 +53,10 @@ private:
         build_tables(path_, V::Antichess,
                      with(index::enumerate_tables(V::Antichess, 2), V::Antichess,
                           {"KQvK", "KPvK", "BBvB"}));
-        build_tables(path_, V::AntichessFics, index::enumerate_tables(V::AntichessFics, 2));
-        build_tables(path_, V::AntichessJoint, index::enumerate_tables(V::AntichessJoint, 2));
+        build_tables(path_, V::AntichessFics,
+                     with({}, V::AntichessFics, {"PvP", "KvN", "RvB"}));
+        build_tables(path_, V::AntichessJoint,
+                     with({}, V::AntichessJoint, {"PvP", "KvQ", "BvB"}));
         build_tables(path_, V::FourFile, index::enumerate_tables(V::FourFile, 3));
         auto tb = probe::Tablebase::open(path_);
         REQUIRE_MESSAGE(tb.ok(), tb.status().message());
