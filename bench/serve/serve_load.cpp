@@ -4,11 +4,15 @@
 // any address outside the loopback range, stops after N requests or
 // --max-seconds, and exits 1 if any request failed or was not a 200.
 //
-//   serve_load --port P --targets FILE [--requests 20000] [--concurrency 32]
-//              [--host 127.0.0.1] [--max-seconds 120]
+//   serve_load --port P (--targets FILE | --sample-db DIR) [--requests 20000]
+//              [--concurrency 32] [--host 127.0.0.1] [--max-seconds 120]
 //
-// FILE holds one request target a line ("/antichess?fen=...").
+// FILE holds one request target a line ("/antichess?fen=..."); --sample-db
+// draws the targets instead from the tables of a database (positions of
+// every table, fixed seed), the one tbserve serves.
 #include <httplib.h>
+
+#include <random>
 
 #include <algorithm>
 #include <atomic>
@@ -23,14 +27,45 @@
 #include "tbforge/base/cli.hpp"
 #include "tbforge/base/exit_code.hpp"
 #include "tbforge/base/json.hpp"
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/rules/fen.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kUsage =
-    "usage: serve_load --port P --targets FILE [--requests N] [--concurrency C]\n"
+    "usage: serve_load --port P (--targets FILE | --sample-db DIR) [--requests N]\n"
+    "                  [--concurrency C]\n"
     "                  [--host 127.0.0.1] [--max-seconds S]\n";
+
+// About `count` API targets spread over every table of the database.
+tbf::Result<std::vector<std::string>> sample_targets(const std::string& dir, std::size_t count) {
+    auto tb = tbf::probe::Tablebase::open(dir);
+    if (!tb.ok()) return tb.status();
+    auto tables = tb->database().list_tables();
+    if (!tables.ok()) return tables.status();
+    std::vector<std::string> targets;
+    std::mt19937_64 rng(1);
+    const std::size_t per_table = count / std::max<std::size_t>(tables->size(), 1) + 1;
+    for (const auto& info : *tables) {
+        auto id = tbf::probe::parse_table_name(info.spec.name);
+        if (!id.ok()) continue;
+        auto indexer = tbf::index::Indexer::create(id->variant, id->material);
+        if (!indexer.ok()) return indexer.status();
+        for (std::size_t tries = 0, found = 0; found < per_table && tries < 20 * per_table; ++tries) {
+            const auto side = static_cast<tbf::Color>(rng() & 1);
+            const auto pos = indexer->position(rng() % indexer->size(), side);
+            if (!pos) continue;
+            std::string fen = tbf::to_fen(*pos);
+            std::replace(fen.begin(), fen.end(), ' ', '_');
+            targets.push_back("/" + std::string(tbf::variant_name(id->variant)) + "?fen=" + fen);
+            ++found;
+        }
+    }
+    std::shuffle(targets.begin(), targets.end(), rng);
+    return targets;
+}
 
 bool loopback(const std::string& host) {
     return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -38,7 +73,8 @@ bool loopback(const std::string& host) {
 
 tbf::Status run(const std::vector<std::string>& args) {
     tbf::cli::Command command(kUsage);
-    for (const char* name : {"host", "port", "targets", "requests", "concurrency", "max-seconds"}) {
+    for (const char* name :
+         {"host", "port", "targets", "sample-db", "requests", "concurrency", "max-seconds"}) {
         command.value(name);
     }
     auto parsed = command.parse(args, std::cout);
@@ -58,15 +94,21 @@ tbf::Status run(const std::vector<std::string>& args) {
     const std::size_t clients = concurrency->value_or(32);
     const auto deadline = Clock::now() + std::chrono::seconds(max_seconds->value_or(120));
 
-    auto file = command.required("targets");
-    if (!file.ok()) return file.status();
-    std::ifstream in(*file);
-    if (!in) return tbf::io_error("cannot read " + *file);
     std::vector<std::string> targets;
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) targets.push_back(line);
+    if (const auto db = command.optional("sample-db")) {
+        auto sampled = sample_targets(*db, std::min<std::size_t>(total, 5000));
+        if (!sampled.ok()) return sampled.status();
+        targets = std::move(*sampled);
+    } else {
+        auto file = command.required("targets");
+        if (!file.ok()) return file.status();
+        std::ifstream in(*file);
+        if (!in) return tbf::io_error("cannot read " + *file);
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty()) targets.push_back(line);
+        }
     }
-    if (targets.empty()) return tbf::invalid_argument(*file + " holds no target");
+    if (targets.empty()) return tbf::invalid_argument("no request target to send");
 
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> errors{0};
@@ -123,7 +165,10 @@ tbf::Status run(const std::vector<std::string>& args) {
     }
     if (errors > 0) {
         for (const auto& e : first_error) {
-            if (!e.empty()) return tbf::check_failed(std::to_string(errors.load()) + " failed requests, e.g. " + e);
+            if (!e.empty()) {
+                return tbf::check_failed(std::to_string(errors.load()) +
+                                         " failed requests, e.g. " + e);
+            }
         }
     }
     return {};

@@ -1,6 +1,7 @@
 #include "tbforge/serve/server.hpp"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +13,8 @@ namespace tbf::serve {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr int kListenBacklog = 256;
 
 // The request's start on the worker thread serving it (a worker serves one
 // request at a time): the log line's duration.
@@ -65,10 +68,21 @@ const char* reason(int status) {
 
 }  // namespace
 
+// httplib listens with a backlog of 5 connections (a build-time constant
+// of the library); bursts of new connections beyond it wait for a SYN
+// retransmission (1 s). Listening again on the bound socket raises it.
+class ListeningServer : public httplib::Server {
+public:
+    void raise_backlog(int backlog) {
+        const auto sock = svr_sock_.load();
+        if (sock != INVALID_SOCKET) ::listen(sock, backlog);
+    }
+};
+
 struct Server::Impl {
     const Service* service;
     ServerOptions options;
-    httplib::Server http;
+    ListeningServer http;
     std::atomic<bool> stopped{false};
 };
 
@@ -125,15 +139,15 @@ Server::~Server() = default;
 
 Result<int> Server::bind() {
     const ServerOptions& o = impl_->options;
-    if (o.port == 0) {
-        const int port = impl_->http.bind_to_any_port(o.host);
+    int port = o.port;
+    if (port == 0) {
+        port = impl_->http.bind_to_any_port(o.host);
         if (port <= 0) return io_error("cannot listen on " + o.host);
-        return port;
+    } else if (!impl_->http.bind_to_port(o.host, port)) {
+        return io_error("cannot listen on " + o.host + ":" + std::to_string(port));
     }
-    if (!impl_->http.bind_to_port(o.host, o.port)) {
-        return io_error("cannot listen on " + o.host + ":" + std::to_string(o.port));
-    }
-    return o.port;
+    impl_->http.raise_backlog(kListenBacklog);
+    return port;
 }
 
 Status Server::run() {
