@@ -4,6 +4,7 @@
 // best play to the conversion, and bad requests get 4xx.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "serve_fixture.hpp"
@@ -301,4 +302,71 @@ TEST_CASE("errors are 4xx with a JSON message") {
     const Json health = parse_json(service.answer("GET", "/health").body);
     CHECK(health["status"] == "ok");
     CHECK(health["tables"].get<int>() > 30);
+}
+
+TEST_CASE("sort_moves applies lichess's keys in their order") {
+    // Synthetic moves: each differs from its successor in exactly the key
+    // that must put it first, so any key applied out of order shows.
+    auto make = [](const char* uci, probe::Value child, bool conversion, bool zeroing,
+                   std::optional<UnitType> captured = std::nullopt,
+                   std::optional<UnitType> promotion = std::nullopt) {
+        serve::MoveAnswer m;
+        m.probe.uci = uci;
+        m.probe.child = child;
+        m.probe.conversion = conversion;
+        const auto from = static_cast<Square>(uci[0] - 'a' + 8 * (uci[1] - '1'));
+        const auto to = static_cast<Square>(uci[2] - 'a' + 8 * (uci[3] - '1'));
+        m.probe.move = promotion ? Move(from, to, *promotion) : Move(from, to);
+        m.zeroing = zeroing;
+        m.captured = captured;
+        return m;
+    };
+    auto order = [](std::vector<serve::MoveAnswer> moves) {
+        std::reverse(moves.begin(), moves.end());
+        serve::sort_moves(moves);
+        std::string out;
+        for (const auto& m : moves) out += (out.empty() ? "" : " ") + m.probe.uci;
+        return out;
+    };
+    // Winning moves (the opponent loses): checkmate first, then conversions
+    // by the opponent's quickest loss, then quiet moves likewise; zeroing
+    // before not; the larger capture, then the larger promotion; then UCI.
+    std::vector<serve::MoveAnswer> winning = {
+        make("a1a2", loss(0), false, false),
+        make("a1a3", loss(1), true, true, UnitType::Queen),
+        make("a1a4", loss(1), true, true, UnitType::Rook),
+        make("a7a8", loss(1), true, true, std::nullopt, UnitType::Queen),
+        make("b7b8", loss(1), true, true, std::nullopt, UnitType::Knight),
+        make("c1c2", loss(2), true, true),
+        make("d1d2", loss(1), false, true),
+        make("d1d3", loss(1), false, false),
+        make("e1e2", loss(3), false, false),
+        make("f1f2", loss(3), false, false),
+    };
+    winning[0].after_end.checkmate = true;
+    CHECK(order(winning) == "a1a2 a1a3 a1a4 a7a8 b7b8 c1c2 d1d2 d1d3 e1e2 f1f2");
+    // Drawing moves: stalemate, insufficient material, conversions, zeroing.
+    std::vector<serve::MoveAnswer> drawing = {
+        make("a1a2", draw(), false, false), make("b1b2", draw(), false, false),
+        make("c1c2", draw(), true, true),   make("d1d2", draw(), false, true),
+        make("e1e2", draw(), false, false),
+    };
+    drawing[0].after_end.stalemate = true;
+    drawing[1].after_end.insufficient_material = true;
+    CHECK(order(drawing) == "a1a2 b1b2 c1c2 d1d2 e1e2");
+    // Losing moves (the opponent wins): quiet before converting, the
+    // opponent's slowest win first, non-zeroing before zeroing, and moves
+    // handing the opponent a variant win last.
+    std::vector<serve::MoveAnswer> losing = {
+        make("a1a2", win(5), false, false), make("b1b2", win(3), false, false),
+        make("b1b3", win(3), false, true),  make("c1c2", win(7), true, true),
+        make("d1d2", win(1), true, true),   make("e1e2", win(0), true, true),
+    };
+    losing[5].after_end.variant_win = true;
+    CHECK(order(losing) == "a1a2 b1b2 b1b3 c1c2 d1d2 e1e2");
+    // Categories first: the opponent's loss, draw, win.
+    std::vector<serve::MoveAnswer> mixed = {make("a1a2", loss(9), false, false),
+                                            make("b1b2", draw(), true, true),
+                                            make("c1c2", win(9), false, false)};
+    CHECK(order(mixed) == "a1a2 b1b2 c1c2");
 }
