@@ -78,6 +78,13 @@ Run run_process(const std::string& program, const std::vector<std::string>& args
 class TbServe {
 public:
     explicit TbServe(std::vector<std::string> extra = {}) {
+        // Arguments are made before fork(): the child only execs.
+        std::vector<std::string> args = {TBF_TBSERVE, "--db", ServeDb::get().path(),
+                                         "--listen", "127.0.0.1:0", "--web", web_dir()};
+        args.insert(args.end(), extra.begin(), extra.end());
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
         int out[2];
         REQUIRE(pipe(out) == 0);
         pid_ = fork();
@@ -88,12 +95,6 @@ public:
             if (err < 0) _exit(126);
             dup2(out[1], 1);
             dup2(err, 2);
-            std::vector<std::string> args = {TBF_TBSERVE, "--db", ServeDb::get().path(),
-                                              "--listen", "127.0.0.1:0", "--web", web_dir()};
-            args.insert(args.end(), extra.begin(), extra.end());
-            std::vector<char*> argv;
-            for (auto& a : args) argv.push_back(a.data());
-            argv.push_back(nullptr);
             execv(TBF_TBSERVE, argv.data());
             _exit(127);
         }
