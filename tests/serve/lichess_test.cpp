@@ -211,7 +211,7 @@ TEST_CASE("answers agree with the probe API and keep lichess's shape and order")
             }
         }
     }
-    CHECK(checked > 300);
+    CHECK(checked >= (kSanitized ? 100u : 400u));
 }
 
 TEST_CASE("mainlines follow best play to the next conversion") {
