@@ -21,6 +21,7 @@ const children = [];
 const scratch = mkdtempSync(join(tmpdir(), 'tbforge-web-'));
 let failures = 0;
 let passes = 0;
+let finished = false;  // set once every check ran: children may exit then
 
 function fail(message) {
   console.error(`explorer_test: FAILED: ${message}`);
@@ -30,9 +31,13 @@ function fail(message) {
 
 function cleanup() {
   for (const child of children) {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  rmSync(scratch, { recursive: true, force: true });
+  try {
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  } catch (e) {
+    console.error(`explorer_test: could not remove ${scratch}: ${e.message}`);
+  }
 }
 
 function check(condition, what) {
@@ -77,7 +82,9 @@ const origin = await new Promise((resolve) => {
     const match = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
     if (match) resolve(`http://127.0.0.1:${match[1]}`);
   });
-  server.on('exit', () => fail('tbserve exited before listening'));
+  server.on('exit', () => {
+    if (!finished) fail('tbserve exited before the test ended');
+  });
 });
 
 async function api(variant, fen) {
@@ -98,7 +105,6 @@ browser.stderr.on('data', (chunk) => { browserLog = (browserLog + chunk).slice(-
 browser.on('exit', (code) => {
   if (!finished) fail(`chromium exited (${code}): ${browserLog}`);
 });
-let finished = false;
 
 const toBrowser = browser.stdio[3];
 const fromBrowser = browser.stdio[4];
@@ -256,12 +262,19 @@ await screenshot('explorer-fourfile.png');
 
 finished = true;
 clearTimeout(deadline);
+// The browser and the server stop before their files are removed.
+const exited = (child) => new Promise((resolve) => {
+  if (child.exitCode !== null || child.signalCode !== null) resolve();
+  else child.on('exit', resolve);
+});
 try {
   await Promise.race([send('Browser.close'), sleep(3000)]);
 } catch (e) {
   // the browser may close the pipe before answering
 }
+await Promise.race([exited(browser), sleep(5000)]);
 server.kill('SIGTERM');
+await Promise.race([exited(server), sleep(5000)]);
 cleanup();
 console.log(`${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
