@@ -82,12 +82,13 @@ std::string perft_usage() {
 std::string gen_usage() {
     const std::string kings = royal_king_variants();
     return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR]\n"
-    "                 [--tables-from DB]... [--quiet] [--json] (--upto K | TABLE...)\n"
+    "                 [--tables-from DB]... [--quiet] [--json] [--upto K] [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --db DIR      database directory (created if missing)\n"
     "  --upto K      every table with at most K units" + (kings.empty() ? "" : " (" + kings + ": kings included)") + "\n"
-    "  TABLE...      tables by name, e.g. KQvR (either colour orientation)\n"
+    "  TABLE...      tables by name, e.g. KQvR (either colour orientation); with --upto,\n"
+    "                these as well\n"
     "  --threads N   worker threads (default: all cores)\n"
     "  --memory SIZE memory cap, e.g. 4G, 512M, 1MiB or bytes: tables that do not fit\n"
     "                are built out-of-core in the work directory (needs --work)\n"
@@ -106,11 +107,12 @@ std::string gen_usage() {
 std::string plan_usage() {
     const std::string kings = royal_king_variants();
     return "usage: tbgen plan --variant V [--format json|snakemake|make] [--memory SIZE]\n"
-    "                  [--threads N] [--db DIR] (--upto K | TABLE...)\n"
+    "                  [--threads N] [--db DIR] [--upto K] [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --upto K      every table with at most K units" + (kings.empty() ? "" : " (" + kings + ": kings included)") + "\n"
-    "  TABLE...      tables by name, e.g. KQvR (either colour orientation)\n"
+    "  TABLE...      tables by name, e.g. KQvR (either colour orientation); with --upto,\n"
+    "                these as well\n"
     "  --format F    json (default): one object, every table after its sub-tables, with\n"
     "                slots, memory and sub-tables (docs/generation.md); snakemake or make:\n"
     "                a workflow of one job per table and a final merge\n"
@@ -186,10 +188,8 @@ Status run_perft(const std::vector<std::string>& argv) {
 Result<std::vector<index::Material>> table_arguments(const cli::Command& command, VariantId variant) {
     std::vector<index::Material> tables;
     TBF_TRY(upto, command.number("upto", 2, 6));
-    if (*upto) {
-        if (!command.positional().empty()) return invalid_argument("give either --upto or table names");
-        return index::enumerate_tables(variant, static_cast<int>(**upto));
-    }
+    // Both given: the union (every table up to K units and the named ones).
+    if (*upto) tables = index::enumerate_tables(variant, static_cast<int>(**upto));
     for (const auto& name : command.positional()) {
         TBF_TRY(m, index::parse_table(name, variant));
         tables.push_back(index::canonical(*m));

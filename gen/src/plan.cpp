@@ -62,7 +62,10 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
     plan.options.threads = std::max(1, options.threads);
     for (const auto& m : requested) {
         if (auto error = index::material_error(m, variant)) return invalid_argument(*error);
-        plan.requested.push_back(index::canonical(m));
+        const index::Material c = index::canonical(m);
+        if (std::find(plan.requested.begin(), plan.requested.end(), c) == plan.requested.end()) {
+            plan.requested.push_back(c);
+        }
     }
     if (plan.requested.empty()) return invalid_argument("no tables requested");
     const std::vector<index::Material> closure = index::dependency_order(variant, plan.requested);
@@ -198,6 +201,21 @@ std::string job_arguments(const Plan& plan, const PlannedTable& t, const std::st
     return args + " " + t.material.name();
 }
 
+// The shell command of one job. The table is built into DB.tmp, renamed DB
+// when done: a directory DB is a finished part, and whatever a killed job
+// left in DB.tmp is removed by the rerun (out-of-core work files live in
+// their own directory and are kept). A rerun after the rename only reports.
+// `dollar` is how the workflow's syntax writes a shell '$'.
+std::string job_command(const std::string& tbgen, const std::string& variant, const std::string& db,
+                        const std::string& arguments, const std::string& report, const std::string& log,
+                        const std::string& dollar) {
+    const std::string gen = tbgen + " gen --variant " + variant + " --db ";
+    const std::string rest = arguments + " > " + report + ".tmp 2> " + log;
+    return "d=" + db + "; if [ -d " + dollar + "d ]; then " + gen + dollar + "d" + rest + "; else rm -rf " +
+           dollar + "d.tmp && " + gen + dollar + "d.tmp" + rest + " && mv " + dollar + "d.tmp " + dollar +
+           "d; fi && mv " + report + ".tmp " + report;
+}
+
 std::vector<const PlannedTable*> jobs_of(const Plan& plan) {
     std::vector<const PlannedTable*> jobs;
     for (const auto& t : plan.tables) {
@@ -239,9 +257,11 @@ std::string plan_make(const Plan& plan) {
             auto it = std::find_if(jobs.begin(), jobs.end(), [&](const PlannedTable* j) { return j->material == sub; });
             if (it != jobs.end()) out << " $(PARTS)/" << sub.name() << ".json";
         }
-        out << "\n\t@mkdir -p $(PARTS)\n\t$(TBGEN) gen --variant " << variant << " --db $(PARTS)/" << name
-            << job_arguments(plan, *t, "$(PARTS)", "$(DB)", std::to_string(t->threads))
-            << " > $@.tmp && mv $@.tmp $@\n\n";
+        out << "\n\t@mkdir -p $(PARTS)\n\t"
+            << job_command("$(TBGEN)", variant, "$(PARTS)/" + name,
+                           job_arguments(plan, *t, "$(PARTS)", "$(DB)", std::to_string(t->threads)), "$@",
+                           "$(PARTS)/" + name + ".log", "$$")
+            << "\n\n";
     }
     out << "$(PARTS)/merged.json:";
     for (const PlannedTable* t : jobs) out << " $(PARTS)/" << t->material.name() << ".json";
@@ -284,9 +304,10 @@ std::string plan_snakemake(const Plan& plan) {
             << "    log: PARTS + \"/" << name << ".log\"\n"
             << "    threads: " << t->threads << "\n"
             << "    resources: mem_mb=" << mebibytes(t->reserve_bytes) << "\n"
-            << "    shell: " << python_string("{TBGEN} gen --variant " + variant + " --db {PARTS}/" + name +
-                                              job_arguments(plan, *t, "{PARTS}", "{DB}", "{threads}") +
-                                              " > {output}.tmp 2> {log} && mv {output}.tmp {output}")
+            << "    shell: "
+            << python_string(job_command("{TBGEN}", variant, "{PARTS}/" + name,
+                                         job_arguments(plan, *t, "{PARTS}", "{DB}", "{threads}"), "{output}",
+                                         "{log}", "$"))
             << "\n\n";
     }
     out << "rule merge:\n    input: [";
