@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -357,6 +358,23 @@ Status run_plan(const std::vector<std::string>& argv) {
     return {};
 }
 
+// A database created under a temporary name and renamed when it is one: a
+// merge killed while creating its target leaves no half-made directory that
+// a rerun would refuse as "not a tbforge database".
+Result<storage::Database> open_or_create_whole(const std::string& dir) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) {
+        const std::string staging = dir + ".creating";
+        std::filesystem::remove_all(staging, ec);
+        {
+            TBF_TRY(fresh, open_for_writing(staging, true));
+        }
+        std::filesystem::rename(staging, dir, ec);
+        if (ec) return io_error("cannot rename " + staging + " to " + dir + ": " + ec.message());
+    }
+    return open_for_writing(dir, false);
+}
+
 Status run_merge(const std::vector<std::string>& argv) {
     cli::Command command(kMergeUsage);
     command.value("db");
@@ -368,7 +386,7 @@ Status run_merge(const std::vector<std::string>& argv) {
     if (command.positional().empty()) return invalid_argument("no source databases given");
     const bool json = command.flag_set("json");
     const bool quiet = command.flag_set("quiet");
-    TBF_TRY(db, open_for_writing(*dir, true));
+    TBF_TRY(db, open_or_create_whole(*dir));
     std::uint64_t copied = 0, skipped = 0, bytes = 0;
     const auto start = std::chrono::steady_clock::now();
     auto on_table = [&](const gen::MergedTable& t) {

@@ -57,7 +57,10 @@ Result<std::vector<MergedTable>> merge_databases(storage::Database& target, cons
     std::map<std::string, Holder> seen;
     auto existing = target.list_tables();
     if (!existing.ok()) return existing.status().with_context("reading " + target.path());
-    for (auto& info : *existing) seen[info.spec.name] = Holder{std::move(info), target.path()};
+    for (auto& info : *existing) {
+        const std::string name = info.spec.name;
+        seen.emplace(name, Holder{std::move(info), target.path()});
+    }
     std::vector<std::vector<storage::TableInfo>> to_copy(sources.size());
     std::vector<MergedTable> skipped;
     std::vector<std::string> conflicts;
