@@ -246,6 +246,63 @@ def project(args):
     biggest = max(five, key=lambda t: t["in_ram_bytes"])
     print(f"\nwhole 5-unit set: {total_cpu / 3600:.0f} CPU hours, {total_disk / 1e9:.0f} GB stored; "
           f"largest in-RAM estimate {biggest['table']} {biggest['in_ram_bytes'] / 2**30:.1f} GiB")
+    rss = [(float(r["peak_rss_kib"]) * 1024, float(r["plan_in_ram_bytes"]), r["table"]) for r in rows]
+    worst = max(rss, key=lambda x: x[0] / x[1])
+    print(f"peak RSS against the plan's in-RAM estimate: at most {worst[0] / worst[1]:.2f} ({worst[2]})")
+    if args.cluster:
+        cluster(args, rows)
+
+
+def class_rates(rows):
+    """CPU seconds per position per class, and over all rows."""
+    rates = {}
+    for cls in {r["class"] for r in rows}:
+        mine = [r for r in rows if r["class"] == cls]
+        rates[cls] = fit_through_origin([float(r["positions"]) for r in mine], [float(r["cpu_s"]) for r in mine])
+    rates["all"] = fit_through_origin([float(r["positions"]) for r in rows], [float(r["cpu_s"]) for r in rows])
+    return rates
+
+
+def cluster(args, rows):
+    """The 6-unit set on N nodes: CPU hours from the measured 5-unit rates (a
+    6-unit table is assumed to cost what a 5-unit table of its class costs
+    per position; out-of-core builds --ooc-factor times that), the critical
+    path of the job graph, and wall time for N nodes."""
+    cap = int(args.node_memory * 0.9)
+    plan = json.loads(subprocess.run(
+        [args.tbgen, "plan", "--variant", "antichess", "--upto", "6", "--threads", str(args.node_cores),
+         "--memory", str(cap)], check=True, capture_output=True, text=True).stdout)
+    rates = class_rates(rows)
+    disk = fit_through_origin([float(r["positions"]) for r in rows], [float(r["stored_bytes"]) for r in rows])
+    tables = {t["table"]: t for t in plan["tables"]}
+    cpu, finish = {}, {}
+    for t in plan["tables"]:  # build order: sub-tables first
+        rate = rates.get("/".join(class_of(t)), rates["all"])
+        cpu[t["table"]] = t["positions"] * rate * (args.ooc_factor if t["out_of_core"] else 1)
+        own = cpu[t["table"]] / (min(t["threads"], args.node_cores) * args.efficiency)
+        finish[t["table"]] = own + max((finish[s] for s in t["sub_tables"]), default=0)
+    six = [t for t in plan["tables"] if t["units"] == 6]
+    total = sum(cpu[t["table"]] for t in six)
+    path = max(finish[t["table"]] for t in six)
+    end = max(six, key=lambda t: finish[t["table"]])
+    print(f"\n6-unit set on nodes of {args.node_cores} cores and {args.node_memory / 2**30:.0f} GiB "
+          f"(--memory {cap / 2**30:.0f}G, efficiency {args.efficiency}, out-of-core x{args.ooc_factor}):")
+    print(f"  {len(six)} jobs, {sum(t['positions'] for t in six):.3e} positions, "
+          f"{sum(t['out_of_core'] for t in six)} out-of-core, {total / 3600:.0f} CPU hours, "
+          f"{disk * sum(t['positions'] for t in six) / 1e12:.1f} TB stored")
+    print(f"  critical path {path / 3600:.1f} h (ending at {end['table']})")
+    for nodes in (1, 4, 16, 64, 256):
+        wall = max(path, total / (nodes * args.node_cores * args.efficiency))
+        print(f"  {nodes:4d} nodes: {wall / 3600:8.1f} h")
+    biggest = sorted(six, key=lambda t: -t["positions"])[:3]
+    for t in biggest:
+        print(f"  {t['table']}: {t['positions']:.3e} positions, in RAM {t['in_ram_bytes'] / 2**30:.0f} GiB "
+              f"(sub-tables {t['subtable_bytes'] / 2**30:.0f} GiB), reserve {t['reserve_bytes'] / 2**30:.0f} GiB, "
+              f"chunk files {2 * t['positions'] / 1e9:.0f} GB, stored {disk * t['positions'] / 1e9:.0f} GB, "
+              f"{cpu[t['table']] / 3600:.1f} CPU h")
+    heavy = [t for t in six if t["subtable_bytes"] > cap]
+    print(f"  sub-tables larger than the cap (probed through the block cache): {len(heavy)} tables, "
+          f"largest {max(t['subtable_bytes'] for t in six) / 2**30:.0f} GiB")
 
 
 def main():
@@ -257,6 +314,13 @@ def main():
     parser.add_argument("--cap", type=float, default=1e9,
                         help="most positions of extra 5-unit tables one pawn table may add")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--cluster", action="store_true", help="project: the 6-unit set on a cluster as well")
+    parser.add_argument("--node-cores", type=int, default=32)
+    parser.add_argument("--node-memory", type=float, default=256 * 2**30)
+    parser.add_argument("--efficiency", type=float, default=0.75,
+                        help="assumed parallel efficiency of one job on a node's cores")
+    parser.add_argument("--ooc-factor", type=float, default=5.0,
+                        help="CPU per position out-of-core over in RAM (KQRvKBN under 4G: about 5)")
     args = parser.parse_args()
     args.tbgen = os.path.abspath(os.path.join(args.build, "gen", "tbgen"))
     {"select": select, "run": run, "project": project}[args.command](args)

@@ -44,7 +44,9 @@ private:
 };
 
 std::uint64_t reserve_for(const MemoryPlan& memory, std::uint64_t slots, std::uint64_t cap) {
-    if (!memory.out_of_core) return memory.in_ram_bytes + kProcessOverheadBytes;
+    if (!memory.out_of_core) {
+        return memory.in_ram_bytes + memory.in_ram_bytes / kEstimateMarginDivisor + kProcessOverheadBytes;
+    }
     // docs/generation.md, "Memory": the cap's share, the block cache when the
     // sub-tables are probed through it, one chunk side of values (2 bytes a
     // slot) while the table is stored.
