@@ -386,6 +386,13 @@ Status run_merge(const std::vector<std::string>& argv) {
     if (command.positional().empty()) return invalid_argument("no source databases given");
     const bool json = command.flag_set("json");
     const bool quiet = command.flag_set("quiet");
+    // A missing source is reported before the target is created.
+    for (const std::string& source : command.positional()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(source, ec)) {
+            return Status(StatusCode::NotFound, "source database " + source + " does not exist");
+        }
+    }
     TBF_TRY(db, open_or_create_whole(*dir));
     std::uint64_t copied = 0, skipped = 0, bytes = 0;
     const auto start = std::chrono::steady_clock::now();
