@@ -4,17 +4,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tbforge/base/cli.hpp"
 #include "tbforge/base/exit_code.hpp"
 #include "tbforge/base/json.hpp"
 #include "tbforge/gen/generate.hpp"
+#include "tbforge/gen/plan.hpp"
 #include "tbforge/gen/strategy.hpp"
 #include "tbforge/index/report.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -33,6 +36,8 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  gen     build tables (and every sub-table they need) into a database\n"
+    "  plan    the tables a request needs, with sizes and memory, as JSON or a workflow\n"
+    "  merge   copy finished tables of other databases into one database\n"
     "  index   report index sizes of tables\n"
     "  perft   count leaf nodes of the move tree (move generator check)\n"
     "  strategy         extract a strategy database from tables\n"
@@ -77,24 +82,60 @@ std::string perft_usage() {
 
 std::string gen_usage() {
     const std::string kings = royal_king_variants();
-    return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR] [--quiet] [--json]\n"
-    "                 (--upto K | TABLE...)\n"
+    return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR]\n"
+    "                 [--tables-from DB]... [--quiet] [--json] [--upto K] [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --db DIR      database directory (created if missing)\n"
     "  --upto K      every table with at most K units" + (kings.empty() ? "" : " (" + kings + ": kings included)") + "\n"
-    "  TABLE...      tables by name, e.g. KQvR (either colour orientation)\n"
+    "  TABLE...      tables by name, e.g. KQvR (either colour orientation); with --upto,\n"
+    "                these as well\n"
     "  --threads N   worker threads (default: all cores)\n"
     "  --memory SIZE memory cap, e.g. 4G, 512M, 1MiB or bytes: tables that do not fit\n"
     "                are built out-of-core in the work directory (needs --work)\n"
     "  --work DIR    work directory of out-of-core builds (one subdirectory per table,\n"
     "                removed when the table is stored; a rerun resumes from it)\n"
+    "  --tables-from DB  a database of finished tables, opened read-only (repeatable):\n"
+    "                its tables are not built again and are read from there as\n"
+    "                sub-tables, so one table can be built into a database of its own\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"
     "\n"
     "Tables already complete in the database are not rebuilt, so an interrupted\n"
     "run resumes where it stopped.\n";
 }
+
+std::string plan_usage() {
+    const std::string kings = royal_king_variants();
+    return "usage: tbgen plan --variant V [--format json|snakemake|make] [--memory SIZE]\n"
+    "                  [--threads N] [--db DIR] [--upto K] [TABLE...]\n"
+    "\n"
+    "  --variant V   " + variant_choices() + "\n"
+    "  --upto K      every table with at most K units" + (kings.empty() ? "" : " (" + kings + ": kings included)") + "\n"
+    "  TABLE...      tables by name, e.g. KQvR (either colour orientation); with --upto,\n"
+    "                these as well\n"
+    "  --format F    json (default): one object, every table after its sub-tables, with\n"
+    "                slots, memory and sub-tables (docs/generation.md); snakemake or make:\n"
+    "                a workflow of one job per table and a final merge\n"
+    "  --memory SIZE the cap the jobs get (tbgen gen --memory): tables above it are\n"
+    "                planned out-of-core, with the memory that takes\n"
+    "  --threads N   threads of a job on a table of 2^20 slots or more (default: this\n"
+    "                machine's cores); smaller tables get one\n"
+    "  --db DIR      the database the tables go to: tables complete there get no job\n";
+}
+
+constexpr const char* kMergeUsage =
+    "usage: tbgen merge --db DIR [--quiet] [--json] SOURCE_DB...\n"
+    "\n"
+    "Copies every table of the source databases (opened read-only, left as they are)\n"
+    "into DIR (created if missing), each table in one atomic step: a merge killed at\n"
+    "any moment leaves each table complete or absent, and a rerun finishes it.\n"
+    "A table already there with the same values checksum is skipped. One with the\n"
+    "same name but another checksum, variant, size or encoding is a conflict: the\n"
+    "merge stops before copying anything (exit 1).\n"
+    "  --json        one JSON object per table, then a summary object\n"
+    "\n"
+    "Exit status: 0 merged, 1 conflicting tables, 2 bad usage, 3 database or I/O error.\n";
 
 constexpr const char* kIndexUsage =
     "usage: tbgen index --variant V TABLE... [--json]\n"
@@ -148,10 +189,8 @@ Status run_perft(const std::vector<std::string>& argv) {
 Result<std::vector<index::Material>> table_arguments(const cli::Command& command, VariantId variant) {
     std::vector<index::Material> tables;
     TBF_TRY(upto, command.number("upto", 2, 6));
-    if (*upto) {
-        if (!command.positional().empty()) return invalid_argument("give either --upto or table names");
-        return index::enumerate_tables(variant, static_cast<int>(**upto));
-    }
+    // Both given: the union (every table up to K units and the named ones).
+    if (*upto) tables = index::enumerate_tables(variant, static_cast<int>(**upto));
     for (const auto& name : command.positional()) {
         TBF_TRY(m, index::parse_table(name, variant));
         tables.push_back(index::canonical(*m));
@@ -206,6 +245,7 @@ Result<storage::Database> open_for_writing(const std::string& dir, bool create) 
 Status run_gen(const std::vector<std::string>& argv) {
     cli::Command command(gen_usage());
     for (const char* name : {"variant", "db", "threads", "upto", "memory", "work"}) command.value(name);
+    command.values("tables-from");
     for (const char* name : {"quiet", "json"}) command.flag(name);
     command.positionals();
     TBF_TRY(parsed, command.parse(argv, std::cout));
@@ -214,6 +254,16 @@ Status run_gen(const std::vector<std::string>& argv) {
     TBF_TRY(dir, command.required("db"));
     TBF_TRY(tables, table_arguments(command, *variant));
     gen::GenerateOptions options;
+    const auto& from = command.all("tables-from");
+    for (const std::string& path : from) {
+        // Sub-tables probed through the block cache (out-of-core builds)
+        // share tbgen's 256 MiB among the sources.
+        probe::TablebaseOptions source_options;
+        source_options.cache_bytes = std::max((std::size_t{256} << 20) / from.size(), std::size_t{8} << 20);
+        auto source = probe::Tablebase::open(path, source_options);
+        if (!source.ok()) return source.status().with_context("--tables-from " + path);
+        options.sources.push_back(std::make_shared<const probe::Tablebase>(std::move(*source)));
+    }
     TBF_TRY(threads, threads_option(command, options.threads));
     options.threads = *threads;
     TBF_TRY(memory, command.byte_size("memory"));
@@ -235,7 +285,9 @@ Status run_gen(const std::vector<std::string>& argv) {
     const auto start = std::chrono::steady_clock::now();
     auto on_table = [&](const gen::TableSummary& t) {
         if (json) {
-            std::cout << to_json_line(table_json(t)) << std::endl;
+            Json line = table_json(t);
+            if (!t.source.empty()) line["source"] = t.source;
+            std::cout << to_json_line(line) << std::endl;
         } else if (!quiet && t.built) {
             std::printf("%-28s %12llu positions  max DTC %4d  %10llu bytes  %7.2f s\n", t.name.c_str(),
                         static_cast<unsigned long long>(t.positions), t.max_dtc,
@@ -260,6 +312,111 @@ Status run_gen(const std::vector<std::string>& argv) {
                     summaries->size(), static_cast<unsigned long long>(built),
                     static_cast<unsigned long long>(summaries->size() - built),
                     static_cast<unsigned long long>(positions), seconds, static_cast<unsigned long long>(bytes));
+    }
+    return {};
+}
+
+Status run_plan(const std::vector<std::string>& argv) {
+    cli::Command command(plan_usage());
+    for (const char* name : {"variant", "upto", "format", "memory", "threads", "db"}) command.value(name);
+    command.positionals();
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(variant, variant_option(command));
+    TBF_TRY(tables, table_arguments(command, *variant));
+    gen::PlanFormat format = gen::PlanFormat::Json;
+    if (auto text = command.optional("format")) {
+        if (*text == "snakemake") {
+            format = gen::PlanFormat::Snakemake;
+        } else if (*text == "make") {
+            format = gen::PlanFormat::Make;
+        } else if (*text != "json") {
+            return invalid_argument("--format must be json, snakemake or make, not '" + *text + "'");
+        }
+    }
+    gen::PlanOptions options;
+    TBF_TRY(memory, command.byte_size("memory"));
+    if (*memory) {
+        if (**memory == 0) return invalid_argument("bad --memory \"0\" (e.g. 4G, 4GiB, 512M, 1048576)");
+        options.memory_bytes = **memory;
+    }
+    TBF_TRY(threads, threads_option(command, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))));
+    options.threads = *threads;
+    std::optional<storage::Database> existing;
+    if (auto dir = command.optional("db")) {
+        storage::DatabaseOptions db_options;
+        db_options.block_cache_bytes = 0;
+        auto db = storage::Database::open(*dir, db_options);
+        if (!db.ok()) return db.status().with_context("--db " + *dir);
+        existing.emplace(std::move(*db));
+        options.existing = &*existing;
+    }
+    TBF_TRY(plan, gen::plan_tables(*variant, *tables, options));
+    std::cout << gen::render_plan(*plan, format);
+    std::cout.flush();
+    if (!std::cout) return io_error("cannot write the plan to stdout");
+    return {};
+}
+
+// A database created under a temporary name and renamed when it is one: a
+// merge killed while creating its target leaves no half-made directory that
+// a rerun would refuse as "not a tbforge database".
+Result<storage::Database> open_or_create_whole(const std::string& dir) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) {
+        const std::string staging = dir + ".creating";
+        std::filesystem::remove_all(staging, ec);
+        {
+            TBF_TRY(fresh, open_for_writing(staging, true));
+        }
+        std::filesystem::rename(staging, dir, ec);
+        if (ec) return io_error("cannot rename " + staging + " to " + dir + ": " + ec.message());
+    }
+    return open_for_writing(dir, false);
+}
+
+Status run_merge(const std::vector<std::string>& argv) {
+    cli::Command command(kMergeUsage);
+    command.value("db");
+    for (const char* name : {"quiet", "json"}) command.flag(name);
+    command.positionals();
+    TBF_TRY(parsed, command.parse(argv, std::cout));
+    if (!*parsed) return {};
+    TBF_TRY(dir, command.required("db"));
+    if (command.positional().empty()) return invalid_argument("no source databases given");
+    const bool json = command.flag_set("json");
+    const bool quiet = command.flag_set("quiet");
+    // A missing source is reported before the target is created.
+    for (const std::string& source : command.positional()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(source, ec)) {
+            return Status(StatusCode::NotFound, "source database " + source + " does not exist");
+        }
+    }
+    TBF_TRY(db, open_or_create_whole(*dir));
+    std::uint64_t copied = 0, skipped = 0, bytes = 0;
+    const auto start = std::chrono::steady_clock::now();
+    auto on_table = [&](const gen::MergedTable& t) {
+        (t.copied ? copied : skipped) += 1;
+        if (t.copied) bytes += t.stored_bytes;
+        if (json) {
+            char checksum[17];
+            std::snprintf(checksum, sizeof checksum, "%016llx", static_cast<unsigned long long>(t.values_checksum));
+            const Json line{{"table", t.name},       {"source", t.source}, {"copied", t.copied},
+                            {"checksum", checksum},  {"bytes", t.stored_bytes}};
+            std::cout << to_json_line(line) << std::endl;
+        }
+    };
+    TBF_TRY(merged, gen::merge_databases(*db, command.positional(), on_table));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (json) {
+        const Json summary{{"tables", merged->size()}, {"copied", copied}, {"skipped", skipped},
+                           {"bytes", bytes},            {"seconds", rounded_seconds(seconds)}};
+        std::cout << to_json_line(Json{{"summary", summary}}) << '\n';
+    } else if (!quiet) {
+        std::printf("%llu tables copied (%llu bytes), %llu already present, %.1f s\n",
+                    static_cast<unsigned long long>(copied), static_cast<unsigned long long>(bytes),
+                    static_cast<unsigned long long>(skipped), seconds);
     }
     return {};
 }
@@ -419,6 +576,10 @@ int run_cli(int argc, char** argv) {
         status = run_perft(args);
     } else if (command == "gen") {
         status = run_gen(args);
+    } else if (command == "plan") {
+        status = run_plan(args);
+    } else if (command == "merge") {
+        status = run_merge(args);
     } else if (command == "index") {
         status = run_index(args);
     } else if (command == "strategy") {

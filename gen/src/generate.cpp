@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <span>
 #include <unordered_map>
 
@@ -278,6 +279,44 @@ private:
     std::unordered_map<std::string, std::shared_ptr<const probe::Table>> tables_;
 };
 
+// Where a finished table is read from: the database being written, else
+// the first source that holds it.
+class TableHolders {
+public:
+    TableHolders(const probe::Tablebase& target, const GenerateOptions& options)
+        : target_(target), sources_(options.sources) {}
+
+    // The holder of `name` and the table's metadata; NotFound if none has it.
+    Result<std::pair<const probe::Tablebase*, storage::TableInfo>> find(const std::string& name) const {
+        auto info = target_.database().table_info(name);
+        if (info.ok()) return std::pair{&target_, std::move(*info)};
+        if (info.status().code() != StatusCode::NotFound) return info.status();
+        for (const auto& source : sources_) {
+            auto found = source->database().table_info(name);
+            if (found.ok()) return std::pair{source.get(), std::move(*found)};
+            if (found.status().code() != StatusCode::NotFound) {
+                return found.status().with_context(source->database().path());
+            }
+        }
+        return info.status();
+    }
+    // The holder, or NotFound, among the sources only.
+    Result<const probe::Tablebase*> find_in_sources(const std::string& name) const {
+        for (const auto& source : sources_) {
+            auto found = source->database().table_info(name);
+            if (found.ok()) return source.get();
+            if (found.status().code() != StatusCode::NotFound) {
+                return found.status().with_context(source->database().path());
+            }
+        }
+        return Status(StatusCode::NotFound, name);
+    }
+
+private:
+    const probe::Tablebase& target_;
+    const std::vector<std::shared_ptr<const probe::Tablebase>>& sources_;
+};
+
 std::uint64_t physical_memory() {
     const long pages = ::sysconf(_SC_PHYS_PAGES);
     const long page = ::sysconf(_SC_PAGE_SIZE);
@@ -301,17 +340,20 @@ std::optional<Status> larger_than_machine(const std::string& name, std::uint64_t
 
 template <Ruleset R>
 Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& material,
-                                                    const GenerateOptions& options, ResidentTables& resident) {
+                               const GenerateOptions& options, ResidentTables& resident,
+                               const TableHolders& holders) {
     const auto start = std::chrono::steady_clock::now();
     const std::string name = probe::table_name(R::kId, material);
     auto indexer = index::Indexer::create(R::kId, material);
     if (!indexer.ok()) return indexer.status();
     const auto subs = index::sub_tables(material, R::kId);
     std::uint64_t subtable_bytes = 0;
+    std::vector<const probe::Tablebase*> sub_holders;
     for (const auto& sub : subs) {
-        auto info = tb.database().table_info(probe::table_name(R::kId, sub));
-        if (!info.ok()) return database_failure("building", name, info.status());
-        subtable_bytes += 2 * info->spec.slot_count;
+        auto found = holders.find(probe::table_name(R::kId, sub));
+        if (!found.ok()) return database_failure("building", name, found.status());
+        sub_holders.push_back(found->first);
+        subtable_bytes += 2 * found->second.spec.slot_count;
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
@@ -323,8 +365,10 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         return invalid_argument(name + " needs an out-of-core build under the memory cap: give a work directory");
     }
     SubtableValues subtables;
-    for (const auto& sub : subs) {
-        auto table = plan.resident_subtables ? resident.get(tb, R::kId, sub) : tb.table(R::kId, sub);
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        const index::Material& sub = subs[k];
+        const probe::Tablebase& holder = *sub_holders[k];
+        auto table = plan.resident_subtables ? resident.get(holder, R::kId, sub) : holder.table(R::kId, sub);
         if (!table.ok()) return Status(table.status().code(), "building " + name + ": " + table.status().message());
         subtables.add(sub, *table);
     }
@@ -450,7 +494,25 @@ Result<std::vector<TableSummary>> generate(
         }
     }
     std::vector<TableSummary> summaries;
-    const std::vector<index::Material> order = index::dependency_order(variant, tables);
+    const TableHolders holders(tablebase, options);
+    std::vector<index::Material> order = index::dependency_order(variant, tables);
+    if (!options.sources.empty()) {
+        // A table found in a source is not expanded: the tables it converts
+        // into are needed only if another table to be built converts into them.
+        std::set<index::Material> needed;
+        std::vector<index::Material> stack;
+        for (const auto& m : tables) stack.push_back(index::canonical(m));
+        while (!stack.empty()) {
+            const index::Material m = stack.back();
+            stack.pop_back();
+            if (!needed.insert(m).second) continue;
+            auto in_source = holders.find_in_sources(probe::table_name(variant, m));
+            if (in_source.ok()) continue;
+            if (in_source.status().code() != StatusCode::NotFound) return in_source.status();
+            for (const auto& sub : index::sub_tables(m, variant)) stack.push_back(sub);
+        }
+        std::erase_if(order, [&](const index::Material& m) { return !needed.contains(m); });
+    }
     ResidentTables resident(variant, order);
     for (std::size_t k = 0; k < order.size(); resident.done(k), ++k) {
         const index::Material& material = order[k];
@@ -473,7 +535,22 @@ Result<std::vector<TableSummary>> generate(
         if (existing.status().code() != StatusCode::NotFound) {
             return database_failure("reading", name, existing.status());
         }
-        auto built = with_variant(variant, [&]<class R>() { return build_one<R>(tablebase, material, options, resident); });
+        if (!options.sources.empty()) {
+            auto found = holders.find(name);
+            if (found.ok()) {
+                TableSummary summary;
+                summary.name = name;
+                summary.source = found->first->database().path();
+                summary.stored_bytes = found->second.stored_bytes;
+                summaries.push_back(summary);
+                if (on_table) on_table(summary);
+                continue;
+            }
+            if (found.status().code() != StatusCode::NotFound) return database_failure("reading", name, found.status());
+        }
+        auto built = with_variant(variant, [&]<class R>() {
+            return build_one<R>(tablebase, material, options, resident, holders);
+        });
         if (!built.ok()) return built.status();
         summaries.push_back(std::move(*built));
         if (on_table) on_table(summaries.back());

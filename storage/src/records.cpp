@@ -379,6 +379,21 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
     w.bytes(payload);
 }
 
+void rekey_block(std::string_view key, std::string_view record, std::string& out) {
+    const std::string_view header = record.substr(0, 8);
+    const std::string_view payload = record.substr(kBlockHeaderBytes);
+    Xxh64 hash;
+    hash.update(key);
+    hash.update(header);
+    hash.update(payload);
+    out.clear();
+    out.reserve(record.size());
+    out.append(header);
+    ByteWriter w(out);
+    w.u64(hash.digest());
+    w.bytes(payload);
+}
+
 Status decode_block(std::string_view table_name, std::uint64_t block_no, std::string_view key,
                     std::string_view record, std::uint32_t width, std::uint32_t expected_slots,
                     std::uint8_t* out) {

@@ -67,6 +67,10 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
                   Compression compression, int lz4hc_level, std::string& scratch,
                   std::string& record);
 
+// The record `record` (stored under another key, already checked) as it is
+// stored under `key`: the same header and payload, the checksum recomputed.
+void rekey_block(std::string_view key, std::string_view record, std::string& out);
+
 // Checks and decodes a block record into `out` (expected_slots * width bytes).
 // Errors name the table and block.
 [[nodiscard]] Status decode_block(std::string_view table_name, std::uint64_t block_no,

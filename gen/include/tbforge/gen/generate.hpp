@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct GenerateOptions {
     // before every waiting bucket is applied to its chunk; 0: a third of the
     // work disk's free space when the table starts.
     std::uint64_t bucket_bytes = 0;
+    // Finished tables in other databases (`tbgen gen --tables-from`), opened
+    // read-only: a table complete in one of them is not built again and is
+    // read from there as a sub-table, and the tables it converts into are
+    // then not needed. Lets one job build one table into its own database
+    // (docs/generation.md, "Plans and per-table jobs").
+    std::vector<std::shared_ptr<const probe::Tablebase>> sources;
     // Called after each completed step of an out-of-core build; true stops
     // the run there with an error, as if it had been killed (tests).
     std::function<bool()> stop_after_step;
@@ -60,7 +67,8 @@ MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, s
 
 struct TableSummary {
     std::string name;
-    bool built = false;  // false: already complete in the database
+    bool built = false;  // false: already complete in the database or in a source
+    std::string source;  // not built and found in GenerateOptions::sources: that database's path
     std::uint64_t positions = 0;
     std::uint64_t stored_bytes = 0;
     double seconds = 0;
@@ -83,7 +91,8 @@ struct TableSummary {
 };
 
 // Builds `tables` and everything they convert into, in dependency order,
-// into the database behind `tablebase` (opened read-write). Returns per-table summaries, or the first
+// into the database behind `tablebase` (opened read-write), except what is
+// complete there or in a source. Returns per-table summaries, or the first
 // error: InvalidArgument for a request that cannot be built as given (a bad
 // table, no work directory under a memory cap), the database's or the work
 // files' code (IoError, Corruption, ...) otherwise. `on_table` (optional) is

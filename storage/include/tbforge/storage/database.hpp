@@ -68,6 +68,17 @@ public:
     [[nodiscard]] Result<TableWriter> create_table(const TableSpec& spec,
                                                    const TableWriteOptions& options = {});
     [[nodiscard]] Status delete_table(std::string_view name);
+    // Copies a published table of another database (`source`, from a
+    // read-only or read-write open) into this one under the same name, e.g.
+    // to merge tables built in separate databases. The stored block records
+    // are copied as they are: only their key, and with it their checksum,
+    // changes, so stored bytes, statistics and values checksum stay the same.
+    // Every block is checked and decoded on the way and the values checksum
+    // recomputed; the copy is published in one atomic step, as a writer's
+    // commit is (docs/storage-format.md section 9). Returns the new metadata.
+    // Errors: AlreadyExists (unless `replace`), ChecksumMismatch / Corruption
+    // (a damaged source: nothing is published), ReadOnly, IoError.
+    [[nodiscard]] Result<TableInfo> copy_table(const TableReader& source, bool replace = false);
 
     [[nodiscard]] Result<std::vector<StrategyInfo>> list_strategies() const;
     [[nodiscard]] Result<StrategyInfo> strategy_info(std::string_view name) const;
