@@ -447,7 +447,7 @@ void StreamCheck::plan_memory() {
         std::max<std::uint64_t>(waiting_bytes / sizeof(Waiting) / static_cast<std::uint64_t>(threads_),
                                 1024);
     // Per thread: the queues of one batch and a few move lists.
-    const std::uint64_t per_thread = std::uint64_t{4} << 20;
+    const std::uint64_t per_thread = std::uint64_t{1} << 20;
     const std::uint64_t fixed = window_slots_ * per_slot + waiting_bytes +
                                 per_thread * static_cast<std::uint64_t>(threads_);
     std::uint64_t blocks = budget > fixed ? budget - fixed : 0;
@@ -557,6 +557,7 @@ bool StreamCheck::load_window(std::uint64_t first, std::uint64_t last) {
 }
 
 void StreamCheck::run() {
+    const std::uint64_t blocks_read_before = in_.cache->blocks_read();
     threads_ = state_.threads();
     if (!set_up()) return;
     plan_memory();
@@ -580,8 +581,10 @@ void StreamCheck::run() {
         phase_c(first, end);
         if (state_.stopped()) break;
         hasher_.update(std::span<const std::uint8_t>(codes_.data(), (end - first) * width_));
+        ++state_.report().windows;
         first = end;
     }
+    state_.report().blocks_read = in_.cache->blocks_read() - blocks_read_before;
     for (auto& w : workers_) state_.merge(w->tally);
     if (!state_.stopped()) finish();
 }
@@ -842,6 +845,7 @@ void StreamCheck::phase_b() {
     // The blocks the waiting children need, each once, table by table.
     std::vector<BlockId> wanted;
     for (const auto& w : workers_) {
+        state_.report().waited += w->waiting.size();
         for (const Waiting& c : w->waiting) {
             TableValues* t = lanes_[c.lane].values;
             wanted.push_back({t, t->block_of(c.slot)});

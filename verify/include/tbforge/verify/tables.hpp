@@ -110,6 +110,12 @@ struct TableReport {
     std::optional<bool> checksum_ok;           // nothing when sampled
     std::string database_error;  // not empty: the check could not finish (missing or corrupt data)
     double seconds = 0;
+    // How a full check ran: windows of slots (1 when the table and its
+    // sub-tables were held whole), children that waited for their value
+    // block, and value blocks read.
+    std::uint64_t windows = 0;
+    std::uint64_t waited = 0;
+    std::uint64_t blocks_read = 0;
 
     [[nodiscard]] bool ok() const {
         return database_error.empty() && errors == 0 && metadata_errors.empty();
