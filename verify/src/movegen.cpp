@@ -6,6 +6,7 @@
 #include "movegen.hpp"
 
 #include <cstdlib>
+#include <iterator>
 
 namespace tbf::verify {
 namespace {
@@ -78,13 +79,13 @@ Move make_move(int from, int to, Piece promotion = Piece::None) {
 // b, d, f, h squares are always empty and are passed over.
 bool landable(const Ruleset& rules, int square) { return !rules.four_files || (square & 1) == 0; }
 
-// Pseudo-legal moves of the side to move, captures and quiet moves apart.
+// Pseudo-legal moves of the side to move, counting the captures.
 class Generator {
 public:
-    Generator(const Board& board, detail::MoveList& captures, detail::MoveList& quiet)
+    Generator(const Board& board, detail::MoveList& moves, std::size_t& captures)
         : board_(board),
+          moves_(moves),
           captures_(captures),
-          quiet_(quiet),
           rules_(ruleset(board.variant())),
           us_(board.side_to_move()) {}
 
@@ -109,9 +110,10 @@ private:
     void target(int from, int to) {
         const Unit target = board_.unit_on(to);
         if (target.empty()) {
-            quiet_.push(make_move(from, to));
+            moves_.push(make_move(from, to));
         } else if (target.color != us_) {
-            captures_.push(make_move(from, to));
+            moves_.push(make_move(from, to));
+            ++captures_;
         }
     }
 
@@ -130,24 +132,31 @@ private:
                 const int to = ray.squares[static_cast<std::size_t>(i)];
                 const Unit u = board_.unit_on(to);
                 if (u.empty()) {
-                    if (landable(rules_, to)) quiet_.push(make_move(from, to));
+                    if (landable(rules_, to)) moves_.push(make_move(from, to));
                     continue;
                 }
-                if (u.color != us_) captures_.push(make_move(from, to));
+                if (u.color != us_) {
+                    moves_.push(make_move(from, to));
+                    ++captures_;
+                }
                 break;
             }
         }
     }
 
-    void pawn_move(detail::MoveList& list, int from, int to) {
+    // Returns how many moves it added (promotions are one per piece).
+    std::size_t pawn_move(int from, int to) {
         const int last_rank = us_ == Color::White ? 7 : 0;
         if (rank_of(to) != last_rank) {
-            list.push(make_move(from, to));
-        } else if (rules_.promote_to_king) {
-            for (Piece p : kLosingPromotions) list.push(make_move(from, to, p));
-        } else {
-            for (Piece p : kChessPromotions) list.push(make_move(from, to, p));
+            moves_.push(make_move(from, to));
+            return 1;
         }
+        if (rules_.promote_to_king) {
+            for (Piece p : kLosingPromotions) moves_.push(make_move(from, to, p));
+            return std::size(kLosingPromotions);
+        }
+        for (Piece p : kChessPromotions) moves_.push(make_move(from, to, p));
+        return std::size(kChessPromotions);
     }
 
     void pawn(int from) {
@@ -156,9 +165,9 @@ private:
         // Pushes: one square, or two from the start rank over an empty square.
         const int one = from + forward;
         if (board_.unit_on(one).empty()) {
-            pawn_move(quiet_, from, one);
+            pawn_move(from, one);
             if (rank_of(from) == start_rank && board_.unit_on(one + forward).empty()) {
-                quiet_.push(make_move(from, one + forward));
+                moves_.push(make_move(from, one + forward));
             }
         }
         if (!rules_.pawns_capture) return;
@@ -168,16 +177,17 @@ private:
             const int to = one + side;
             const Unit target = board_.unit_on(to);
             if (!target.empty() && target.color != us_) {
-                pawn_move(captures_, from, to);
+                captures_ += pawn_move(from, to);
             } else if (target.empty() && rules_.en_passant && to == board_.ep_square()) {
-                captures_.push(make_move(from, to));
+                moves_.push(make_move(from, to));
+                ++captures_;
             }
         }
     }
 
     const Board& board_;
-    detail::MoveList& captures_;
-    detail::MoveList& quiet_;
+    detail::MoveList& moves_;
+    std::size_t& captures_;
     Ruleset rules_;
     Color us_;
 };
@@ -188,12 +198,16 @@ bool pseudo_legal(const Board& board, detail::MoveList& moves) {
     moves.clear();
     // A side without units has won: nobody moves any more.
     if (board.unit_count(Color::White) == 0 || board.unit_count(Color::Black) == 0) return false;
-    detail::MoveList quiet;
-    Generator(board, moves, quiet).run();
+    std::size_t captures = 0;
+    Generator(board, moves, captures).run();
     const Ruleset rules = ruleset(board.variant());
     // Under compulsory captures any capture leaves only the captures.
-    if (!rules.captures_compulsory || moves.empty()) {
-        for (const Move& m : quiet) moves.push(m);
+    if (rules.captures_compulsory && captures > 0 && captures < moves.size()) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < moves.size(); ++i) {
+            if (board.is_capture(moves[i])) moves[kept++] = moves[i];
+        }
+        moves.truncate(kept);
     }
     return rules.royal_king;
 }
@@ -257,13 +271,33 @@ void Board::put(int square, Unit u) {
 namespace detail {
 
 void BoardEditor::clear(Board& board, Variant variant, Color side) {
-    board = Board();
+    // Only the occupied squares need emptying: cheaper than a new board.
+    for (int c = 0; c < 2; ++c) {
+        for (int i = 0; i < board.counts_[static_cast<std::size_t>(c)]; ++i) {
+            board.cells_[static_cast<std::size_t>(
+                board.squares_[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)])] = Unit{};
+        }
+        board.counts_[static_cast<std::size_t>(c)] = 0;
+    }
     board.variant_ = variant;
     board.rules_ = ruleset(variant);
     board.side_ = side;
+    board.ep_ = kNoSquare;
+}
+
+bool BoardEditor::gives_en_passant(const Board& b, const Move& m) {
+    if (!b.rules_.en_passant || std::abs(m.to - m.from) != 16) return false;
+    const Unit mover = b.cells_[static_cast<std::size_t>(m.from)];
+    if (mover.piece != Piece::Pawn) return false;
+    const Unit enemy_pawn{Piece::Pawn, opposite(mover.color)};
+    const int file = file_of(m.to);
+    const auto to = static_cast<std::size_t>(m.to);
+    return (file > 0 && b.cells_[to - 1] == enemy_pawn) ||
+           (file < 7 && b.cells_[to + 1] == enemy_pawn);
 }
 
 Undo BoardEditor::make(Board& b, const Move& m) {
+    const bool en_passant_right = gives_en_passant(b, m);
     Undo undo;
     undo.ep = static_cast<std::int8_t>(b.ep_);
     const auto from = static_cast<std::size_t>(m.from);
@@ -298,14 +332,7 @@ Undo BoardEditor::make(Board& b, const Move& m) {
 
     // A double push sets the en-passant square only when an enemy pawn can
     // use it, so equal positions have equal boards and FENs.
-    if (mover.piece == Piece::Pawn && std::abs(m.to - m.from) == 16 && b.rules_.en_passant) {
-        const Unit enemy_pawn{Piece::Pawn, b.side_};
-        const int file = file_of(m.to);
-        if ((file > 0 && b.cells_[to - 1] == enemy_pawn) ||
-            (file < 7 && b.cells_[to + 1] == enemy_pawn)) {
-            b.ep_ = (m.from + m.to) / 2;
-        }
-    }
+    if (en_passant_right) b.ep_ = (m.from + m.to) / 2;
     return undo;
 }
 

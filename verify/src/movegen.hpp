@@ -74,6 +74,10 @@ public:
     // place() whose unit counts are already known to be possible.
     static bool is_position(const Board& board);
 
+    // Whether the move, a legal one, gives the opponent an en-passant right
+    // (make() records the square then): a double push beside an enemy pawn.
+    static bool gives_en_passant(const Board& board, const Move& m);
+
     // An empty board of `variant` with `side` to move, to be filled by place().
     static void clear(Board& board, Variant variant, Color side);
     static void place(Board& board, int square, Unit u) { board.put(square, u); }

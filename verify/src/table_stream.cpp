@@ -25,6 +25,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -157,8 +158,35 @@ struct Request {
     std::uint8_t flags;
 };
 
+// Bytes appended without being zeroed first (a std::vector would).
+class ByteQueue {
+public:
+    std::uint8_t* append(std::size_t n) {
+        if (size_ + n > capacity_) grow(size_ + n);
+        std::uint8_t* at = data_.get() + size_;
+        size_ += n;
+        return at;
+    }
+    void append(const std::uint8_t* bytes, std::size_t n) { std::memcpy(append(n), bytes, n); }
+    void clear() { size_ = 0; }
+    [[nodiscard]] const std::uint8_t* data() const { return data_.get(); }
+
+private:
+    void grow(std::size_t wanted) {
+        const std::size_t capacity = std::max<std::size_t>(wanted, 2 * capacity_ + 4096);
+        auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+        if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+        data_ = std::move(bigger);
+        capacity_ = capacity;
+    }
+
+    std::unique_ptr<std::uint8_t[]> data_;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
 struct LaneQueue {
-    std::vector<std::uint8_t> squares;
+    ByteQueue squares;
     std::vector<Request> requests;
     std::vector<std::uint64_t> indices;
 };
@@ -243,6 +271,9 @@ private:
                std::uint64_t parent_slot);
     void emit(Worker& w, std::uint16_t lane, std::uint32_t node, std::uint8_t flags,
               std::uint64_t parent_slot);
+    void emit_placed(Worker& w, std::uint16_t lane, std::uint32_t node, std::uint8_t flags,
+                     const std::uint8_t* squares, int mover, const Move& m, int captured,
+                     std::uint64_t parent_slot);
     void resolve_queues(Worker& w, std::uint64_t first_slot);
     void fold(Worker& w, std::uint32_t node, std::uint8_t flags, std::uint32_t key) {
         std::uint32_t& best = (flags & kEpNode) != 0 ? w.ep_nodes[node].best : acc_[node];
@@ -667,7 +698,9 @@ void StreamCheck::position(Worker& w, std::uint64_t slot, const std::uint8_t* sq
     if (sampled(slot)) w.samples.push_back(slot);
     // The position's own index must lead back to its slot (tbf_probe finds
     // its value there).
-    emit(w, 0, node, kSelf, slot);
+    LaneQueue& own = w.queues[0];
+    own.squares.append(squares, layout_.size());
+    own.requests.push_back({node, kSelf});
 
     generate_legal(board, w.moves);
     if (w.moves.empty()) {
@@ -679,21 +712,86 @@ void StreamCheck::position(Worker& w, std::uint64_t slot, const std::uint8_t* sq
         return;
     }
     acc_[node] = kOpen;
+    // Children are placed from the parent's placement: the moving unit on
+    // its target (promoted), the captured one left out. Only a double push
+    // that gives an en-passant right is made on the board (its child is
+    // valued from its own moves).
+    std::array<std::int8_t, 64> unit_at;
+    for (std::size_t k = 0; k < layout_.size(); ++k) unit_at[squares[k]] = static_cast<std::int8_t>(k);
     const MaterialKey key = lanes_[0].key;
-    // moves is not touched below: replies of en-passant children have their own list.
+    const int them_count = board.unit_count(opposite(board.side_to_move()));
+    const std::uint8_t child_black =
+        board.side_to_move() == Color::White ? kBlackStored : std::uint8_t{0};
     for (const Move& m : w.moves) {
-        const bool conversion = board.is_conversion(m);
-        const Undo undo = BoardEditor::make(board, m);
-        MaterialKey child_key = key;
-        if (undo.captured_square >= 0) child_key -= unit_key(undo.captured);
-        if (m.promotion != Piece::None) {
-            const int c = color_index(opposite(board.side_to_move()));
-            child_key += unit_key(c, type_index(m.promotion)) - unit_key(c, TBF_PAWN);
+        const int mover = unit_at[static_cast<std::size_t>(m.from)];
+        int captured = -1;
+        if (!board.unit_on(m.to).empty()) {
+            captured = unit_at[static_cast<std::size_t>(m.to)];
+        } else if (board.ep_square() != kNoSquare && board.is_capture(m)) {
+            // En passant (a slot has no right to it, but the rules allow it).
+            captured = unit_at[static_cast<std::size_t>(square_at(file_of(m.to), rank_of(m.from)))];
         }
-        child(w, node, conversion ? kConversion : 0, child_key, slot);
-        BoardEditor::unmake(board, m, undo);
+        const bool conversion = captured >= 0 || m.promotion != Piece::None;
+        if (captured >= 0 && them_count == 1) {
+            // The opponent's last unit: the opponent, to move, has won.
+            fold(w, node, 0, key_of(move_score({Wdl::Win, 0}, true)));
+            continue;
+        }
+        if (BoardEditor::gives_en_passant(board, m)) {
+            const Undo undo = BoardEditor::make(board, m);
+            child(w, node, 0, key, slot);
+            BoardEditor::unmake(board, m, undo);
+        } else if (!conversion) {
+            LaneQueue& q = w.queues[0];
+            std::uint8_t* out = q.squares.append(layout_.size());
+            std::memcpy(out, squares, layout_.size());
+            out[mover] = static_cast<std::uint8_t>(m.to);
+            q.requests.push_back({node, child_black});
+        } else {
+            MaterialKey child_key = key;
+            if (captured >= 0) child_key -= unit_key(layout_[static_cast<std::size_t>(captured)]);
+            if (m.promotion != Piece::None) {
+                const int c = color_index(board.side_to_move());
+                child_key += unit_key(c, type_index(m.promotion)) - unit_key(c, TBF_PAWN);
+            }
+            emit_placed(w, lane_of(child_key), node, kConversion, squares, mover, m, captured,
+                        slot);
+        }
         if (acc_[node] == kSkip || state_.stopped()) break;
     }
+}
+
+// A conversion's child into its lane's queue, placed from the parent's
+// placement.
+void StreamCheck::emit_placed(Worker& w, std::uint16_t lane_id, std::uint32_t node,
+                              std::uint8_t flags, const std::uint8_t* squares, int mover,
+                              const Move& m, int captured, std::uint64_t parent_slot) {
+    if (lane_id == kNoLane || lanes_[lane_id].missing) {
+        const Undo undo = BoardEditor::make(w.board, m);
+        emit(w, lane_id, node, flags, parent_slot);  // reports the missing table
+        BoardEditor::unmake(w.board, m, undo);
+        return;
+    }
+    const Lane& lane = lanes_[lane_id];
+    // The child's side to move is the opponent of the parent's.
+    const bool black = w.board.side_to_move() == Color::White;
+    if (black != lane.flipped) flags |= kBlackStored;
+    LaneQueue& q = w.queues[lane_id];
+    std::uint8_t* out = q.squares.append(static_cast<std::size_t>(lane.unit_count));
+    std::array<std::array<std::int8_t, 6>, 2> next = lane.first;
+    for (std::size_t k = 0; k < layout_.size(); ++k) {
+        const auto unit = static_cast<int>(k);
+        if (unit == captured) continue;
+        Unit u = layout_[k];
+        std::uint8_t square = squares[k];
+        if (unit == mover) {
+            square = static_cast<std::uint8_t>(m.to);
+            if (m.promotion != Piece::None) u.piece = m.promotion;
+        }
+        out[next[static_cast<std::size_t>(color_index(u.color))]
+                [static_cast<std::size_t>(type_index(u.piece))]++] = square;
+    }
+    q.requests.push_back({node, flags});
 }
 
 // One child of a position (the move made on w.board).
@@ -769,9 +867,7 @@ void StreamCheck::emit(Worker& w, std::uint16_t lane_id, std::uint32_t node, std
     const bool black = board.side_to_move() == Color::Black;
     if (black != lane.flipped) flags |= kBlackStored;
     LaneQueue& q = w.queues[lane_id];
-    const std::size_t at = q.squares.size();
-    q.squares.resize(at + static_cast<std::size_t>(lane.unit_count));
-    std::uint8_t* out = q.squares.data() + at;
+    std::uint8_t* out = q.squares.append(static_cast<std::size_t>(lane.unit_count));
     std::array<std::array<std::int8_t, 6>, 2> next = lane.first;
     for (int c = 0; c < 2; ++c) {
         const Color color = c == 0 ? Color::White : Color::Black;
@@ -798,6 +894,17 @@ void StreamCheck::resolve_queues(Worker& w, std::uint64_t first_slot) {
             return;
         }
         TableValues& values = *lane.values;
+        // Start fetching every child's value before the first is needed: the
+        // lookups are independent, so their cache misses overlap.
+        if (values.slots() > (std::uint64_t{1} << 20)) {
+            for (std::size_t j = 0; j < q.requests.size(); ++j) {
+                const std::uint64_t index = q.indices[j];
+                if (index >= lane.index_size) continue;
+                const std::uint64_t slot =
+                    ((q.requests[j].flags & kBlackStored) != 0 ? lane.index_size : 0) + index;
+                if (values.loaded(values.block_of(slot))) values.prefetch(slot);
+            }
+        }
         for (std::size_t j = 0; j < q.requests.size(); ++j) {
             const Request r = q.requests[j];
             const std::uint64_t index = q.indices[j];

@@ -47,6 +47,10 @@ public:
         return static_cast<std::uint32_t>(q[0]) | (static_cast<std::uint32_t>(q[1]) << 8) |
                (static_cast<std::uint32_t>(q[2]) << 16) | (static_cast<std::uint32_t>(q[3]) << 24);
     }
+    // Asks the CPU to fetch the value of `slot` (block loaded) ahead of use.
+    void prefetch(std::uint64_t slot) const {
+        __builtin_prefetch(entries_[slot >> shift_].data + (slot & mask_) * width_);
+    }
     // The raw little-endian bytes of slots [first, first + n), all in loaded blocks.
     void copy_bytes(std::uint64_t first, std::uint64_t n, std::uint8_t* out) const;
     // Marks a block as used in the current window (eviction goes by it).
