@@ -6,7 +6,6 @@
 #include "movegen.hpp"
 
 #include <cstdlib>
-#include <iterator>
 
 namespace tbf::verify {
 namespace {
@@ -79,13 +78,14 @@ Move make_move(int from, int to, Piece promotion = Piece::None) {
 // b, d, f, h squares are always empty and are passed over.
 bool landable(const Ruleset& rules, int square) { return !rules.four_files || (square & 1) == 0; }
 
-// Pseudo-legal moves of the side to move, counting the captures.
+// Pseudo-legal moves of the side to move: captures into one list, quiet
+// moves into the other.
 class Generator {
 public:
-    Generator(const Board& board, detail::MoveList& moves, std::size_t& captures)
+    Generator(const Board& board, detail::MoveList& captures, detail::MoveList& quiet)
         : board_(board),
-          moves_(moves),
           captures_(captures),
+          quiet_(quiet),
           rules_(ruleset(board.variant())),
           us_(board.side_to_move()) {}
 
@@ -110,10 +110,9 @@ private:
     void target(int from, int to) {
         const Unit target = board_.unit_on(to);
         if (target.empty()) {
-            moves_.push(make_move(from, to));
+            quiet_.push(make_move(from, to));
         } else if (target.color != us_) {
-            moves_.push(make_move(from, to));
-            ++captures_;
+            captures_.push(make_move(from, to));
         }
     }
 
@@ -132,31 +131,24 @@ private:
                 const int to = ray.squares[static_cast<std::size_t>(i)];
                 const Unit u = board_.unit_on(to);
                 if (u.empty()) {
-                    if (landable(rules_, to)) moves_.push(make_move(from, to));
+                    if (landable(rules_, to)) quiet_.push(make_move(from, to));
                     continue;
                 }
-                if (u.color != us_) {
-                    moves_.push(make_move(from, to));
-                    ++captures_;
-                }
+                if (u.color != us_) captures_.push(make_move(from, to));
                 break;
             }
         }
     }
 
-    // Returns how many moves it added (promotions are one per piece).
-    std::size_t pawn_move(int from, int to) {
+    void pawn_move(detail::MoveList& list, int from, int to) {
         const int last_rank = us_ == Color::White ? 7 : 0;
         if (rank_of(to) != last_rank) {
-            moves_.push(make_move(from, to));
-            return 1;
+            list.push(make_move(from, to));
+        } else if (rules_.promote_to_king) {
+            for (Piece p : kLosingPromotions) list.push(make_move(from, to, p));
+        } else {
+            for (Piece p : kChessPromotions) list.push(make_move(from, to, p));
         }
-        if (rules_.promote_to_king) {
-            for (Piece p : kLosingPromotions) moves_.push(make_move(from, to, p));
-            return std::size(kLosingPromotions);
-        }
-        for (Piece p : kChessPromotions) moves_.push(make_move(from, to, p));
-        return std::size(kChessPromotions);
     }
 
     void pawn(int from) {
@@ -165,9 +157,9 @@ private:
         // Pushes: one square, or two from the start rank over an empty square.
         const int one = from + forward;
         if (board_.unit_on(one).empty()) {
-            pawn_move(from, one);
+            pawn_move(quiet_, from, one);
             if (rank_of(from) == start_rank && board_.unit_on(one + forward).empty()) {
-                moves_.push(make_move(from, one + forward));
+                quiet_.push(make_move(from, one + forward));
             }
         }
         if (!rules_.pawns_capture) return;
@@ -177,17 +169,16 @@ private:
             const int to = one + side;
             const Unit target = board_.unit_on(to);
             if (!target.empty() && target.color != us_) {
-                captures_ += pawn_move(from, to);
+                pawn_move(captures_, from, to);
             } else if (target.empty() && rules_.en_passant && to == board_.ep_square()) {
-                moves_.push(make_move(from, to));
-                ++captures_;
+                captures_.push(make_move(from, to));
             }
         }
     }
 
     const Board& board_;
-    detail::MoveList& moves_;
-    std::size_t& captures_;
+    detail::MoveList& captures_;
+    detail::MoveList& quiet_;
     Ruleset rules_;
     Color us_;
 };
@@ -198,16 +189,12 @@ bool pseudo_legal(const Board& board, detail::MoveList& moves) {
     moves.clear();
     // A side without units has won: nobody moves any more.
     if (board.unit_count(Color::White) == 0 || board.unit_count(Color::Black) == 0) return false;
-    std::size_t captures = 0;
-    Generator(board, moves, captures).run();
+    detail::MoveList quiet;
+    Generator(board, moves, quiet).run();
     const Ruleset rules = ruleset(board.variant());
     // Under compulsory captures any capture leaves only the captures.
-    if (rules.captures_compulsory && captures > 0 && captures < moves.size()) {
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < moves.size(); ++i) {
-            if (board.is_capture(moves[i])) moves[kept++] = moves[i];
-        }
-        moves.truncate(kept);
+    if (!rules.captures_compulsory || moves.empty()) {
+        for (const Move& m : quiet) moves.push(m);
     }
     return rules.royal_king;
 }

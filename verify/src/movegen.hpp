@@ -4,6 +4,7 @@
 // instead of copying it per move. Board::legal_moves, Board::after and
 // Board::outcome go through the same code.
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstddef>
@@ -20,21 +21,36 @@ inline constexpr std::size_t kMaxMoves = 512;
 
 class MoveList {
 public:
+    MoveList() {}  // NOLINT: the moves stay unset until pushed
+    MoveList(const MoveList& other) : size_(other.size_) {
+        std::copy(other.begin(), other.end(), storage_.moves);
+    }
+    MoveList& operator=(const MoveList& other) {
+        size_ = other.size_;
+        std::copy(other.begin(), other.end(), storage_.moves);
+        return *this;
+    }
+
     void push(const Move& m) {
         assert(size_ < kMaxMoves);
-        moves_[size_++] = m;
+        storage_.moves[size_++] = m;
     }
     [[nodiscard]] std::size_t size() const { return size_; }
     [[nodiscard]] bool empty() const { return size_ == 0; }
     void clear() { size_ = 0; }
-    const Move& operator[](std::size_t i) const { return moves_[i]; }
-    Move& operator[](std::size_t i) { return moves_[i]; }
+    const Move& operator[](std::size_t i) const { return storage_.moves[i]; }
+    Move& operator[](std::size_t i) { return storage_.moves[i]; }
     void truncate(std::size_t n) { size_ = n; }
-    [[nodiscard]] const Move* begin() const { return moves_.data(); }
-    [[nodiscard]] const Move* end() const { return moves_.data() + size_; }
+    [[nodiscard]] const Move* begin() const { return storage_.moves; }
+    [[nodiscard]] const Move* end() const { return storage_.moves + size_; }
 
 private:
-    std::array<Move, kMaxMoves> moves_;
+    // Not value-initialised: a list is made per position (and per move in
+    // perft), and zeroing 1.5 KB each time would cost more than generating.
+    union Storage {
+        Storage() {}  // NOLINT
+        Move moves[kMaxMoves];
+    } storage_;
     std::size_t size_ = 0;
 };
 

@@ -158,11 +158,16 @@ struct Request {
     std::uint8_t flags;
 };
 
+// A placement is at most this many squares (index::kMaxUnits).
+constexpr std::size_t kPlacementBytes = 8;
+
 // Bytes appended without being zeroed first (a std::vector would).
 class ByteQueue {
 public:
+    // Room for `n` bytes, and kPlacementBytes - 1 more past them that a
+    // word-sized copy may touch.
     std::uint8_t* append(std::size_t n) {
-        if (size_ + n > capacity_) grow(size_ + n);
+        if (size_ + n + kPlacementBytes > capacity_) grow(size_ + n + kPlacementBytes);
         std::uint8_t* at = data_.get() + size_;
         size_ += n;
         return at;
@@ -363,6 +368,11 @@ bool StreamCheck::set_up() {
     std::size_t count = 0;
     if (tbf_table_layout(in_.db, info_.name, units, TBF_MAX_UNITS, &count) != TBF_OK) {
         state_.fail(tbf_last_error());
+        return false;
+    }
+    if (count == 0 || count > kPlacementBytes) {
+        state_.fail("table " + std::string(info_.name) + " has " + std::to_string(count) +
+                    " units, more than tbverify places");
         return false;
     }
     MaterialKey key = 0;
@@ -648,7 +658,7 @@ void StreamCheck::batch(Worker& w, std::uint64_t first_slot, std::uint64_t count
     const std::size_t units = layout_.size();
     const int side = first_slot >= index_size_ ? 1 : 0;
     const std::uint64_t first_index = first_slot - static_cast<std::uint64_t>(side) * index_size_;
-    w.decoded.resize(count * units);
+    w.decoded.resize(count * units + kPlacementBytes);  // room for word-sized copies
     if (tbf_table_decode(in_.db, info_.name, first_index, count, w.decoded.data()) != TBF_OK) {
         state_.fail(tbf_last_error());
         return;
@@ -699,7 +709,7 @@ void StreamCheck::position(Worker& w, std::uint64_t slot, const std::uint8_t* sq
     // The position's own index must lead back to its slot (tbf_probe finds
     // its value there).
     LaneQueue& own = w.queues[0];
-    own.squares.append(squares, layout_.size());
+    std::memcpy(own.squares.append(layout_.size()), squares, kPlacementBytes);
     own.requests.push_back({node, kSelf});
 
     generate_legal(board, w.moves);
@@ -744,7 +754,9 @@ void StreamCheck::position(Worker& w, std::uint64_t slot, const std::uint8_t* sq
         } else if (!conversion) {
             LaneQueue& q = w.queues[0];
             std::uint8_t* out = q.squares.append(layout_.size());
-            std::memcpy(out, squares, layout_.size());
+            // A whole word at once (the buffers have room): one move
+            // instead of a call for a few bytes.
+            std::memcpy(out, squares, kPlacementBytes);
             out[mover] = static_cast<std::uint8_t>(m.to);
             q.requests.push_back({node, child_black});
         } else {
