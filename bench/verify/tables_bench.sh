@@ -1,48 +1,126 @@
-#!/bin/sh
-# Positions verified per second by `tbverify tables`.
+#!/usr/bin/env bash
+# Whole-job benchmark of `tbverify tables` (not run in CI): positions per
+# second of a full check beside tbgen's rate for building the same tables,
+# for
+#   upto4   every antichess table with at most 4 units
+#   rbn     RBNvKN            rbp   RBPvKN
+#   kqr     KQRvKBN, built out-of-core and checked under --memory (4G)
+# Each job's tables are built first when missing (timed: that is tbgen's
+# rate), then checked by this build's tbverify and, when BEFORE names one,
+# by an older tbverify. The machine may be shared, so every line gives the
+# wall rate and the rate per CPU-second (user + system time of the process).
 #
-# Usage: bench/verify/tables_bench.sh [BUILD_DIR [THREADS [TABLE...]]]
-#   BUILD_DIR  a Release build (default: build)
-#   THREADS    verifier threads (default: 2)
-#   TABLE...   antichess tables to verify (default: three 4-unit tables:
-#              pieces 2 against 2 and 3 against 1, pawns with en passant)
-# Environment: TBF_BENCH_DB=DIR reuses a database (built if missing) instead
-# of a temporary one.
-#
-# tbgen builds the tables and their sub-tables first (not timed); then
-# tbverify checks only the named tables, and the script prints its summary
-# and the rate from it.
-set -eu
-
+# Usage: bench/verify/tables_bench.sh [BUILD_DIR [WORK_DIR]]
+# Environment:
+#   JOBS="upto4 rbn rbp kqr"  the jobs, in this order (default: all four)
+#   THREADS=2                 threads of tbgen and tbverify
+#   KQR_MEMORY=4G             --memory of the KQRvKBN build and check
+#   BEFORE=PATH               an older tbverify to compare with
+#   BOUND=SECONDS             stop each tbverify run after this long and take
+#                             the rate from its progress line (for checks too
+#                             long to finish); the line says "bounded"
+# The databases stay in WORK_DIR (default /tmp/tbforge-verify-bench): a rerun
+# builds nothing already there, and an interrupted out-of-core build resumes.
+set -euo pipefail
 build=${1:-build}
-threads=${2:-2}
-[ $# -gt 2 ] && shift 2 || set --
-[ $# -gt 0 ] || set -- KRvKN QRBvK KPvKP
-
+work=${2:-/tmp/tbforge-verify-bench}
+threads=${THREADS:-2}
+jobs=${JOBS:-upto4 rbn rbp kqr}
 tbgen=$build/gen/tbgen
 tbverify=$build/verify/tbverify
-for exe in "$tbgen" "$tbverify"; do
+tbprobe=$build/probe/tbprobe
+for exe in "$tbgen" "$tbverify" "$tbprobe"; do
     [ -x "$exe" ] || { echo "tables_bench: no $exe (build first)" >&2; exit 2; }
 done
+mkdir -p "$work"
+db=$work/db          # <=4 units, RBNvKN, RBPvKN and their sub-tables
+db6=$work/db-kqr     # KQRvKBN and its sub-tables
 
-if [ -n "${TBF_BENCH_DB:-}" ]; then
-    db=$TBF_BENCH_DB
-else
-    scratch=$(mktemp -d "${TMPDIR:-/tmp}/tbf-verify-bench-XXXXXX")
-    trap 'rm -rf "$scratch"' EXIT
-    db=$scratch/db
-fi
+# rate POSITIONS SECONDS CPU: "N positions/s, M per CPU-second"
+rate() {
+    awk -v p="$1" -v s="$2" -v c="$3" 'BEGIN {
+        printf "%12.0f positions/s  %10.0f per CPU-s", (s > 0 ? p / s : 0), (c > 0 ? p / c : 0) }'
+}
 
-"$tbgen" gen --variant antichess --db "$db" --quiet "$@"
+# gen LABEL DB ARGS...: builds the tables (if missing) and prints tbgen's rate.
+gen() {
+    local label=$1 target=$2; shift 2
+    /usr/bin/time -f "%e %U %S" -o "$work/time.txt" \
+        "$tbgen" gen --variant antichess --db "$target" --threads "$threads" --quiet --json "$@" \
+        > "$work/gen.json"
+    local summary positions seconds cpu
+    summary=$(grep -o '"summary":{[^}]*' "$work/gen.json")
+    positions=$(echo "$summary" | grep -o '"positions":[0-9]*' | cut -d: -f2)
+    seconds=$(echo "$summary" | grep -o '"seconds":[0-9.e+-]*' | cut -d: -f2)
+    cpu=$(awk '{print $2 + $3}' "$work/time.txt")
+    if [ "${positions:-0}" -gt 0 ]; then
+        printf '%-10s tbgen            %14d positions %9.1f s  %s\n' "$label" "$positions" \
+            "$seconds" "$(rate "$positions" "$seconds" "$cpu")"
+    else
+        printf '%-10s tbgen            already built (remove %s to time it)\n' "$label" "$target"
+    fi
+}
 
-names=""
-for t in "$@"; do names="$names antichess/$t"; done
-# shellcheck disable=SC2086  # one argument per table name
-out=$("$tbverify" tables --db "$db" --threads "$threads" --json $names)
-echo "$out"
-echo "$out" | awk -v threads="$threads" '
-    /"summary"/ {
-        match($0, /"positions":[0-9]+/); p = substr($0, RSTART + 12, RLENGTH - 12)
-        match($0, /"seconds":[0-9.]+/); s = substr($0, RSTART + 10, RLENGTH - 10)
-        printf "%d positions in %.1f s on %d threads: %.0f positions/s\n", p, s, threads, p / s
-    }'
+# check LABEL EXE DB ARGS...: one tbverify run, its rate.
+check() {
+    local label=$1 exe=$2 target=$3; shift 3
+    local positions seconds cpu note=""
+    if [ -n "${BOUND:-}" ]; then
+        # A terminal for the progress line, stopped after BOUND seconds.
+        /usr/bin/time -f "%e %U %S" -o "$work/time.txt" \
+            timeout -s INT "$BOUND" script -qfec "$exe tables --db $target --threads $threads $*" \
+            /dev/null > "$work/verify.txt" || true
+        positions=$(tr '\r' '\n' < "$work/verify.txt" | grep -o '[0-9]* positions' | tail -1 |
+                    cut -d' ' -f1)
+        seconds=$(awk '{print $1}' "$work/time.txt")
+        note=" (bounded)"
+    else
+        /usr/bin/time -f "%e %U %S" -o "$work/time.txt" \
+            "$exe" tables --db "$target" --threads "$threads" --json "$@" > "$work/verify.json" ||
+            { echo "tables_bench: $exe found errors in $label" >&2; tail -1 "$work/verify.json" >&2; }
+        positions=$(grep -o '"summary":{[^}]*' "$work/verify.json" | grep -o '"positions":[0-9]*' |
+                    cut -d: -f2)
+        seconds=$(awk '{print $1}' "$work/time.txt")
+    fi
+    cpu=$(awk '{print $2 + $3}' "$work/time.txt")
+    printf '%-10s %-16s %14d positions %9.1f s  %s%s\n' "$label" "$(basename "$exe")" \
+        "${positions:-0}" "$seconds" "$(rate "${positions:-0}" "$seconds" "$cpu")" "$note"
+}
+
+# verify LABEL DB ARGS...: this build's tbverify, then BEFORE's.
+verify() {
+    local label=$1 target=$2; shift 2
+    check "$label" "$tbverify" "$target" "$@"
+    if [ -n "${BEFORE:-}" ]; then check "$label" "$BEFORE" "$target" "$@"; fi
+}
+
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $threads threads"
+for job in $jobs; do
+    case $job in
+    upto4)
+        gen "<=4" "$db" --upto 4
+        # Only the tables of up to 4 units, whatever else the database holds.
+        names=$("$tbprobe" info --db "$db" --json | grep -o '"table":"[A-Za-z]*"' | cut -d'"' -f4 |
+                awk 'length($0) <= 5 { printf "antichess/%s ", $0 }')
+        # shellcheck disable=SC2086  # one argument per table
+        verify "<=4" "$db" $names ;;
+    rbn)
+        gen RBNvKN "$db" RBNvKN
+        verify RBNvKN "$db" antichess/RBNvKN ;;
+    rbp)
+        # RBPvKN also promotes into the other RB?vKN tables: built untimed first.
+        "$tbgen" gen --variant antichess --db "$db" --threads "$threads" --quiet \
+            RBQvKN RBRvKN RBBvKN RBKvKN > /dev/null
+        gen RBPvKN "$db" RBPvKN
+        verify RBPvKN "$db" antichess/RBPvKN ;;
+    kqr)
+        # The six 5-unit sub-tables (and theirs) untimed, in RAM; then the
+        # table itself out-of-core, resumable from "$work/ooc".
+        "$tbgen" gen --variant antichess --db "$db6" --threads "$threads" --quiet \
+            KQRvKB KQRvKN KQRvBN QRvKBN KRvKBN KQvKBN > /dev/null
+        gen KQRvKBN "$db6" --memory "${KQR_MEMORY:-4G}" --work "$work/ooc" KQRvKBN
+        verify KQRvKBN "$db6" --memory "${KQR_MEMORY:-4G}" antichess/KQRvKBN ;;
+    *)
+        echo "tables_bench: unknown job $job (upto4, rbn, rbp, kqr)" >&2; exit 2 ;;
+    esac
+done

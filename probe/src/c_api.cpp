@@ -82,6 +82,14 @@ tbf_status load_tables(tbf_db* db) {
     return TBF_OK;
 }
 
+// The table named "variant/material" (either colour orientation names it).
+tbf::probe::ProbeResult<std::shared_ptr<const tbf::probe::Table>> open_table(tbf_db* db,
+                                                                              const char* name) {
+    auto id = tbf::probe::parse_table_name(name);
+    if (!id.ok()) return id.status();
+    return db->tablebase.table(id->variant, id->material);
+}
+
 tbf_value to_c(tbf::probe::Value v) { return {static_cast<int>(v.wdl), v.dtc}; }
 
 void to_c(const tbf::Position& pos, tbf_position* out) {
@@ -355,6 +363,82 @@ tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_
         auto read = (*t)->read_codes(first, n, codes.data());
         if (!read.ok()) return fail(read.status());
         for (std::size_t i = 0; i < n; ++i) out[i] = to_c(tbf::probe::decode_value(codes[i]));
+        return ok();
+    });
+}
+
+tbf_status tbf_table_layout(tbf_db* db, const char* table, tbf_unit* units, size_t capacity,
+                            size_t* count) {
+    return guarded([&] {
+        if (!db || !table || !count || (!units && capacity)) {
+            return fail(TBF_ERR_BAD_INPUT, "null argument");
+        }
+        *count = 0;
+        auto t = open_table(db, table);
+        if (!t.ok()) return fail(t.status());
+        const tbf::index::Indexer& ix = (*t)->indexer();
+        *count = static_cast<size_t>(ix.unit_count());
+        if (*count > capacity) {
+            return fail(TBF_ERR_BUFFER, "room for " + std::to_string(capacity) + " units, " +
+                                            std::to_string(*count) + " needed");
+        }
+        for (int i = 0; i < ix.unit_count(); ++i) {
+            const tbf::Unit u = ix.unit(i);
+            units[i] = {TBF_NO_SQUARE, static_cast<uint8_t>(tbf::unit_type(u)),
+                        static_cast<uint8_t>(tbf::unit_color(u))};
+        }
+        return ok();
+    });
+}
+
+tbf_status tbf_table_decode(tbf_db* db, const char* table, uint64_t first, size_t n,
+                            uint8_t* squares) {
+    return guarded([&] {
+        if (!db || !table || (!squares && n)) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        auto t = open_table(db, table);
+        if (!t.ok()) return fail(t.status());
+        const tbf::index::Indexer& ix = (*t)->indexer();
+        if (first > ix.size() || n > ix.size() - first) {
+            return fail(TBF_ERR_BAD_INPUT, "index range out of range");
+        }
+        const auto units = static_cast<std::size_t>(ix.unit_count());
+        tbf::Square placement[tbf::index::kMaxUnits];
+        for (std::size_t k = 0; k < n; ++k) {
+            ix.decode(first + k, placement);
+            std::copy_n(placement, units, squares + k * units);
+        }
+        return ok();
+    });
+}
+
+tbf_status tbf_table_encode(tbf_db* db, const char* table, int color_flipped,
+                            const uint8_t* squares, size_t n, uint64_t* indices) {
+    return guarded([&] {
+        if (!db || !table || (n && (!squares || !indices))) {
+            return fail(TBF_ERR_BAD_INPUT, "null argument");
+        }
+        auto t = open_table(db, table);
+        if (!t.ok()) return fail(t.status());
+        const tbf::index::Indexer& ix = (*t)->indexer();
+        const auto units = static_cast<std::size_t>(ix.unit_count());
+        // As Tablebase::probe reads a colour-flipped position: mirrored ranks.
+        const int mirror = color_flipped ? 56 : 0;
+        tbf::Square placement[tbf::index::kMaxUnits];
+        for (std::size_t k = 0; k < n; ++k) {
+            const uint8_t* in = squares + k * units;
+            std::uint64_t seen = 0;
+            for (std::size_t i = 0; i < units; ++i) {
+                const std::uint64_t bit = std::uint64_t{1} << (in[i] & 63);
+                if (in[i] > 63 || (seen & bit)) {
+                    return fail(TBF_ERR_BAD_INPUT, "placement " + std::to_string(k) +
+                                                       ": square out of range or used twice");
+                }
+                seen |= bit;
+                placement[i] = static_cast<tbf::Square>(in[i] ^ mirror);
+            }
+            const tbf::index::Index idx = ix.encode(placement);
+            indices[k] = idx == tbf::index::kNoIndex ? TBF_NO_INDEX : idx;
+        }
         return ok();
     });
 }

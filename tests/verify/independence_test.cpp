@@ -3,13 +3,24 @@
 // (docs/ARCHITECTURE.md section 2). It links tbf::probe for the C API, which brings the
 // rules headers onto its include path, so this scan is the guard: of probe/
 // only the C header tbforge.h is allowed (the C++ headers expose rules types).
+//
+// The link closure is checked too, from the link map of the tbverify
+// executable (GNU ld -Map with --cref, written by verify/CMakeLists.txt):
+// nothing of gen/ or solve/ is linked, verify/'s own objects refer to no
+// symbol of rules/ or index/ and to nothing of probe/ but its C API, and the
+// rules/ objects the probe library pulls in are exactly the ones
+// docs/verify.md lists with the reason they cannot mislead the check.
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,6 +86,139 @@ std::vector<std::string> forbidden_uses(const fs::path& root) {
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
+// ---- The link closure -------------------------------------------------------
+
+// One symbol of the cross-reference table: the file defining it first, then
+// the files referring to it.
+struct CrossReference {
+    std::string symbol;
+    std::vector<std::string> files;
+};
+
+// The cross-reference table of a GNU ld map: a line per symbol (name, then
+// its defining file as the last word), then a line per referring file,
+// indented. Empty when the map has no such table.
+std::vector<CrossReference> cross_references(std::istream& map) {
+    std::vector<CrossReference> out;
+    std::string line;
+    while (std::getline(map, line) && line.rfind("Cross Reference Table", 0) != 0) {
+    }
+    bool header = true;
+    while (std::getline(map, line)) {
+        if (line.empty()) continue;
+        if (header) {  // "Symbol   File"
+            header = false;
+            continue;
+        }
+        const std::size_t last = line.find_last_of(' ');
+        const std::string file = last == std::string::npos ? line : line.substr(last + 1);
+        if (line[0] == ' ') {
+            if (!out.empty()) out.back().files.push_back(file);
+        } else {
+            const std::size_t end = line.find_last_not_of(' ', last);
+            out.push_back({line.substr(0, end == std::string::npos ? 0 : end + 1), {file}});
+        }
+    }
+    return out;
+}
+
+// The tbforge library a linked file belongs to ("rules" for
+// rules/libtbf_rules.a(fen.cpp.o), "verify" for tbverify's own main object),
+// or "" for system libraries.
+std::string library_of(const std::string& file) {
+    const std::size_t lib = file.find("libtbf_");
+    if (lib != std::string::npos && file.find(".a(", lib) != std::string::npos) {
+        return file.substr(lib + 7, file.find(".a(", lib) - lib - 7);
+    }
+    if (file.find("tbverify.dir") != std::string::npos) return "verify";
+    return "";
+}
+
+// The source file of an archive member: "fen.cpp" for rules/libtbf_rules.a(fen.cpp.o).
+std::string member_source(const std::string& file) {
+    const std::size_t open = file.find(".a(");
+    if (open == std::string::npos) return "";
+    std::string member = file.substr(open + 3, file.size() - open - 4);
+    if (member.ends_with(".o")) member.resize(member.size() - 2);
+    return member;
+}
+
+bool c_api_symbol(const std::string& symbol) {
+    return symbol.starts_with("tbf_") &&
+           symbol.find_first_of(":( ") == std::string::npos;
+}
+
+struct LinkFindings {
+    std::vector<std::string> problems;        // forbidden links, one line each
+    std::set<std::string> rules_sources;      // rules/src/*.cpp linked
+    std::set<std::string> c_api_used;         // tbf_* functions verify/ calls
+};
+
+LinkFindings check_links(const std::vector<CrossReference>& refs) {
+    LinkFindings found;
+    for (const CrossReference& r : refs) {
+        const std::string owner = library_of(r.files.front());
+        for (const std::string& file : r.files) {
+            const std::string lib = library_of(file);
+            if (lib == "gen" || lib == "solve") {
+                found.problems.push_back(file + " is linked (" + r.symbol + ")");
+            }
+        }
+        if (owner == "rules") found.rules_sources.insert(member_source(r.files.front()));
+        // Only tbforge's own functions and data belong to the library that
+        // defines them. Template instances of the standard library, and
+        // inline functions of shared headers, are defined by whichever object
+        // the linker met first; verify/'s objects come first in the link, so
+        // those it uses are its own copies (the include scan above keeps
+        // rules/ and gen/ headers out of them).
+        if (!r.symbol.starts_with("tbf")) continue;
+        for (std::size_t i = 1; i < r.files.size(); ++i) {
+            const std::string user = library_of(r.files[i]);
+            if (user != "verify") {
+                // rules/ and index/ are reached only from the probe and index
+                // libraries, never from base/ or storage/ either.
+                if ((owner == "rules" || owner == "index") && user != "probe" &&
+                    user != "index" && user != "rules") {
+                    found.problems.push_back(r.files[i] + " refers to " + owner + "/ (" +
+                                             r.symbol + ")");
+                }
+                continue;
+            }
+            if (owner == "rules" || owner == "index" || owner == "gen" || owner == "solve") {
+                found.problems.push_back(r.files[i] + " refers to " + owner + "/ (" + r.symbol +
+                                         ")");
+            } else if (owner == "probe") {
+                if (c_api_symbol(r.symbol)) {
+                    found.c_api_used.insert(r.symbol);
+                } else {
+                    found.problems.push_back(r.files[i] + " refers to probe/ beyond the C API (" +
+                                             r.symbol + ")");
+                }
+            }
+        }
+    }
+    return found;
+}
+
+// The rules/src/*.cpp files docs/verify.md lists under its heading "What of
+// rules/ the link reaches".
+std::set<std::string> documented_rules_sources() {
+    std::ifstream in(fs::path(TBF_SOURCE_DIR) / "docs" / "verify.md");
+    std::set<std::string> out;
+    std::string line;
+    bool inside = false;
+    while (std::getline(in, line)) {
+        if (line.starts_with("#")) inside = line.find("What of rules/ the link reaches") != std::string::npos;
+        if (!inside) continue;
+        for (std::size_t at = line.find("`rules/src/"); at != std::string::npos;
+             at = line.find("`rules/src/", at + 1)) {
+            const std::size_t end = line.find('`', at + 1);
+            out.insert(line.substr(at + 11, end - at - 11));
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("verify/ includes nothing from rules/ or gen/ and links neither") {
@@ -106,4 +250,64 @@ TEST_CASE("the dependency scan catches what it should") {
     CHECK(forbidden_uses(dir).size() == 5);
     CHECK(included_path("#include <tbforge/gen/retro.hpp>") == "tbforge/gen/retro.hpp");
     fs::remove_all(dir);
+}
+
+TEST_CASE("the link closure of tbverify reaches rules/ only through the probe library") {
+    std::ifstream map(TBF_TBVERIFY_MAP);
+    REQUIRE_MESSAGE(map, "no link map at ", TBF_TBVERIFY_MAP);
+    const std::vector<CrossReference> refs = cross_references(map);
+    REQUIRE_MESSAGE(refs.size() > 1000, "no cross-reference table in ", TBF_TBVERIFY_MAP);
+    const LinkFindings found = check_links(refs);
+    for (const std::string& p : found.problems) FAIL_CHECK("forbidden link: ", p);
+    CHECK(found.problems.empty());
+    // The map is the one of this verifier: it calls the index lookup of the C API.
+    for (const char* f : {"tbf_table_decode", "tbf_table_encode", "tbf_table_layout", "tbf_probe"}) {
+        CHECK_MESSAGE(found.c_api_used.count(f) == 1, f, " is not called from verify/");
+    }
+    // What of rules/ is linked is what docs/verify.md explains.
+    const std::set<std::string> documented = documented_rules_sources();
+    CHECK_FALSE(documented.empty());
+    for (const std::string& src : found.rules_sources) {
+        CHECK_MESSAGE(documented.count(src) == 1, "rules/src/", src,
+                      " is linked but not listed in docs/verify.md");
+    }
+    for (const std::string& src : documented) {
+        CHECK_MESSAGE(found.rules_sources.count(src) == 1, "docs/verify.md lists rules/src/", src,
+                      ", which is not linked");
+    }
+}
+
+TEST_CASE("the link check catches what it should") {
+    const std::string map =
+        "Memory map\n\nCross Reference Table\n\n"
+        "Symbol                                            File\n"
+        "tbf_probe                                         probe/libtbf_probe.a(c_api.cpp.o)\n"
+        "                                                  verify/libtbf_verify.a(tables.cpp.o)\n"
+        "tbf::parse_fen(std::basic_string_view<char, std::char_traits<char> >, tbf::VariantId) "
+        "rules/libtbf_rules.a(fen.cpp.o)\n"
+        "                                                  probe/libtbf_probe.a(c_api.cpp.o)\n";
+    std::istringstream clean(map);
+    const LinkFindings ok = check_links(cross_references(clean));
+    CHECK(ok.problems.empty());
+    CHECK(ok.rules_sources == std::set<std::string>{"fen.cpp"});
+    CHECK(ok.c_api_used == std::set<std::string>{"tbf_probe"});
+
+    const std::string bad =
+        map +
+        "                                                  verify/libtbf_verify.a(board.cpp.o)\n"
+        "tbf::probe::Tablebase::probe(tbf::VariantId, tbf::Position const&) const "
+        "probe/libtbf_probe.a(tablebase.cpp.o)\n"
+        "                                                  verify/libtbf_verify.a(tables.cpp.o)\n"
+        "tbf::gen::generate()                              gen/libtbf_gen.a(generate.cpp.o)\n"
+        "tbf::index::Indexer::encode(unsigned char const*) const "
+        "index/libtbf_index.a(indexer.cpp.o)\n"
+        "                                                  storage/libtbf_storage.a(table.cpp.o)\n"
+        "                                                  CMakeFiles/tbverify.dir/tbverify_main.cpp.o\n";
+    std::istringstream broken(bad);
+    const LinkFindings found = check_links(cross_references(broken));
+    // verify/ calling the rules FEN parser, the C++ probe API, a gen/ object
+    // linked, storage/ and tbverify's main reaching the index.
+    CHECK(found.problems.size() == 5);
+    CHECK(library_of("CMakeFiles/tbverify.dir/tbverify_main.cpp.o") == "verify");
+    CHECK(member_source("rules/libtbf_rules.a(bitboard.cpp.o)") == "bitboard.cpp");
 }

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "tbforge/storage/database.hpp"
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/cli.hpp"
+#include "tbforge/verify/tables.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -141,13 +143,15 @@ public:
     }
     // The position of a storage slot, or nothing for a hole.
     std::optional<tbf_position> position(const std::string& table, std::uint64_t slot) {
-        const tbf_table_info t = info(table);
+        return position(info(table), slot);
+    }
+    std::optional<tbf_position> position(const tbf_table_info& t, std::uint64_t slot) {
         const int side = slot >= t.index_size ? 1 : 0;
         tbf_position pos{};
         const tbf_status s = tbf_table_position(
-            db_, table.c_str(), slot - static_cast<std::uint64_t>(side) * t.index_size, side, &pos);
+            db_, t.name, slot - static_cast<std::uint64_t>(side) * t.index_size, side, &pos);
         if (s == TBF_ERR_NOT_A_POSITION) return std::nullopt;
-        REQUIRE(s == TBF_OK);
+        if (s != TBF_OK) FAIL("tbf_table_position: ", tbf_last_error());
         return pos;
     }
 
@@ -288,6 +292,64 @@ std::string reseal(std::string record) {
     const std::uint64_t h = tbf::xxh64(record);
     for (int i = 0; i < 8; ++i) record.push_back(static_cast<char>(h >> (8 * i)));
     return record;
+}
+
+// Every table of the database written again with blocks of `slots` slots
+// (same values), so that a small --memory holds only a few of them.
+void rewrite_with_blocks(const std::string& path, std::uint32_t slots) {
+    std::vector<std::string> names;
+    {
+        auto db = storage::Database::open(path);
+        REQUIRE(db.ok());
+        auto tables = db->list_tables();
+        REQUIRE(tables.ok());
+        for (const storage::TableInfo& t : *tables) names.push_back(t.spec.name);
+    }
+    for (const std::string& name : names) {
+        TableCopy copy = read_table(path, name);
+        copy.info.slots_per_block = slots;
+        write_table(path, copy);
+    }
+}
+
+// The kinds of position a planted error must be found in.
+enum class Kind { Quiet, Capture, Promotion, EnPassantChild, Terminal, Count };
+
+constexpr const char* kKindNames[] = {"quiet", "capture", "promotion", "en passant child",
+                                      "stalemate or mate"};
+
+// The kind of a position by the verifier's own moves: terminal, a move that
+// gives the opponent an en-passant right, a promotion, only captures, or
+// only quiet moves.
+std::optional<Kind> kind_of(const tbf::verify::Board& board) {
+    const std::vector<tbf::verify::Move> moves = board.legal_moves();
+    if (moves.empty()) return Kind::Terminal;
+    bool capture = false;
+    bool quiet = false;
+    for (const tbf::verify::Move& m : moves) {
+        if (board.after(m).ep_square() != tbf::verify::kNoSquare) return Kind::EnPassantChild;
+    }
+    for (const tbf::verify::Move& m : moves) {
+        if (m.promotion != tbf::verify::Piece::None) return Kind::Promotion;
+        (board.is_capture(m) ? capture : quiet) = true;
+    }
+    if (capture && !quiet) return Kind::Capture;
+    if (quiet && !capture) return Kind::Quiet;
+    return std::nullopt;
+}
+
+// A value that differs from the stored code: draws become wins in 0, the
+// others one ply longer.
+std::uint32_t wrong_code(std::uint32_t code) { return code == 0 ? 1 : code + 2; }
+
+// The slots listed in a --json table line's first_errors.
+std::vector<std::uint64_t> listed_slots(const std::string& line) {
+    std::vector<std::uint64_t> slots;
+    for (std::size_t at = line.find("{\"slot\":"); at != std::string::npos;
+         at = line.find("{\"slot\":", at + 1)) {
+        slots.push_back(std::stoull(line.substr(at + 8)));
+    }
+    return slots;
 }
 
 // A small antichess database: KRvK and the sub-tables it needs.
@@ -703,4 +765,148 @@ TEST_CASE("tbverify tables: usage and database errors") {
     CHECK(flipped.code == tbf::verify::kExitOk);
     CHECK(flipped.out.starts_with("antichess/KRvK: 62664 positions, 0 errors, checksum ok"));
     CHECK(contains(flipped.out, "\n1 table, 62664 positions, 0 errors ("));
+}
+
+// Wrong values planted in every kind of position, and next to the edges of
+// the batches, windows and blocks the check walks in, are all found: with
+// everything in memory, and under a --memory that holds only a few blocks
+// (windows of 512 slots, children waiting for their blocks).
+TEST_CASE("planted errors in every kind of position are found, in memory and a window at a time") {
+    struct Case {
+        const char* variant;
+        const char* table;
+        std::vector<Kind> kinds;
+    };
+    const std::vector<Case> cases = {
+        {"antichess", "KPvP",
+         {Kind::Quiet, Kind::Capture, Kind::Promotion, Kind::EnPassantChild, Kind::Terminal}},
+        {"antichess-fics", "KPvP",
+         {Kind::Quiet, Kind::Capture, Kind::Promotion, Kind::EnPassantChild, Kind::Terminal}},
+        {"antichess-joint", "KPvP",
+         {Kind::Quiet, Kind::Capture, Kind::Promotion, Kind::EnPassantChild, Kind::Terminal}},
+        {"fourfile", "KPvKP", {Kind::Quiet, Kind::Capture, Kind::Promotion, Kind::Terminal}},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.variant);
+        ScratchDir dir;
+        const std::string path = dir.sub("db");
+        tbgen(path, c.variant, {c.table});
+        const std::string name = std::string(c.variant) + "/" + c.table;
+        const auto variant = tbf::verify::variant_from_name(c.variant);
+        REQUIRE(variant);
+        TableCopy copy = read_table(path, name);
+        const std::uint64_t slots = copy.values.size();
+        const std::uint64_t half = slots / 2;
+
+        std::vector<std::uint64_t> planted;
+        {
+            CApi api(path);
+            const tbf_table_info info = api.info(name);
+            const auto board_at = [&](std::uint64_t slot) -> std::optional<tbf::verify::Board> {
+                const auto pos = api.position(info, slot);
+                if (!pos) return std::nullopt;
+                auto b = tbf::verify::parse_fen(*variant, fen_of(*pos, *variant));
+                if (!b) FAIL("slot ", slot, ": ", b.status().message());
+                return *b;
+            };
+            // The lowest slot of each kind.
+            std::array<std::optional<std::uint64_t>, static_cast<std::size_t>(Kind::Count)> first;
+            for (std::uint64_t slot = 0; slot < slots; ++slot) {
+                const auto board = board_at(slot);
+                if (!board) continue;
+                const auto kind = kind_of(*board);
+                if (kind && !first[static_cast<std::size_t>(*kind)]) {
+                    first[static_cast<std::size_t>(*kind)] = slot;
+                }
+            }
+            for (Kind k : c.kinds) {
+                INFO("no ", kKindNames[static_cast<int>(k)], " position in ", name);
+                REQUIRE(first[static_cast<std::size_t>(k)]);
+                planted.push_back(*first[static_cast<std::size_t>(k)]);
+            }
+            // The valid slots nearest to the edges of batches and windows
+            // (multiples of 512), blocks (1024) and the two sides.
+            std::vector<std::uint64_t> edges = {half - 1, half, slots - 1};
+            for (std::uint64_t e = 512; e < slots; e += 512 * 37) {
+                edges.push_back(e - 1);
+                edges.push_back(e);
+            }
+            for (std::uint64_t e = half + 1024; e < slots; e += 1024 * 29) {
+                edges.push_back(e - 1);
+                edges.push_back(e);
+            }
+            for (std::uint64_t e : edges) {
+                std::uint64_t slot = e;
+                while (slot < slots && !board_at(slot)) ++slot;
+                if (slot < slots) planted.push_back(slot);
+            }
+        }
+        std::sort(planted.begin(), planted.end());
+        planted.erase(std::unique(planted.begin(), planted.end()), planted.end());
+        for (std::uint64_t slot : planted) copy.values[slot] = wrong_code(copy.values[slot]);
+        write_table(path, copy);
+
+        const auto check = [&](const std::vector<std::string>& extra) {
+            std::vector<std::string> args = {"tables", "--db", path, name, "--json",
+                                             "--max-errors", "1000000"};
+            args.insert(args.end(), extra.begin(), extra.end());
+            const Run r = tbverify(args);
+            INFO(r.err);
+            CHECK(r.code == tbf::verify::kExitVerificationFailed);
+            const std::string line = table_line(r.out, name);
+            const std::vector<std::uint64_t> found = listed_slots(line);
+            for (std::uint64_t slot : planted) {
+                if (std::find(found.begin(), found.end(), slot) == found.end()) {
+                    FAIL_CHECK("the wrong value planted in slot ", slot, " was not found");
+                }
+            }
+            CHECK(number(line, "errors") >= planted.size());
+            CHECK(number(line, "errors") == found.size());
+            // The planted values still carry a valid checksum.
+            CHECK(contains(line, "\"checksum_ok\":true"));
+            return found;
+        };
+        const std::vector<std::uint64_t> in_memory = check({});
+        rewrite_with_blocks(path, storage::kMinSlotsPerBlock);
+        const std::vector<std::uint64_t> windowed = check({"--memory", "64K", "--threads", "2"});
+        // The same positions are wrong whichever way the table is walked.
+        CHECK(windowed == in_memory);
+    }
+}
+
+TEST_CASE("--memory: a table far larger than the bound is checked a window at a time") {
+    SmallDb db;
+    rewrite_with_blocks(db.path, storage::kMinSlotsPerBlock);
+    const Run r = tbverify({"tables", "--db", db.path, kKRvK, "--memory", "64K", "--json"});
+    INFO(r.err);
+    CHECK(r.code == tbf::verify::kExitOk);
+    const std::string line = table_line(r.out, kKRvK);
+    CHECK(number(line, "positions") == 62664);
+    CHECK(contains(line, "\"checksum_ok\":true"));
+    CHECK(contains(line, "\"positions_per_second\":"));
+    CHECK(contains(r.out, "\"summary\":{\"tables\":1,\"positions\":62664,"));
+
+    // It did run a window at a time, children waiting for their blocks.
+    auto opened = tbf::verify::TableDatabase::open(db.path);
+    REQUIRE(opened.ok());
+    tbf::verify::TableCheckOptions options;
+    options.memory_bytes = 64 << 10;
+    const tbf::verify::TableReport windowed = opened->check(kKRvK, options);
+    CHECK(windowed.ok());
+    CHECK(windowed.positions == 62664);
+    CHECK(windowed.windows > 10);
+    CHECK(windowed.waited > 0);
+    CHECK(windowed.blocks_read > windowed.slots / storage::kMinSlotsPerBlock);
+    // Without a bound the table and its sub-tables are held whole.
+    const tbf::verify::TableReport whole = opened->check(kKRvK, {});
+    CHECK(whole.ok());
+    CHECK(whole.waited == 0);
+    CHECK(whole.windows == 2);  // one per side to move
+
+    const Run bad = tbverify({"tables", "--db", db.path, "--memory", "12Q"});
+    CHECK(bad.code == tbf::verify::kExitUsage);
+    CHECK(contains(bad.err, "bad --memory \"12Q\""));
+    const Run tiny = tbverify({"tables", "--db", db.path, "--memory", "1K"});
+    CHECK(tiny.code == tbf::verify::kExitUsage);
+    CHECK(contains(tiny.err, "at least 64K"));
 }

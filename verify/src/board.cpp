@@ -115,20 +115,29 @@ Result<Board> make_board(Variant variant, const std::array<Unit, 64>& units, Col
     const Ruleset rules = ruleset(variant);
     Board board;
     board.variant_ = variant;
+    board.rules_ = rules;
     board.side_ = side_to_move;
-    board.cells_ = units;
-    // One representation of an empty square, so that equal positions compare equal.
-    for (Unit& u : board.cells_) {
-        if (u.empty()) u = Unit{};
+
+    std::array<int, 2> counts{};
+    for (const Unit& u : units) {
+        if (!u.empty()) ++counts[static_cast<std::size_t>(color_index(u.color))];
+    }
+    // Checked before the unit lists (16 a side) are filled.
+    for (Color c : {Color::White, Color::Black}) {
+        if (counts[static_cast<std::size_t>(color_index(c))] > kMaxUnitsPerSide) {
+            return invalid_argument(std::string(color_name(c)) + " has " +
+                                    std::to_string(counts[static_cast<std::size_t>(color_index(c))]) +
+                                    " units (at most 16)");
+        }
     }
 
     std::array<int, 2> kings{};
     std::array<int, 2> king_square{kNoSquare, kNoSquare};
     for (int sq = 0; sq < 64; ++sq) {
-        const Unit u = board.cells_[static_cast<std::size_t>(sq)];
+        const Unit u = units[static_cast<std::size_t>(sq)];
         if (u.empty()) continue;
         const int c = color_index(u.color);
-        ++board.counts_[static_cast<std::size_t>(c)];
+        board.put(sq, u);
         if (u.piece == Piece::Pawn && (rank_of(sq) == 0 || rank_of(sq) == 7)) {
             return invalid_argument("pawn on " + square_name(sq) +
                                     " (pawns cannot stand on rank 1 or 8)");
@@ -140,12 +149,6 @@ Result<Board> make_board(Variant variant, const std::array<Unit, 64>& units, Col
         if (u.piece == Piece::King) {
             ++kings[static_cast<std::size_t>(c)];
             king_square[static_cast<std::size_t>(c)] = sq;
-        }
-    }
-    for (Color c : {Color::White, Color::Black}) {
-        if (board.unit_count(c) > kMaxUnitsPerSide) {
-            return invalid_argument(std::string(color_name(c)) + " has " +
-                                    std::to_string(board.unit_count(c)) + " units (at most 16)");
         }
     }
     if (board.unit_count(Color::White) + board.unit_count(Color::Black) == 0) {
@@ -213,33 +216,7 @@ bool Board::is_conversion(const Move& m) const {
 
 Board Board::after(const Move& m) const {
     Board next = *this;
-    const Unit mover = unit_on(m.from);
-    const auto them = static_cast<std::size_t>(color_index(opposite(side_)));
-
-    if (!unit_on(m.to).empty()) {
-        --next.counts_[them];
-    } else if (mover.piece == Piece::Pawn && m.to == ep_ && file_of(m.from) != file_of(m.to)) {
-        // En passant: the captured pawn stands beside the mover, not on the target.
-        next.cells_[static_cast<std::size_t>(square_at(file_of(m.to), rank_of(m.from)))] = Unit{};
-        --next.counts_[them];
-    }
-    next.cells_[static_cast<std::size_t>(m.to)] =
-        m.promotion == Piece::None ? mover : Unit{m.promotion, mover.color};
-    next.cells_[static_cast<std::size_t>(m.from)] = Unit{};
-    next.side_ = opposite(side_);
-    next.ep_ = kNoSquare;
-
-    // A double push sets the en-passant square only when an enemy pawn can
-    // use it, so equal positions have equal boards and FENs.
-    if (mover.piece == Piece::Pawn && std::abs(rank_of(m.to) - rank_of(m.from)) == 2 &&
-        ruleset(variant_).en_passant) {
-        for (int side : {-1, 1}) {
-            if (has_unit(next.cells_, file_of(m.to) + side, rank_of(m.to),
-                         Unit{Piece::Pawn, next.side_})) {
-                next.ep_ = (m.from + m.to) / 2;
-            }
-        }
-    }
+    detail::BoardEditor::make(next, m);
     return next;
 }
 

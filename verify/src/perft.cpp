@@ -1,4 +1,5 @@
-// Perft: plain recursion over copied boards; root moves in parallel.
+// Perft: recursion making and unmaking moves on one board; root moves in
+// parallel, each on its own copy.
 
 #include "tbforge/verify/perft.hpp"
 
@@ -7,16 +8,28 @@
 #include "movegen.hpp"
 
 namespace tbf::verify {
+namespace {
 
-std::uint64_t perft(const Board& board, int depth) {
-    if (depth <= 0) return 1;
+std::uint64_t perft_in_place(Board& board, int depth) {
     detail::MoveList moves;
     detail::generate_legal(board, moves);
     // At the last ply the legal moves are the leaves: no need to make them.
     if (depth == 1) return moves.size();
     std::uint64_t nodes = 0;
-    for (const Move& m : moves) nodes += perft(board.after(m), depth - 1);
+    for (const Move& m : moves) {
+        const detail::Undo undo = detail::BoardEditor::make(board, m);
+        nodes += perft_in_place(board, depth - 1);
+        detail::BoardEditor::unmake(board, m, undo);
+    }
     return nodes;
+}
+
+}  // namespace
+
+std::uint64_t perft(const Board& board, int depth) {
+    if (depth <= 0) return 1;
+    Board scratch = board;
+    return perft_in_place(scratch, depth);
 }
 
 std::vector<DivideEntry> perft_divide(const Board& board, int depth) {

@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::string_view kTablesUsage =
     "Usage: tbverify tables --db DIR [--variant V] [TABLE...] [--threads N] [--json]\n"
-    "                       [--sample N [--seed S]] [--max-errors N]\n"
+    "                       [--memory SIZE] [--sample N [--seed S]] [--max-errors N]\n"
     "\n"
     "Re-derives every stored value of each table with tbverify's own move\n"
     "generator: a position's value must equal the minimax of its moves\n"
@@ -32,6 +32,9 @@ constexpr std::string_view kTablesUsage =
     "  TABLE...        tables to check, e.g. antichess/KQvR, or KQvR with --variant\n"
     "                  (either colour orientation); default: every table\n"
     "  --threads N     worker threads (default: all cores)\n"
+    "  --memory SIZE   bound on the memory holding values (e.g. 4G, 512M; default:\n"
+    "                  half of physical memory); a larger table is checked a\n"
+    "                  window at a time\n"
     "  --sample N      check N positions per table drawn uniformly at random\n"
     "                  instead of all (the checksum and statistics are not checked)\n"
     "  --seed S        seed of the random sample (default 1)\n"
@@ -51,6 +54,12 @@ bool is_material(std::string_view s) {
         }
     }
     return true;
+}
+
+// Rounded to whole positions: a rate, not a count.
+std::uint64_t positions_per_second(std::uint64_t positions, double seconds) {
+    return seconds > 0 ? static_cast<std::uint64_t>(static_cast<double>(positions) / seconds + 0.5)
+                       : 0;
 }
 
 Json json_value(const std::optional<DtcValue>& v) {
@@ -73,6 +82,7 @@ void print_json(std::ostream& out, const TableReport& r) {
     line["metadata_errors"] = r.metadata_errors;
     if (!r.database_error.empty()) line["database_error"] = r.database_error;
     line["seconds"] = rounded_seconds(r.seconds);
+    line["positions_per_second"] = positions_per_second(r.positions, r.seconds);
     line["ok"] = r.ok();
     out << to_json_line(line) << '\n';
 }
@@ -89,7 +99,11 @@ void print_text(std::ostream& out, const TableReport& r) {
         << (r.errors == 1 ? " error, " : " errors, ")
         << (r.checksum_ok ? (*r.checksum_ok ? "checksum ok" : "CHECKSUM MISMATCH")
                           : "checksum not checked")
-        << " (" << seconds << " s)\n";
+        << " (" << seconds << " s, " << positions_per_second(r.positions, r.seconds)
+        << " positions/s";
+    // A table checked a window at a time under --memory says so.
+    if (r.windows > 2) out << ", " << r.windows << " windows, " << r.blocks_read << " blocks read";
+    out << ")\n";
     for (const PositionError& e : r.first_errors) {
         out << "  error: " << (e.fen.empty() ? "slot " + std::to_string(e.slot) : e.fen) << ": "
             << e.message << '\n';
@@ -104,7 +118,7 @@ void print_text(std::ostream& out, const TableReport& r) {
 
 Status run_tables(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     cli::Command options{std::string(kTablesUsage)};
-    for (const char* name : {"db", "variant", "threads", "sample", "seed", "max-errors"}) {
+    for (const char* name : {"db", "variant", "threads", "memory", "sample", "seed", "max-errors"}) {
         options.value(name);
     }
     options.flag("json");
@@ -136,6 +150,15 @@ Status run_tables(const std::vector<std::string>& args, std::ostream& out, std::
                      number("seed", 0, ~std::uint64_t{0}, check.seed),
                      number("max-errors", 0, 1000000, check.max_listed_errors)}) {
         if (!s.ok()) return s;
+    }
+    auto memory = options.byte_size("memory");
+    if (!memory.ok()) return memory.status();
+    if (*memory) {
+        if (**memory < (std::uint64_t{1} << 16)) {
+            return invalid_argument("bad --memory \"" + options.get("memory") +
+                                    "\" (at least 64K)");
+        }
+        check.memory_bytes = **memory;
     }
     if (options.has("seed") && !options.has("sample")) {
         return invalid_argument("tables: --seed needs --sample");
@@ -200,15 +223,27 @@ Status run_tables(const std::vector<std::string>& args, std::ostream& out, std::
 
     const bool json = options.flag_set("json");
     const bool progress = &err == &std::cerr && isatty(STDERR_FILENO) != 0;
+    // The current table's start, for its rate and time left.
+    auto table_start = std::chrono::steady_clock::now();
     if (progress) {
-        check.progress = [&err](const TableCheckProgress& p) {
-            char line[160];
-            std::snprintf(line, sizeof line, "\r%.*s  %5.1f%%  %llu positions\033[K",
-                          static_cast<int>(p.table.size()), p.table.data(),
-                          p.total
-                              ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total)
-                              : 100.0,
-                          static_cast<unsigned long long>(p.positions));
+        check.progress = [&err, &table_start](const TableCheckProgress& p) {
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start)
+                    .count();
+            const double rate = seconds > 0 ? static_cast<double>(p.positions) / seconds : 0.0;
+            const double share =
+                p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
+            char eta[32] = "-";
+            if (share > 0 && share < 1) {
+                const auto left = static_cast<long long>(seconds * (1 - share) / share);
+                std::snprintf(eta, sizeof eta, "%lld:%02lld:%02lld", left / 3600, left / 60 % 60,
+                              left % 60);
+            }
+            char line[200];
+            std::snprintf(line, sizeof line,
+                          "\r%.*s  %5.1f%%  %llu positions  %.0f positions/s  ETA %s\033[K",
+                          static_cast<int>(p.table.size()), p.table.data(), 100.0 * share,
+                          static_cast<unsigned long long>(p.positions), rate, eta);
             err << line << std::flush;
         };
     }
@@ -219,6 +254,7 @@ Status run_tables(const std::vector<std::string>& args, std::ostream& out, std::
     std::size_t failed = 0;
     std::size_t database_errors = 0;
     for (const std::string& name : names) {
+        table_start = std::chrono::steady_clock::now();
         const TableReport report = db->check(name, check);
         if (progress) err << "\r\033[K" << std::flush;
         positions += report.positions;
@@ -244,7 +280,9 @@ Status run_tables(const std::vector<std::string>& args, std::ostream& out, std::
         const Json summary{{"tables", names.size()},        {"positions", positions},
                            {"errors", errors},              {"failed_tables", failed},
                            {"database_errors", database_errors},
-                           {"seconds", rounded_seconds(seconds)}, {"ok", ok}};
+                           {"seconds", rounded_seconds(seconds)},
+                           {"positions_per_second", positions_per_second(positions, seconds)},
+                           {"ok", ok}};
         out << to_json_line(Json{{"summary", summary}}) << '\n';
     } else {
         std::snprintf(rate, sizeof rate, "%.1f s, %.0f positions/s", seconds,

@@ -154,6 +154,39 @@ tbf_status tbf_table_position(tbf_db* db, const char* table, uint64_t index, int
 tbf_status tbf_table_values(tbf_db* db, const char* table, uint64_t first, size_t n,
                             tbf_value* out);
 
+/* Index access, for programs that walk whole tables (tbverify): the
+ * placement of an index and the index of a placement, by the same index the
+ * probe reads. A placement is one square per unit of the table, in the
+ * order tbf_table_layout gives, for the table's stored (canonical) colour
+ * orientation; the slot of index i with side s to move is s * index_size + i.
+ * Each call looks the table up by name once, so pass many placements at a
+ * time. Errors: TBF_ERR_BAD_INPUT (null argument, bad range or square),
+ * TBF_ERR_MISSING_TABLE, TBF_ERR_CORRUPT, TBF_ERR_IO. */
+#define TBF_NO_INDEX UINT64_MAX
+/* The units of `table` in its index order (squares set to TBF_NO_SQUARE).
+ * *count receives their number even when it exceeds capacity, which is
+ * TBF_ERR_BUFFER; TBF_MAX_UNITS always suffices. */
+tbf_status tbf_table_layout(tbf_db* db, const char* table, tbf_unit* units, size_t capacity,
+                            size_t* count);
+/* The placements of indices [first, first + n), first + n <= index_size:
+ * n * count squares, index after index, the units of one type and colour in
+ * ascending square order. Every index has one; whether it is a position for
+ * a side to move (Four File: not with the side not to move in check) is the
+ * caller's to judge. */
+tbf_status tbf_table_decode(tbf_db* db, const char* table, uint64_t first, size_t n,
+                            uint8_t* squares);
+/* The indices of n placements laid out as tbf_table_decode writes them
+ * (units of one type and colour in any order): for each, the index tbf_probe
+ * reads for a position with that placement, or TBF_NO_INDEX where a unit
+ * stands on a square the table has none on (a pawn on rank 1 or 8, Four File
+ * off its files). color_flipped != 0: each placement is of the
+ * colour-flipped material (the square listed for a unit of the layout holds
+ * a unit of the same type and the other colour), and is mirrored as
+ * tbf_probe mirrors such positions; the stored side to move is then the
+ * other one. Squares must be below 64 and distinct within a placement. */
+tbf_status tbf_table_encode(tbf_db* db, const char* table, int color_flipped,
+                            const uint8_t* squares, size_t n, uint64_t* indices);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,8 @@
 // FEN and UCI strings.
 //
 // Thread safety: a Board is a value; const member functions may be called
-// from many threads at once.
+// from many threads at once. Hot loops (perft, the table check) make and
+// unmake moves on one board instead (src/movegen.hpp).
 
 #include <array>
 #include <cstdint>
@@ -61,6 +62,10 @@ struct Move {
 
 std::string to_uci(const Move& m);  // "e7e8q"; promotion to king is "e7e8k"
 
+namespace detail {
+class BoardEditor;  // move generation, make and unmake (src/movegen.hpp)
+}  // namespace detail
+
 class Board {
 public:
     // An empty antichess board, White to move. Real positions come from
@@ -102,14 +107,29 @@ public:
     // FEN with castling "-" and move counters "0 1" (the board keeps neither).
     [[nodiscard]] std::string fen() const;
 
-    friend bool operator==(const Board&, const Board&) = default;
+    // Equal positions: units, side to move, en-passant square and variant
+    // (the order of the unit lists does not count).
+    friend bool operator==(const Board& a, const Board& b) {
+        return a.cells_ == b.cells_ && a.variant_ == b.variant_ && a.side_ == b.side_ &&
+               a.ep_ == b.ep_;
+    }
 
 private:
     friend Result<Board> make_board(Variant, const std::array<Unit, 64>&, Color, int);
+    friend class detail::BoardEditor;
+
+    // Puts `u` (not empty) on the empty square `square`, keeping the lists.
+    void put(int square, Unit u);
 
     std::array<Unit, 64> cells_{};
+    // Each colour's occupied squares in no particular order (at most 16, as
+    // make_board requires), and each occupied square's place in its list:
+    // moves visit the units instead of the 64 squares.
+    std::array<std::array<std::int8_t, 16>, 2> squares_{};
+    std::array<std::int8_t, 64> place_{};
     std::array<int, 2> counts_{};
     Variant variant_ = Variant::Antichess;
+    Ruleset rules_ = ruleset(Variant::Antichess);
     Color side_ = Color::White;
     int ep_ = kNoSquare;
 };

@@ -8,7 +8,8 @@
 // (tbforge.h) and table metadata through storage/, never through generator
 // code.
 //
-// Thread safety: a TableDatabase may be shared by threads; check() runs
+// Thread safety: a TableDatabase may be shared by threads (checks of one
+// database run one at a time: they share its decoded values); check() runs
 // OpenMP-parallel itself.
 
 #include <array>
@@ -73,11 +74,15 @@ struct TableCheckProgress {
 };
 
 struct TableCheckOptions {
-    int threads = 0;                       // 0: OpenMP's default
-    std::uint64_t sample = 0;              // 0: every position; otherwise this many at random
-    std::uint64_t seed = 1;                // for --sample
-    std::size_t max_listed_errors = 10;    // position errors kept with their FEN
-    std::uint64_t chunk_slots = 1u << 16;  // slots streamed per chunk (one thread each)
+    int threads = 0;                     // 0: OpenMP's default
+    std::uint64_t sample = 0;            // 0: every position; otherwise this many at random
+    std::uint64_t seed = 1;              // for --sample
+    std::size_t max_listed_errors = 10;  // position errors kept with their FEN
+    // Bound on the memory a full check holds (decoded values, the window of
+    // the table checked, children waiting for their values); 0: half of the
+    // physical memory. A table and its sub-tables that fit are held whole,
+    // a larger table is checked a window at a time (docs/verify.md).
+    std::uint64_t memory_bytes = 0;
     // Called now and then from a worker thread (never two at once).
     std::function<void(const TableCheckProgress&)> progress;
 };
@@ -105,6 +110,12 @@ struct TableReport {
     std::optional<bool> checksum_ok;           // nothing when sampled
     std::string database_error;  // not empty: the check could not finish (missing or corrupt data)
     double seconds = 0;
+    // How a full check ran: windows of slots (1 when the table and its
+    // sub-tables were held whole), children that waited for their value
+    // block, and value blocks read.
+    std::uint64_t windows = 0;
+    std::uint64_t waited = 0;
+    std::uint64_t blocks_read = 0;
 
     [[nodiscard]] bool ok() const {
         return database_error.empty() && errors == 0 && metadata_errors.empty();
@@ -118,7 +129,9 @@ struct TableListing {
     std::string material;
 };
 
-// A database opened read-only for verification.
+// A database opened read-only for verification. Decoded values are kept
+// between checks (within the memory bound), so that checking every table
+// reads shared sub-tables once.
 class TableDatabase {
 public:
     // Opens `path` and lists its tables; an IoError naming the problem
