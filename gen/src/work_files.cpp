@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <tuple>
 
 #include "tbforge/base/record.hpp"
@@ -489,6 +490,9 @@ FrameHeader parse_frame_header(std::span<const std::uint8_t> raw, std::uint64_t 
     const std::uint64_t checksum = header.u64();
     if (magic != kFrameMagic || level > 0xFFFF) damaged(file, "bad update frame");
     if (length - offset - kFrameHeaderBytes < bytes) damaged(file, "truncated update frame");
+    // Every update takes a payload byte at least: a larger count is damage,
+    // and must not size the output (up to 32 GiB) before the payload says so.
+    if (count > bytes) damaged(file, "update count exceeds the payload");
     return {count, bytes, static_cast<std::uint16_t>(level), checksum};
 }
 
@@ -606,6 +610,12 @@ std::optional<Manifest> read_manifest(const WorkDir& dir) {
 
 Manifest decode_manifest(std::span<const std::uint8_t> bytes, const std::string& file) {
     ByteReader r = open_record(bytes, file, kManifestMagic, "a manifest");
+    // Levels are ints written as u64 (the sparse one plus 1): past INT_MAX is damage.
+    const auto level_field = [&] {
+        const std::uint64_t v = r.u64();
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) damaged(file, "bad level");
+        return static_cast<int>(v);
+    };
     Manifest m;
     m.format = r.u32();
     if (m.format != 1 && m.format != Manifest::kFormat) damaged(file, "unknown manifest format");
@@ -616,7 +626,7 @@ Manifest decode_manifest(std::span<const std::uint8_t> bytes, const std::string&
     const std::uint64_t phase = r.u64();
     if (phase > static_cast<std::uint64_t>(Phase::WriteBack)) damaged(file, "bad phase");
     m.phase = static_cast<Phase>(phase);
-    m.level = static_cast<int>(r.u64());
+    m.level = level_field();
     m.next_chunk = r.u64();
     m.valid_positions = r.u64();
     m.passes = r.u64();
@@ -635,13 +645,13 @@ Manifest decode_manifest(std::span<const std::uint8_t> bytes, const std::string&
         const std::uint64_t pending = r.u64();
         if (pending > bytes.size()) damaged(file, "bad level count");
         for (std::uint64_t k = 0; k < pending; ++k) {
-            const auto level = static_cast<int>(r.u64());
+            const int level = level_field();
             c.pending[level] = r.u64();
         }
     }
     if (m.format >= 2) {
         m.undecided = r.u64();
-        m.sparse_level = static_cast<int>(r.u64()) - 1;
+        m.sparse_level = level_field() - 1;
         m.sparse_words = r.u64();
         m.sparse_checksum = r.u64();
         for (auto& c : m.chunks) {
