@@ -15,7 +15,8 @@ bool rules_accept(const std::string& fen, tbf::VariantId v = tbf::VariantId::Ant
     return tbf::parse_fen(fen, v).ok();
 }
 
-bool verify_accepts(const std::string& fen, tbf::verify::Variant v = tbf::verify::Variant::Antichess) {
+bool verify_accepts(const std::string& fen,
+                    tbf::verify::Variant v = tbf::verify::Variant::Antichess) {
     return tbf::verify::parse_fen(v, fen).ok();
 }
 
@@ -84,7 +85,8 @@ TEST_CASE("FEN move counters are read alike: 1 to 9 digits, full moves from 1") 
         CHECK(rules_accept(board + counters));
         CHECK(verify_accepts(board + counters));
     }
-    for (const char* counters : {"0 0", "0 00", "1234567890 1", "0 4294967295", "x 1", "0 +1", "-1 1"}) {
+    for (const char* counters :
+         {"0 0", "0 00", "1234567890 1", "0 4294967295", "x 1", "0 +1", "-1 1"}) {
         CAPTURE(counters);
         CHECK_FALSE(rules_accept(board + counters));
         CHECK_FALSE(verify_accepts(board + counters));

@@ -33,8 +33,8 @@ verify::Unit verify_unit(tbf::Unit u) {
     if (u == tbf::Unit::None) return {};
     // rules' types run King..Pawn from 0, the verifier's from 1 (0 is None).
     const auto piece = static_cast<verify::Piece>(static_cast<int>(tbf::unit_type(u)) + 1);
-    return {piece, tbf::unit_color(u) == tbf::Color::White ? verify::Color::White
-                                                           : verify::Color::Black};
+    return {piece,
+            tbf::unit_color(u) == tbf::Color::White ? verify::Color::White : verify::Color::Black};
 }
 
 // The en-passant square of the board as rules/ keeps it: only where a legal
@@ -67,8 +67,8 @@ void compare(std::string_view text, tbf::VariantId variant) {
     auto ours = tbf::parse_fen(text, variant);
     auto theirs = verify::parse_fen(tbf::fuzz::verify_variant(variant), text);
     // Built only for a failure message.
-    const auto context = [&, verify_first = theirs.ok() ? std::string("accepts")
-                                                          : theirs.status().message()] {
+    const auto context = [&, verify_first =
+                                 theirs.ok() ? std::string("accepts") : theirs.status().message()] {
         return std::string(tbf::variant_name(variant)) + " FEN \"" + std::string(text) +
                "\"\n  rules:  " + (ours.ok() ? "accepts" : ours.status().message()) +
                "\n  verify: " + verify_first;
@@ -80,9 +80,8 @@ void compare(std::string_view text, tbf::VariantId variant) {
         completed += fields == 2 ? " - -" : " -";
         theirs = verify::parse_fen(tbf::fuzz::verify_variant(variant), completed);
     }
-    FUZZ_CHECK(ours.ok() == theirs.ok(),
-               context() + "\n  verify (fields completed): " +
-                   (theirs.ok() ? "accepts" : theirs.status().message()));
+    FUZZ_CHECK(ours.ok() == theirs.ok(), context() + "\n  verify (fields completed): " +
+                                             (theirs.ok() ? "accepts" : theirs.status().message()));
     if (!ours.ok()) return;
 
     const tbf::Position& pos = *ours;
@@ -92,9 +91,9 @@ void compare(std::string_view text, tbf::VariantId variant) {
                    context() + "\n  square " + verify::square_name(sq) + ": " + tbf::to_fen(pos) +
                        " vs " + board.fen());
     }
-    FUZZ_CHECK((pos.side_to_move() == tbf::Color::White) ==
-                   (board.side_to_move() == verify::Color::White),
-               context());
+    FUZZ_CHECK(
+        (pos.side_to_move() == tbf::Color::White) == (board.side_to_move() == verify::Color::White),
+        context());
     const int rules_ep = pos.ep_square() == tbf::kNoSquare ? verify::kNoSquare : pos.ep_square();
     FUZZ_CHECK(rules_ep == usable_ep_square(board),
                context() + "\n  en passant: " + tbf::to_fen(pos) + " vs " + board.fen());

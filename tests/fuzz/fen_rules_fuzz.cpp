@@ -23,7 +23,8 @@ void check_round_trip(const Position& pos, VariantId variant, const std::string&
     const std::string fen = tbf::to_fen(pos);
     auto again = tbf::parse_fen(fen, variant);
     FUZZ_CHECK(again.ok(), context + ": own FEN " + fen + " rejected: " + again.status().message());
-    FUZZ_CHECK(*again == pos, context + ": own FEN " + fen + " reads back as " + tbf::to_fen(*again));
+    FUZZ_CHECK(*again == pos,
+               context + ": own FEN " + fen + " reads back as " + tbf::to_fen(*again));
 }
 
 void check_shape(const Position& pos, VariantId variant, const std::string& fen) {
@@ -37,7 +38,8 @@ void check_shape(const Position& pos, VariantId variant, const std::string& fen)
     if (ep != tbf::kNoSquare) {
         const tbf::Color us = pos.side_to_move();
         FUZZ_CHECK(ep < 64 && tbf::rank_of(ep) == (us == tbf::Color::White ? 5 : 2), fen);
-        FUZZ_CHECK(traits.pawns_capture && (tbf::pawn_attacks(~us, ep) & pos.units(us, tbf::UnitType::Pawn)),
+        FUZZ_CHECK(traits.pawns_capture &&
+                       (tbf::pawn_attacks(~us, ep) & pos.units(us, tbf::UnitType::Pawn)),
                    fen + ": en-passant square no pawn can use");
     }
 }

@@ -22,8 +22,8 @@ namespace tbf::fuzz {
 
 // FUZZ_CHECK(condition, detail): `detail` (a std::string expression) is only
 // built when the check fails.
-#define FUZZ_CHECK(condition, detail)                                        \
-    do {                                                                     \
+#define FUZZ_CHECK(condition, detail)                                                  \
+    do {                                                                               \
         if (!(condition)) ::tbf::fuzz::fail(__FILE__, __LINE__, #condition, (detail)); \
     } while (0)
 

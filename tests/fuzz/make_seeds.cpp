@@ -42,9 +42,12 @@ public:
         if (!seen_.insert(std::string(bytes)).second) return;
         char name[32];
         std::snprintf(name, sizeof name, "seed-%04zu", seen_.size());
-        std::ofstream(dir_ / name, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        std::ofstream(dir_ / name, std::ios::binary)
+            .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
-    void add(std::uint8_t prefix, std::string_view bytes) { add(std::string(1, static_cast<char>(prefix)) + std::string(bytes)); }
+    void add(std::uint8_t prefix, std::string_view bytes) {
+        add(std::string(1, static_cast<char>(prefix)) + std::string(bytes));
+    }
     std::size_t size() const { return seen_.size(); }
 
 private:
@@ -55,7 +58,7 @@ private:
 // Column `column` of a TSV file's rows (the header skipped): at most
 // `per_key` rows for each value of column 0, at most `limit` in all.
 std::vector<std::string> tsv_column(const fs::path& file, std::size_t column, std::size_t per_key,
-                                    std::size_t limit = 1000) {
+                                    std::size_t limit) {
     std::ifstream in(file);
     if (!in) throw std::runtime_error("cannot read " + file.string());
     std::vector<std::string> out;
@@ -139,8 +142,12 @@ void storage_seeds(const fs::path& out) {
     records.add(0, detail::encode_table_info(table));
 
     tbf::storage::StrategyInfo strategy;
-    strategy.spec = {"krkb-draw", "fourfile", tbf::storage::Side::White, tbf::storage::StrategyKind::NonLoss,
-                     {"8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1"}, std::string(tbf::storage::kPositionMoveEncoding),
+    strategy.spec = {"krkb-draw",
+                     "fourfile",
+                     tbf::storage::Side::White,
+                     tbf::storage::StrategyKind::NonLoss,
+                     {"8/8/4k3/8/8/2b5/8/R3K3 w - - 0 1"},
+                     std::string(tbf::storage::kPositionMoveEncoding),
                      R"({"source":"tables"})"};
     strategy.entry_count = 12;
     strategy.entry_bytes = 200;
@@ -168,17 +175,22 @@ void storage_seeds(const fs::path& out) {
         const std::uint32_t width = 1u << width_code;
         for (const std::uint32_t slots : {1u, 40u, 1000u}) {
             std::vector<std::uint8_t> raw(std::size_t{slots} * width);
-            for (std::size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<std::uint8_t>(i % 7 == 0 ? i : 0);
-            for (const auto compression : {tbf::storage::Compression::None, tbf::storage::Compression::Lz4}) {
+            for (std::size_t i = 0; i < raw.size(); ++i) {
+                raw[i] = static_cast<std::uint8_t>(i % 7 == 0 ? i : 0);
+            }
+            for (const auto compression :
+                 {tbf::storage::Compression::None, tbf::storage::Compression::Lz4}) {
                 std::string scratch, record;
                 detail::encode_block(key, raw, width, compression, 9, scratch, record);
-                const std::string prefix{static_cast<char>(width_code), static_cast<char>((slots - 1) & 0xFF),
+                const std::string prefix{static_cast<char>(width_code),
+                                         static_cast<char>((slots - 1) & 0xFF),
                                          static_cast<char>((slots - 1) >> 8)};
                 blocks.add(prefix + record);
             }
         }
     }
-    std::cout << "storage_record " << records.size() << ", storage_block " << blocks.size() << " seeds\n";
+    std::cout << "storage_record " << records.size() << ", storage_block " << blocks.size()
+              << " seeds\n";
 }
 
 void ooc_seeds(const fs::path& out) {
@@ -207,14 +219,16 @@ void ooc_seeds(const fs::path& out) {
     m.phase = ooc::Phase::Sparse;
     manifests.add(1, ooc::encode_manifest(m));
 
-    std::vector<ooc::Update> updates = {{5, 1, 1, 1}, {9, 1, 1, ooc::kLossChild | 1}, {9, 1, 2, 4}, {70000, 2, 1, 1}};
+    std::vector<ooc::Update> updates = {
+        {5, 1, 1, 1}, {9, 1, 1, ooc::kLossChild | 1}, {9, 1, 2, 4}, {70000, 2, 1, 1}};
     const auto two_levels = ooc::encode_update_frames(updates);
     frames.add(0, bytes_of(two_levels.data(), two_levels.size()));
     frames.add(1, bytes_of(two_levels.data(), two_levels.size()));
     std::vector<ooc::Update> one = {{0, 0, 3, 2}};
     const auto one_level = ooc::encode_update_frames(one);
     frames.add(1, bytes_of(one_level.data(), one_level.size()));
-    std::cout << "ooc_manifest " << manifests.size() << ", ooc_frames " << frames.size() << " seeds\n";
+    std::cout << "ooc_manifest " << manifests.size() << ", ooc_frames " << frames.size()
+              << " seeds\n";
 }
 
 }  // namespace
@@ -227,12 +241,23 @@ int main(int argc, char** argv) {
     try {
         const fs::path out = argv[1];
         const fs::path reference = TBF_REFERENCE_DIR;
-        std::vector<std::string> fens = extra_fens(fs::path(TBF_FUZZ_DIR) / "seeds" / "fen_extra.txt");
-        for (const auto& f : tsv_column(reference / "perft" / "antichess.tsv", 1, 1)) fens.push_back(f);
-        for (const auto& f : tsv_column(reference / "perft" / "fourfile.tsv", 1, 1)) fens.push_back(f);
-        for (const auto& f : tsv_column(reference / "syzygy" / "giveaway_samples_2.tsv", 1, 2)) fens.push_back(f);
-        for (const auto& f : tsv_column(reference / "syzygy" / "giveaway_samples_34.tsv", 1, 1, 150)) fens.push_back(f);
-        for (const auto& f : tsv_column(reference / "syzygy" / "giveaway_samples_5.tsv", 1, 2)) fens.push_back(f);
+        std::vector<std::string> fens =
+            extra_fens(fs::path(TBF_FUZZ_DIR) / "seeds" / "fen_extra.txt");
+        // The FEN column of each file: one or two rows per id or table.
+        const struct {
+            const char* file;
+            std::size_t per_key;
+            std::size_t limit;
+        } sources[] = {{"perft/antichess.tsv", 1, 1000},
+                       {"perft/fourfile.tsv", 1, 1000},
+                       {"syzygy/giveaway_samples_2.tsv", 2, 1000},
+                       {"syzygy/giveaway_samples_34.tsv", 1, 150},
+                       {"syzygy/giveaway_samples_5.tsv", 2, 1000}};
+        for (const auto& source : sources) {
+            for (auto& f : tsv_column(reference / source.file, 1, source.per_key, source.limit)) {
+                fens.push_back(std::move(f));
+            }
+        }
         chess_seeds(out, fens);
         storage_seeds(out);
         ooc_seeds(out);

@@ -25,7 +25,8 @@ constexpr std::size_t kHeaderBytes = 24;  // magic, count, payload bytes, level,
 
 void reseal(std::vector<std::uint8_t>& bucket) {
     for (std::size_t at = 0; bucket.size() - at >= kHeaderBytes;) {
-        const std::uint32_t bytes = tbf::get_le<std::uint32_t>(reinterpret_cast<const char*>(&bucket[at + 8]));
+        const std::uint32_t bytes =
+            tbf::get_le<std::uint32_t>(reinterpret_cast<const char*>(&bucket[at + 8]));
         if (bucket.size() - at - kHeaderBytes < bytes) return;
         const std::uint64_t sum =
             tbf::xxh64(std::span<const std::uint8_t>(bucket).subspan(at + kHeaderBytes, bytes));
@@ -38,7 +39,8 @@ auto key(const ooc::Update& u) { return std::tuple(u.level, u.slot, u.repeats, u
 
 // Every frame of `bucket`; false at the first damaged one (Corruption, or
 // the fuzz run stops).
-bool decode_all(std::span<const std::uint8_t> bucket, std::vector<std::vector<ooc::Update>>& frames) {
+bool decode_all(std::span<const std::uint8_t> bucket,
+                std::vector<std::vector<ooc::Update>>& frames) {
     try {
         for (std::uint64_t at = 0; at < bucket.size();) {
             frames.emplace_back();
@@ -66,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             FUZZ_CHECK(frame[i].slot >= frame[i - 1].slot, "updates out of slot order");
         }
         std::vector<ooc::Update> sorted = frame;
-        std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return key(a) < key(b); });
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const auto& a, const auto& b) { return key(a) < key(b); });
         std::vector<ooc::Update> encoded_from = frame;
         const std::vector<std::uint8_t> encoded = ooc::encode_update_frames(encoded_from);
         std::vector<std::vector<ooc::Update>> again;

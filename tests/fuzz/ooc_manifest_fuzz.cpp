@@ -46,9 +46,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(tbf::unseal(record).ok(), "manifest accepted with a bad trailer");
     const std::string encoded = ooc::encode_manifest(manifest);
     ooc::Manifest again;
-    FUZZ_CHECK(decodes([&] { again = ooc::decode_manifest(tbf::fuzz::as_bytes(encoded), "manifest"); },
-                       "re-encoded manifest"),
-               "the re-encoded manifest does not decode");
-    FUZZ_CHECK(ooc::encode_manifest(again) == encoded, "the manifest does not survive a round trip");
+    FUZZ_CHECK(
+        decodes([&] { again = ooc::decode_manifest(tbf::fuzz::as_bytes(encoded), "manifest"); },
+                "re-encoded manifest"),
+        "the re-encoded manifest does not decode");
+    FUZZ_CHECK(ooc::encode_manifest(again) == encoded,
+               "the manifest does not survive a round trip");
     return 0;
 }

@@ -28,9 +28,7 @@ std::string describe(tbf_status s) {
     return std::string(tbf_status_string(s)) + ": " + tbf_last_error();
 }
 
-bool expected_failure(tbf_status s) {
-    return s == TBF_ERR_BAD_INPUT || s == TBF_ERR_MISSING_TABLE;
-}
+bool expected_failure(tbf_status s) { return s == TBF_ERR_BAD_INPUT || s == TBF_ERR_MISSING_TABLE; }
 
 // Orders scores as docs/probe.md lists moves: wins by increasing DTC, draws,
 // losses by decreasing DTC. Lower is better.
@@ -56,7 +54,8 @@ void check_moves(const tbf_value& value, const tbf_move_value* moves, std::size_
                context + ": the best move's score is not the position's value");
     for (std::size_t i = 0; i < count; ++i) {
         const tbf_move_value& m = moves[i];
-        const std::string at = context + " move " + std::string(m.uci, strnlen(m.uci, sizeof m.uci));
+        const std::string at =
+            context + " move " + std::string(m.uci, strnlen(m.uci, sizeof m.uci));
         FUZZ_CHECK(std::memchr(m.uci, '\0', sizeof m.uci) != nullptr, at);
         FUZZ_CHECK(m.from < 64 && m.to < 64 && m.from != m.to, at);
         check_value(m.child, at);
@@ -96,7 +95,8 @@ void probe_struct(const char* variant, const tbf_position& pos, const std::strin
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     const char* path = std::getenv("TBF_FUZZ_DB");
     if (!path || !*path) {
-        std::fprintf(stderr, "probe_fuzz: set TBF_FUZZ_DB to a tbforge database (docs/fuzzing.md)\n");
+        std::fprintf(stderr,
+                     "probe_fuzz: set TBF_FUZZ_DB to a tbforge database (docs/fuzzing.md)\n");
         std::exit(2);
     }
     if (tbf_open(path, 64u << 20, &g_db) != TBF_OK) {
@@ -124,7 +124,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tbf_value value{};
     const tbf_status s = tbf_probe_fen(g_db, variant, fen.c_str(), &value);
     std::size_t count = 0;
-    const tbf_status sm = tbf_probe_moves_fen(g_db, variant, fen.c_str(), g_moves, TBF_MAX_MOVES, &count);
+    const tbf_status sm =
+        tbf_probe_moves_fen(g_db, variant, fen.c_str(), g_moves, TBF_MAX_MOVES, &count);
     FUZZ_CHECK(s == TBF_OK || expected_failure(s), context + ": " + describe(s));
     FUZZ_CHECK(sm == TBF_OK || expected_failure(sm), context + ": moves: " + describe(sm));
     FUZZ_CHECK((s == TBF_ERR_BAD_INPUT) == (sm == TBF_ERR_BAD_INPUT), context);

@@ -51,7 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const std::size_t raw_size = std::size_t{slots} * width;
     auto out = std::make_unique<std::uint8_t[]>(raw_size);
-    if (!detail::decode_block("antichess/KQvK", 3, key, record, width, slots, out.get()).ok()) return 0;
+    if (!detail::decode_block("antichess/KQvK", 3, key, record, width, slots, out.get()).ok()) {
+        return 0;
+    }
 
     // Accepted: the checksum and the header are those of this table's block.
     FUZZ_CHECK(record.size() >= detail::kBlockHeaderBytes, "short record accepted");
@@ -74,9 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::string scratch, again;
         detail::encode_block(key, values, width, compression, 9, scratch, again);
         auto back = std::make_unique<std::uint8_t[]>(raw_size);
-        FUZZ_CHECK(detail::decode_block("antichess/KQvK", 3, key, again, width, slots, back.get()).ok() &&
-                       std::memcmp(back.get(), out.get(), raw_size) == 0,
-                   "values do not survive encoding again");
+        FUZZ_CHECK(
+            detail::decode_block("antichess/KQvK", 3, key, again, width, slots, back.get()).ok() &&
+                std::memcmp(back.get(), out.get(), raw_size) == 0,
+            "values do not survive encoding again");
     }
     return 0;
 }

@@ -60,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (!detail::decode_table_info(name, record, info).ok()) return 0;
             check_sealed(record, "table metadata");
             FUZZ_CHECK(info.spec.name == name, name);
-            FUZZ_CHECK(detail::encode_table_info(info) == record, "table metadata re-encodes differently");
+            FUZZ_CHECK(detail::encode_table_info(info) == record,
+                       "table metadata re-encodes differently");
             break;
         }
         case kStrategyInfo: {

@@ -49,7 +49,10 @@ void check(std::string_view fen_text, std::string_view move_text, tbf::VariantId
     FUZZ_CHECK(board.ok(), context() + ": verifier rejects the FEN: " + board.status().message());
     const auto child = board->after_uci(move_text);
     FUZZ_CHECK(child.has_value() == move.has_value(), context() + ": legal for one side only");
-    if (child) FUZZ_CHECK(child->fen() == rules_child, context() + ": " + child->fen() + " vs " + rules_child);
+    if (child) {
+        FUZZ_CHECK(child->fen() == rules_child,
+                   context() + ": " + child->fen() + " vs " + rules_child);
+    }
 }
 
 }  // namespace
