@@ -16,6 +16,7 @@
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
+#include "strategy_line.hpp"
 
 namespace tbf::gen {
 namespace {
@@ -205,22 +206,6 @@ Result<ExtractSummary> extract(probe::Tablebase& tb, VariantId variant, const Po
     return summary;
 }
 
-// "FEN<TAB>move" split into its two fields, blanks around each removed.
-bool split_line(std::string_view line, std::string_view& fen, std::string_view& move) {
-    const std::size_t tab = line.find('\t');
-    if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos) {
-        return false;
-    }
-    const auto trim = [](std::string_view s) {
-        const std::size_t a = s.find_first_not_of(" \r");
-        if (a == std::string_view::npos) return std::string_view();
-        return s.substr(a, s.find_last_not_of(" \r") - a + 1);
-    };
-    fen = trim(line.substr(0, tab));
-    move = trim(line.substr(tab + 1));
-    return !fen.empty() && !move.empty();
-}
-
 }  // namespace
 
 Result<ExtractSummary> extract_strategy(probe::Tablebase& tablebase, VariantId variant,
@@ -233,7 +218,6 @@ Result<ExtractSummary> extract_strategy(probe::Tablebase& tablebase, VariantId v
 
 Result<ImportSummary> import_strategy(storage::Database& db, VariantId variant, std::istream& in,
                                       const ImportOptions& options) {
-    const std::string side_text = options.side == Color::White ? "white" : "black";
     storage::StrategySpec spec;
     spec.name = options.name;
     spec.variant = std::string(variant_name(variant));
@@ -268,37 +252,24 @@ Result<ImportSummary> import_strategy(storage::Database& db, VariantId variant, 
     return with_variant(variant, [&]<class R>() -> Result<ImportSummary> {
         while (std::getline(in, line)) {
             ++number;
-            const std::size_t first = line.find_first_not_of(" \t\r");
-            if (first == std::string::npos || line[first] == '#') continue;
+            auto parsed = parse_strategy_line(line, variant, options.side);
+            if (!parsed.ok()) return bad(parsed.status().message());
+            if (!*parsed) continue;
             ++summary.lines;
-            std::string_view fen_text, move_text;
-            if (!split_line(line, fen_text, move_text)) {
-                return bad("expected 'FEN<TAB>uci-move'");
-            }
-            auto pos = parse_fen(fen_text, variant);
-            if (!pos.ok()) return bad(pos.status().message());
-            if (pos->side_to_move() != options.side) {
-                return bad(std::string(pos->side_to_move() == Color::White ? "white" : "black") +
-                           " to move in " + std::string(fen_text) + ", but the strategy plays " +
-                           side_text);
-            }
-            const auto move = parse_uci(*pos, variant, move_text);
-            if (!move) {
-                return bad("move '" + std::string(move_text) + "' is not legal in " +
-                           std::string(fen_text));
-            }
-            std::string key = probe::position_key(*pos);
-            auto [at, inserted] = seen.try_emplace(key, Seen{*move, number});
+            const Position& pos = (*parsed)->position;
+            const Move move = (*parsed)->move;
+            std::string key = probe::position_key(pos);
+            auto [at, inserted] = seen.try_emplace(key, Seen{move, number});
             if (!inserted) {
-                if (at->second.move != *move) {
-                    return bad("position " + to_fen(*pos) + " was given move " +
+                if (at->second.move != move) {
+                    return bad("position " + to_fen(pos) + " was given move " +
                                to_uci(at->second.move) + " on line " +
-                               std::to_string(at->second.line) + ", here " + to_uci(*move));
+                               std::to_string(at->second.line) + ", here " + to_uci(move));
                 }
                 ++summary.duplicates;
                 continue;
             }
-            if (auto s = writer->add(key, probe::move_value_bytes(*move)); !s.ok()) {
+            if (auto s = writer->add(key, probe::move_value_bytes(move)); !s.ok()) {
                 return from_storage(s);
             }
             ++summary.entries;

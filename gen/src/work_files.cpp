@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <tuple>
 
 #include "tbforge/base/record.hpp"
@@ -471,30 +472,42 @@ std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vec
     return frames.size();
 }
 
-std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t offset,
-                                std::uint64_t length, std::vector<Update>& out, std::vector<std::uint8_t>& scratch) {
-    const std::string file = dir.file(name);
-    if (offset > length || length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
-    std::array<std::uint8_t, kFrameHeaderBytes> raw{};
-    dir.read_at(name, offset, raw);
+namespace {
+
+struct FrameHeader {
+    std::uint32_t count = 0;
+    std::uint32_t bytes = 0;  // of the payload
+    std::uint16_t level = 0;
+    std::uint64_t checksum = 0;
+};
+
+// The header of the frame at `offset` of a bucket whose valid length is
+// `length`, once it fits there with its payload.
+FrameHeader parse_frame_header(std::span<const std::uint8_t> raw, std::uint64_t offset,
+                               std::uint64_t length, const std::string& file) {
     ByteReader header(raw);
     const std::uint32_t magic = header.u32(), count = header.u32(), bytes = header.u32(), level = header.u32();
     const std::uint64_t checksum = header.u64();
     if (magic != kFrameMagic || level > 0xFFFF) damaged(file, "bad update frame");
     if (length - offset - kFrameHeaderBytes < bytes) damaged(file, "truncated update frame");
-    scratch.resize(bytes);
-    dir.read_at(name, offset + kFrameHeaderBytes, scratch);
-    if (xxh64(std::span<const std::uint8_t>(scratch)) != checksum) {
-        damaged(file, "update frame checksum mismatch");
-    }
-    out.resize(count);
+    // Every update takes a payload byte at least: a larger count is damage,
+    // and must not size the output (up to 32 GiB) before the payload says so.
+    if (count > bytes) damaged(file, "update count exceeds the payload");
+    return {count, bytes, static_cast<std::uint16_t>(level), checksum};
+}
+
+// The updates of a frame whose payload matched the header's checksum.
+void decode_frame_payload(std::span<const std::uint8_t> payload, const FrameHeader& h, const std::string& file,
+                          std::vector<Update>& out) {
+    if (xxh64(payload) != h.checksum) damaged(file, "update frame checksum mismatch");
+    out.resize(h.count);
     std::size_t at = 0;
     std::uint64_t slot = 0;
-    for (std::uint32_t k = 0; k < count; ++k) {
+    for (std::uint32_t k = 0; k < h.count; ++k) {
         std::uint64_t v = 0;
         for (int shift = 0;; shift += 7) {
-            if (at == scratch.size() || shift > 63) damaged(file, "bad update frame");
-            const std::uint8_t byte = scratch[at++];
+            if (at == payload.size() || shift > 63) damaged(file, "bad update frame");
+            const std::uint8_t byte = payload[at++];
             v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
             if (!(byte & 0x80)) break;
         }
@@ -502,26 +515,49 @@ std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::
         if (slot > 0xFFFFFFFFu) damaged(file, "bad update frame");
         Update& u = out[k];
         u.slot = static_cast<std::uint32_t>(slot);
-        u.level = static_cast<std::uint16_t>(level);
+        u.level = h.level;
         switch (v & 3) {
             case kPlainWin: u.repeats = 1, u.child = 1; break;
             case kPlainLoss: u.repeats = 1, u.child = kLossChild | 1; break;
             case kExplicit:
-                if (scratch.size() - at < 2) damaged(file, "bad update frame");
-                u.repeats = scratch[at];
-                u.child = scratch[at + 1];
+                if (payload.size() - at < 2) damaged(file, "bad update frame");
+                u.repeats = payload[at];
+                u.child = payload[at + 1];
                 at += 2;
                 break;
             default: damaged(file, "bad update frame");
         }
     }
-    if (at != scratch.size()) damaged(file, "bad update frame");
-    return offset + kFrameHeaderBytes + bytes;
+    if (at != payload.size()) damaged(file, "bad update frame");
+}
+
+}  // namespace
+
+std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t offset,
+                                std::uint64_t length, std::vector<Update>& out, std::vector<std::uint8_t>& scratch) {
+    const std::string file = dir.file(name);
+    if (offset > length || length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
+    std::array<std::uint8_t, kFrameHeaderBytes> raw{};
+    dir.read_at(name, offset, raw);
+    const FrameHeader h = parse_frame_header(raw, offset, length, file);
+    scratch.resize(h.bytes);
+    dir.read_at(name, offset + kFrameHeaderBytes, scratch);
+    decode_frame_payload(scratch, h, file, out);
+    return offset + kFrameHeaderBytes + h.bytes;
+}
+
+std::uint64_t decode_update_frame(std::span<const std::uint8_t> bucket, std::uint64_t offset,
+                                  const std::string& file, std::vector<Update>& out) {
+    const std::uint64_t length = bucket.size();
+    if (offset > length || length - offset < kFrameHeaderBytes) damaged(file, "truncated update frame");
+    const FrameHeader h = parse_frame_header(bucket.subspan(offset, kFrameHeaderBytes), offset, length, file);
+    decode_frame_payload(bucket.subspan(offset + kFrameHeaderBytes, h.bytes), h, file, out);
+    return offset + kFrameHeaderBytes + h.bytes;
 }
 
 // ---- Manifest ----
 
-void write_manifest(const WorkDir& dir, const Manifest& m) {
+std::string encode_manifest(const Manifest& m) {
     std::string record;
     ByteWriter w(record);
     w.bytes(std::string_view(kManifestMagic, 8));
@@ -560,14 +596,26 @@ void write_manifest(const WorkDir& dir, const Manifest& m) {
         w.u64(c.tracked[1]);
     }
     w.seal();
-    dir.write_atomic(kManifestName, bytes_of(record));
+    return record;
+}
+
+void write_manifest(const WorkDir& dir, const Manifest& m) {
+    dir.write_atomic(kManifestName, bytes_of(encode_manifest(m)));
 }
 
 std::optional<Manifest> read_manifest(const WorkDir& dir) {
     if (!dir.exists(kManifestName)) return std::nullopt;
-    const std::string file = dir.file(kManifestName);
-    const auto bytes = dir.read(kManifestName);
+    return decode_manifest(dir.read(kManifestName), dir.file(kManifestName));
+}
+
+Manifest decode_manifest(std::span<const std::uint8_t> bytes, const std::string& file) {
     ByteReader r = open_record(bytes, file, kManifestMagic, "a manifest");
+    // Levels are ints written as u64 (the sparse one plus 1): past INT_MAX is damage.
+    const auto level_field = [&] {
+        const std::uint64_t v = r.u64();
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) damaged(file, "bad level");
+        return static_cast<int>(v);
+    };
     Manifest m;
     m.format = r.u32();
     if (m.format != 1 && m.format != Manifest::kFormat) damaged(file, "unknown manifest format");
@@ -578,7 +626,7 @@ std::optional<Manifest> read_manifest(const WorkDir& dir) {
     const std::uint64_t phase = r.u64();
     if (phase > static_cast<std::uint64_t>(Phase::WriteBack)) damaged(file, "bad phase");
     m.phase = static_cast<Phase>(phase);
-    m.level = static_cast<int>(r.u64());
+    m.level = level_field();
     m.next_chunk = r.u64();
     m.valid_positions = r.u64();
     m.passes = r.u64();
@@ -597,13 +645,13 @@ std::optional<Manifest> read_manifest(const WorkDir& dir) {
         const std::uint64_t pending = r.u64();
         if (pending > bytes.size()) damaged(file, "bad level count");
         for (std::uint64_t k = 0; k < pending; ++k) {
-            const auto level = static_cast<int>(r.u64());
+            const int level = level_field();
             c.pending[level] = r.u64();
         }
     }
     if (m.format >= 2) {
         m.undecided = r.u64();
-        m.sparse_level = static_cast<int>(r.u64()) - 1;
+        m.sparse_level = level_field() - 1;
         m.sparse_words = r.u64();
         m.sparse_checksum = r.u64();
         for (auto& c : m.chunks) {

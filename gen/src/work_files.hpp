@@ -151,6 +151,10 @@ std::uint64_t append_updates(const WorkDir& dir, std::string_view name, std::vec
 // is truncated or damaged.
 std::uint64_t read_update_frame(const WorkDir& dir, std::string_view name, std::uint64_t offset,
                                 std::uint64_t length, std::vector<Update>& out, std::vector<std::uint8_t>& scratch);
+// The same on bucket bytes held in memory (the first `length` bytes of a
+// file named `file` in errors); what tests and fuzzing call.
+std::uint64_t decode_update_frame(std::span<const std::uint8_t> bucket, std::uint64_t offset,
+                                  const std::string& file, std::vector<Update>& out);
 // Reads the frames of a bucket file's first `length` bytes one at a time,
 // calling `apply` with each frame's updates (in the order they were sent,
 // level by level).
@@ -208,5 +212,9 @@ inline constexpr std::string_view kManifestName = "manifest";
 void write_manifest(const WorkDir& dir, const Manifest& manifest);
 // nullopt if the directory holds no manifest; StatusError if it is damaged.
 std::optional<Manifest> read_manifest(const WorkDir& dir);
+// The manifest record itself, as write_manifest stores it and read_manifest
+// checks it; `file` names it in errors (StatusError, Corruption).
+std::string encode_manifest(const Manifest& manifest);
+Manifest decode_manifest(std::span<const std::uint8_t> record, const std::string& file);
 
 }  // namespace tbf::gen::ooc

@@ -1,6 +1,5 @@
 #include "tbforge/rules/fen.hpp"
 
-#include <charconv>
 #include <vector>
 
 #include "tbforge/rules/movegen.hpp"
@@ -23,11 +22,16 @@ std::vector<std::string_view> split_fields(std::string_view text) {
 
 const char* color_name(Color c) { return c == Color::White ? "White" : "Black"; }
 
-bool parse_counter(std::string_view field) {
+// A move counter: 1 to 9 decimal digits, at least `minimum` (the full-move
+// number starts at 1). Not kept; the verifier reads counters alike.
+bool parse_counter(std::string_view field, unsigned minimum) {
+    if (field.empty() || field.size() > 9) return false;
     unsigned value = 0;
-    const auto* end = field.data() + field.size();
-    const auto [ptr, ec] = std::from_chars(field.data(), end, value);
-    return ec == std::errc{} && ptr == end;
+    for (char c : field) {
+        if (c < '0' || c > '9') return false;
+        value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    return value >= minimum;
 }
 
 bool valid_castling(std::string_view field) {
@@ -153,10 +157,10 @@ Result<Position> parse_fen(std::string_view fen, VariantId variant) {
     if (fields.size() > 2 && !valid_castling(fields[2])) {
         return fen_error("bad castling field '" + std::string(fields[2]) + "'");
     }
-    if (fields.size() > 4 && !parse_counter(fields[4])) {
+    if (fields.size() > 4 && !parse_counter(fields[4], 0)) {
         return fen_error("bad halfmove clock '" + std::string(fields[4]) + "'");
     }
-    if (fields.size() > 5 && !parse_counter(fields[5])) {
+    if (fields.size() > 5 && !parse_counter(fields[5], 1)) {
         return fen_error("bad fullmove number '" + std::string(fields[5]) + "'");
     }
     if (auto message = check_units(pos, variant); !message.empty()) return fen_error(message);

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "tbforge/base/exit_code.hpp"
+#include "tbforge/base/record.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "work_files.hpp"
 #include "test_support.hpp"
@@ -254,6 +255,72 @@ TEST_CASE("bucket frames give back every update, level by level") {
     // A frame cut short, or read past the valid length, is an error.
     CHECK_THROWS_AS(gen::ooc::for_each_update_frame(dir, "bucket", length - 1, [](auto) {}),
                     gen::StatusError);
+}
+
+namespace {
+
+// The Corruption message a decoder throws, or "" if it throws nothing.
+template <class F>
+std::string damage_of(F&& decode) {
+    try {
+        decode();
+    } catch (const gen::StatusError& e) {
+        CHECK(e.status().code() == StatusCode::Corruption);
+        return e.status().message();
+    }
+    return "";
+}
+
+}  // namespace
+
+// Found by fuzzing (docs/fuzzing.md): a frame header whose update count its
+// payload cannot hold made the reader size its output from the count, up to
+// 32 GiB, before decoding a byte; the checksum did not stop it.
+TEST_CASE("a frame counting more updates than its payload holds is damaged") {
+    using gen::ooc::Update;
+    std::vector<Update> one = {Update{5, 2, 1, 1}};
+    std::vector<std::uint8_t> frame = gen::ooc::encode_update_frames(one);
+    REQUIRE(frame.size() == 25);  // 24-byte header, one varint byte
+    // Count (bytes 4-7) 0x3f000003; the payload and its checksum stay valid.
+    frame[4] = 0x03, frame[5] = 0, frame[6] = 0, frame[7] = 0x3f;
+    CHECK(damage_of([&] {
+              std::vector<Update> out;
+              gen::ooc::decode_update_frame(frame, 0, "bucket", out);
+          }).find("update count exceeds the payload") != std::string::npos);
+
+    test::ScratchDir scratch;
+    gen::ooc::IoCounters io;
+    gen::ooc::WorkDir dir(scratch.sub("work"), io, false);
+    dir.create();
+    dir.append("bucket", frame);
+    CHECK(damage_of([&] { gen::ooc::for_each_update_frame(dir, "bucket", frame.size(), [](auto) {}); })
+              .find("update count exceeds the payload") != std::string::npos);
+}
+
+// Found by fuzzing: a sparse level of 2^31 in a sealed manifest was signed
+// overflow when read back (level + 1 is stored). Levels past INT_MAX are
+// damage, wherever the manifest stores one.
+TEST_CASE("a manifest holding a level past INT_MAX is damaged") {
+    gen::ooc::Manifest m;  // no chunks, empty names: fixed offsets below
+    const std::string good = gen::ooc::encode_manifest(m);
+    const auto with_field = [&](std::size_t offset, std::uint64_t value) {
+        std::string record = good.substr(0, good.size() - kSealBytes);
+        for (int i = 0; i < 8; ++i) record[offset + i] = static_cast<char>(value >> (8 * i));
+        seal(record);
+        return std::vector<std::uint8_t>(record.begin(), record.end());
+    };
+    // magic 8, format 4, two empty strings 8 + 8, index size, chunk slots,
+    // phase: the level at 52. At the end: sparse level + 1, words, checksum, seal.
+    const std::size_t level_at = 52;
+    const std::size_t sparse_at = good.size() - kSealBytes - 3 * 8;
+    CHECK(gen::ooc::decode_manifest(with_field(level_at, 7), "manifest").level == 7);
+    CHECK(gen::ooc::decode_manifest(with_field(sparse_at, 5), "manifest").sparse_level == 4);
+    for (const std::uint64_t bad : {std::uint64_t{0x80000000}, ~std::uint64_t{0}}) {
+        CHECK(damage_of([&] { (void)gen::ooc::decode_manifest(with_field(level_at, bad), "manifest"); })
+                  .find("bad level") != std::string::npos);
+        CHECK(damage_of([&] { (void)gen::ooc::decode_manifest(with_field(sparse_at, bad), "manifest"); })
+                  .find("bad level") != std::string::npos);
+    }
 }
 
 TEST_CASE("updates sort as a comparison sort would, on any spread of keys") {

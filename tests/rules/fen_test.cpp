@@ -47,6 +47,13 @@ TEST_CASE("malformed FENs are rejected with a message naming the problem") {
         {"8/8/8/8/4P3/8/8/k7 b - e6 0 1", A, "impossible en-passant square e6 with black to move"},
         {"8/8/8/8/8/8/8/K6k w - - x 1", A, "bad halfmove clock 'x'"},
         {"8/8/8/8/8/8/8/K6k w - - 0 -1", A, "bad fullmove number '-1'"},
+        // Counters as the verifier reads them (found by fuzzing the two
+        // parsers against each other): 1 to 9 digits, full moves from 1.
+        {"8/8/8/8/8/8/8/K6k w - - 0 0", A, "bad fullmove number '0'"},
+        {"8/8/8/8/8/8/8/K6k w - - 0 000", A, "bad fullmove number '000'"},
+        {"8/8/8/8/8/8/8/K6k w - - 1234567890 1", A, "bad halfmove clock '1234567890'"},
+        {"8/8/8/8/8/8/8/K6k w - - 0 +1", A, "bad fullmove number '+1'"},
+        {"8/8/8/8/8/8/8/K6k w - - 000000000 999999999", A, "(accepted)"},
         {"8/8/8/8/8/8/8/8 w - - 0 1", A, "no units on the board"},
         {"QQQQQQQQ/QQQQQQQQ/Q7/8/8/8/8/7k w - - 0 1", A, "White has 17 units, at most 16 allowed"},
         {"4k3/8/8/8/8/8/8/1N2K3 w - - 0 1", F, "unit N on b1: fourfile uses only files a, c, e, g"},
