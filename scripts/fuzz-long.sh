@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 all=(fen_rules fen_verify fen_differential uci_move strategy_line probe
-     storage_record storage_block ooc_manifest ooc_frames)
+     storage_record storage_block ooc_manifest ooc_frames http_query)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 # The build of scripts/test.sh's fuzz step; the probe database comes from a
@@ -46,6 +46,7 @@ dict_of() {
   case "$1" in
     fen_rules|fen_verify|fen_differential|probe) echo "-dict=tests/fuzz/dict/fen.dict" ;;
     uci_move|strategy_line) echo "-dict=tests/fuzz/dict/uci.dict" ;;
+    http_query) echo "-dict=tests/fuzz/dict/http.dict" ;;
   esac
 }
 seeds_of() {

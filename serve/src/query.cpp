@@ -15,6 +15,8 @@ int hex_digit(char c) {
 
 QueryError bad_request(std::string message) { return {400, std::move(message)}; }
 
+QueryError not_found(std::string_view path) { return {404, "not found: " + printable_text(path)}; }
+
 // Only the variant names, "health" and "mainline" are words of the API;
 // every other path names a file of the web explorer.
 std::variant<Query, QueryError> parse_path(const std::string& path) {
@@ -30,7 +32,7 @@ std::variant<Query, QueryError> parse_path(const std::string& path) {
     const std::optional<VariantId> variant = parse_variant(first);
     if (slash != std::string_view::npos && rest.substr(slash) == "/mainline") {
         if (!variant) {
-            return QueryError{404, "unknown variant '" + std::string(first) + "' (known: " +
+            return QueryError{404, "unknown variant '" + printable_text(first) + "' (known: " +
                                        std::string(variant_list()) + ")"};
         }
         q.route = Route::Mainline;
@@ -49,17 +51,34 @@ std::variant<Query, QueryError> parse_path(const std::string& path) {
         const std::string_view segment = rest.substr(start, end - start);
         if (segment.empty() || segment == "." || segment == ".." ||
             segment.find('\\') != std::string_view::npos) {
-            return QueryError{404, "not found: " + path};
+            return not_found(path);
         }
         start = end + 1;
     }
-    if (!rest.empty() && rest.back() == '/') return QueryError{404, "not found: " + path};
+    if (!rest.empty() && rest.back() == '/') return not_found(path);
     q.route = Route::File;
     q.file = std::string(rest);
     return q;
 }
 
 }  // namespace
+
+std::string printable_text(std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte <= 0x7e && c != '\\') {
+            out += c;
+        } else {
+            out += "\\x";
+            out += kHex[byte >> 4];
+            out += kHex[byte & 15];
+        }
+    }
+    return out;
+}
 
 std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
     std::string out;
@@ -90,13 +109,21 @@ std::variant<Query, QueryError> parse_target(std::string_view target) {
     if (target.empty() || target.front() != '/') {
         return bad_request("request target must start with '/'");
     }
+    // A target is printable ASCII without spaces (RFC 3986); other bytes
+    // arrive only %-encoded, so a raw one is a malformed request.
+    for (const char c : target) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte <= 0x20 || byte > 0x7e) {
+            return bad_request("request target holds a byte outside printable ASCII");
+        }
+    }
     const auto question = target.find('?');
     const auto raw_path = target.substr(0, question);
     const auto raw_query =
         question == std::string_view::npos ? std::string_view{} : target.substr(question + 1);
     const auto path = percent_decode(raw_path, false);
     if (!path) return bad_request("bad percent-encoding in the path");
-    if (path->find('?') != std::string::npos) return QueryError{404, "not found: " + *path};
+    if (path->find('?') != std::string::npos) return not_found(*path);
 
     auto parsed = parse_path(*path);
     if (auto* error = std::get_if<QueryError>(&parsed)) return *error;

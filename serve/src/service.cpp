@@ -143,7 +143,7 @@ HttpAnswer Service::answer(std::string_view method, std::string_view target) con
         if (query.file.empty()) {
             return error_answer(404, "no web explorer: build it (web/) or pass --web DIR");
         }
-        return error_answer(404, "not found: /" + query.file + " (API: /{variant}?fen=..., " +
+        return error_answer(404, "not found: /" + printable_text(query.file) + " (API: /{variant}?fen=..., " +
                                      "variants: " + std::string(variant_list()) + ")");
     }
     HttpAnswer a;

@@ -231,6 +231,24 @@ void ooc_seeds(const fs::path& out) {
               << " seeds\n";
 }
 
+// Request targets as the web explorer and lichess-style clients send them.
+void http_seeds(const fs::path& out, const std::vector<std::string>& fens) {
+    Corpus targets(out, "http_query");
+    for (const std::string& path : {"/", "/health", "/index.html", "/app.js", "/a/b.css", "/../x",
+                                    "/antichess", "/nosuch/mainline", "/%2e%2e/x"}) {
+        targets.add(path);
+    }
+    std::size_t n = 0;
+    for (std::string f : fens) {
+        if (n++ % 25 != 0) continue;  // a few dozen are enough: the grammar is the path and query
+        std::replace(f.begin(), f.end(), ' ', '_');
+        targets.add("/antichess?fen=" + f);
+        targets.add("/fourfile/mainline?fen=" + f + "&x=1");
+        targets.add("/antichess-fics?a=%20&fen=" + f);
+    }
+    std::cout << "http_query " << targets.size() << " seeds\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -259,6 +277,7 @@ int main(int argc, char** argv) {
             }
         }
         chess_seeds(out, fens);
+        http_seeds(out, fens);
         storage_seeds(out);
         ooc_seeds(out);
     } catch (const std::exception& e) {

@@ -40,6 +40,10 @@ struct QueryError {
     std::string message;
 };
 
+// `text` for an error message: bytes outside printable ASCII, and the
+// backslash, as \xHH, so a message echoing a request stays one printable line.
+std::string printable_text(std::string_view text);
+
 // Decodes %XX escapes (and '+' as a space when `plus_is_space`, as in a
 // query string). nullopt for a '%' not followed by two hex digits, or an
 // escape of the NUL byte.
@@ -50,7 +54,8 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
 // be given exactly once for Probe and Mainline, and underscores in it stand
 // for spaces. Errors: 414 for a target over kMaxTargetBytes; 404 for
 // "/{unknown}/mainline" and paths that cannot name a file ("..", empty
-// segments); 400 for bad percent-encoding, a missing, repeated, empty or
+// segments); 400 for a raw byte outside printable ASCII or a space, bad
+// percent-encoding, a missing, repeated, empty or
 // overlong FEN, or one with bytes outside printable ASCII.
 std::variant<Query, QueryError> parse_target(std::string_view target);
 
