@@ -35,7 +35,7 @@ constexpr const char* kUsage =
     "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
-    "                   [--replace] [--quiet] [--json]\n"
+    "                   [--no-regions] [--replace] [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
     "to move there (X), and stores it under NAME (kind non-loss) for `tbverify strategy`.\n"
@@ -53,6 +53,7 @@ constexpr const char* kUsage =
     "  --checkpoint-seconds S  seconds between checkpoints (default 600)\n"
     "  --fixed-moves         X changes a move only when it is proven to lose\n"
     "                        (no proof-number switching)\n"
+    "  --no-regions          no region leaves (locked pawn structures solved whole)\n"
     "  --replace             replace a strategy of the same name\n"
     "  --quiet               no progress lines\n"
     "  --json                print one JSON summary object\n"
@@ -107,7 +108,7 @@ Status run(const std::vector<std::string>& args) {
                              "max-nodes", "checkpoint-seconds"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "replace", "json", "quiet"}) command.flag(name);
+    for (const char* name : {"fixed-moves", "no-regions", "replace", "json", "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
     if (!*parsed) return {};
@@ -192,6 +193,7 @@ Status run(const std::vector<std::string>& args) {
     options.max_nodes = max_nodes->value_or(0);
     options.threads = static_cast<int>(threads->value_or(1));
     options.proof_number_switching = !command.flag_set("fixed-moves");
+    options.region_leaves = !command.flag_set("no-regions");
     options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
     options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;

@@ -52,6 +52,9 @@ struct SolveOptions {
     // cheapest alternative's; false: X changes a move only once it is
     // proven to lose (or another one is proven safe).
     bool proof_number_switching = true;
+    // X nodes whose pawns all face enemy pawns head-on are tried as region
+    // leaves (the safety game on the locked structure, solved retrogradely).
+    bool region_leaves = true;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;

@@ -1,0 +1,72 @@
+#pragma once
+// A leaf solver for locked pawn structures (docs/fourfile.md, "Region
+// leaves"). Pawns never capture in Four File, so once every pawn of X's
+// faces an enemy pawn head-on, the structure changes only when a piece takes
+// a pawn. The positions reachable from such a node in which X moves only its
+// pieces and never captures, and the opponent neither captures nor promotes,
+// form a finite region; the safety game on it (X must stay inside for ever,
+// every capture of X's units or promotion of the opponent's and every
+// position where X has no move inside counting as a loss for X) is solved
+// retrogradely. It is pessimistic, so a position it calls safe is safe in
+// the real game, and its strategy stays inside the region.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "packed_position.hpp"
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::solve::detail {
+
+class RegionSolver {
+public:
+    // `budget`: positions one exploration may hold before it is given up;
+    // `cache_cap`: positions the cache of solved regions may hold in all
+    // (no new exploration once it is full).
+    RegionSolver(Color x, std::size_t budget, std::size_t cache_cap);
+
+    // True if `pos` (X to move) is the kind of position a region is tried
+    // on: X has pawns and each of them faces an enemy pawn head-on.
+    bool applies(const Position& pos) const;
+
+    // X's move at `pos` (X to move) in the region game if X stays inside for
+    // ever from there; nullopt if not, or if the region is too large to
+    // explore. Explores (and caches) the region when `pos` is not known yet.
+    std::optional<Move> solve(const Position& pos);
+
+    // What the cache already says about `pos` (either side to move), without
+    // exploring: true safe, false unsafe, nullopt not explored.
+    std::optional<bool> known(const Position& pos) const;
+
+    // X's move at a position `solve` or an exploration proved safe.
+    std::optional<Move> move_at(const Position& pos) const;
+
+    std::uint64_t memory_bytes() const;
+    std::uint64_t explorations() const { return explorations_; }
+    std::uint64_t cached() const { return values_.size(); }
+
+private:
+    struct KeyHash {
+        std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
+    };
+    // Why an exploration ended without an answer for its start.
+    bool explore(const Position& start);
+    std::string region_key(const Position& pos) const;
+
+    Color x_;
+    std::size_t budget_;
+    std::size_t cache_cap_;
+    // Every position an exploration finished, with its exact value in the
+    // region game: X to move and safe: X's move (raw); opponent to move and
+    // safe: kSafe; unsafe: kUnsafe.
+    std::unordered_map<PackedPosition, std::uint16_t, KeyHash> values_;
+    // Regions (pawns and material) given up: too large for the budget.
+    std::unordered_set<std::string> too_large_;
+    std::uint64_t explorations_ = 0;
+};
+
+}  // namespace tbf::solve::detail
