@@ -201,11 +201,12 @@ Status run(const std::vector<std::string>& args) {
         options.progress = [](const SolveProgress& p) {
             std::fprintf(stderr,
                          "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  "
-                         "%s  %.0f nodes/s\n",
+                         "regions %llu (%llu positions)  %s  %.0f nodes/s\n",
                          p.seconds, static_cast<unsigned long long>(p.nodes),
                          static_cast<unsigned long long>(p.expanded), static_cast<unsigned long long>(p.open),
                          static_cast<unsigned long long>(p.reachable), static_cast<unsigned long long>(p.lost),
-                         human_bytes(p.memory_bytes).c_str(), p.seconds > 0 ? p.nodes / p.seconds : 0.0);
+                         static_cast<unsigned long long>(p.region_explorations),
+                         static_cast<unsigned long long>(p.region_positions), human_bytes(p.memory_bytes).c_str(), p.seconds > 0 ? p.nodes / p.seconds : 0.0);
         };
     }
     std::signal(SIGINT, on_signal);
@@ -242,6 +243,8 @@ Status run(const std::vector<std::string>& args) {
                        {"expanded", summary.final.expanded},
                        {"open", summary.final.open},
                        {"lost", summary.final.lost},
+                       {"region_explorations", summary.final.region_explorations},
+                       {"region_positions", summary.final.region_positions},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

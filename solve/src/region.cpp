@@ -11,9 +11,14 @@ namespace {
 using R = FourFile;
 
 // values_: an X-to-move position proven safe holds X's move (never 0: a
-// move from a square to itself does not exist); these two mark the rest.
+// move from a square to itself does not exist; never above 0xFFF: region
+// moves are not promotions); the rest is marked by these.
 constexpr std::uint16_t kSafe = 0;  // opponent to move, or X stalemated: nothing to play
-constexpr std::uint16_t kUnsafe = 0xFFFF;
+// Unsafe when X may take at most d captures deep: kUnsafeAtDepth + d.
+constexpr std::uint16_t kUnsafeAtDepth = 0xFF00;
+
+bool is_unsafe(std::uint16_t value) { return value >= kUnsafeAtDepth; }
+int unsafe_depth(std::uint16_t value) { return value - kUnsafeAtDepth; }
 
 enum class Kind : std::uint8_t {
     Inner,  // explored: its moves inside the region are edges
@@ -21,15 +26,17 @@ enum class Kind : std::uint8_t {
     Safe,   // the game ends without a loss for X, or known safe from an earlier exploration
 };
 
-// X keeps its pawns (its walls) and captures nothing: pieces only, quietly.
-bool inside_for_x(const Position& pos, Move m) {
-    return !m.is_promotion() && !pos.is_capture(m) && unit_type(pos.unit_on(m.from())) != UnitType::Pawn;
+// X keeps its pawns (its walls): pieces only. A capture (X's or the
+// opponent's) leaves the region for one with less material, whose value is
+// that region's own.
+bool piece_move(const Position& pos, Move m) {
+    return !m.is_promotion() && unit_type(pos.unit_on(m.from())) != UnitType::Pawn;
 }
 
 }  // namespace
 
-RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap)
-    : x_(x), budget_(budget), cache_cap_(cache_cap) {}
+RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth)
+    : x_(x), budget_(budget), cache_cap_(cache_cap), max_capture_depth_(max_capture_depth) {}
 
 bool RegionSolver::applies(const Position& pos) const {
     const Bitboard mine = pos.units(x_, UnitType::Pawn);
@@ -58,12 +65,12 @@ std::string RegionSolver::region_key(const Position& pos) const {
 std::optional<bool> RegionSolver::known(const Position& pos) const {
     const auto it = values_.find(pack(pos));
     if (it == values_.end()) return std::nullopt;
-    return it->second != kUnsafe;
+    return !is_unsafe(it->second);
 }
 
 std::optional<Move> RegionSolver::move_at(const Position& pos) const {
     const auto it = values_.find(pack(pos));
-    if (it == values_.end() || it->second == kUnsafe || it->second == kSafe) return std::nullopt;
+    if (it == values_.end() || is_unsafe(it->second) || it->second == kSafe) return std::nullopt;
     const std::uint16_t raw = it->second;
     const auto from = static_cast<Square>(raw & 63);
     const auto to = static_cast<Square>((raw >> 6) & 63);
@@ -72,22 +79,49 @@ std::optional<Move> RegionSolver::move_at(const Position& pos) const {
 }
 
 std::optional<Move> RegionSolver::solve(const Position& pos) {
-    if (const auto it = values_.find(pack(pos)); it != values_.end()) return move_at(pos);
-    if (values_.size() >= cache_cap_) return std::nullopt;
-    const std::string key = region_key(pos);
-    if (too_large_.count(key)) return std::nullopt;
-    if (!explore(pos)) {
-        too_large_.insert(key);
-        return std::nullopt;
-    }
+    if (!explore_region(pos, max_capture_depth_)) return std::nullopt;
     return move_at(pos);
 }
 
-bool RegionSolver::explore(const Position& start) {
+// Iterative deepening over the captures: the region without them first
+// (cheap, and usually decisive), then with one capture more at a time.
+bool RegionSolver::explore_region(const Position& pos, int depth) {
+    const PackedPosition packed = pack(pos);
+    for (int d = 0; d <= depth; ++d) {
+        if (const auto it = values_.find(packed); it != values_.end()) {
+            if (!is_unsafe(it->second) || unsafe_depth(it->second) >= depth) return true;
+            if (unsafe_depth(it->second) >= d) continue;
+        }
+        if (values_.size() >= cache_cap_) return false;
+        const std::string key = region_key(pos);
+        if (too_large_.count(key)) return false;
+        if (!explore(pos, d)) {
+            too_large_.insert(key);
+            return false;
+        }
+    }
+    return true;
+}
+
+// The value of a position reached by a capture: its own region's (explored
+// now if need be: captures only lower the material, so this recursion
+// ends), or a loss if that region is given up or X's pawns are not locked
+// there.
+RegionSolver::Exit RegionSolver::exit_value(const Position& pos, int depth) {
+    if (depth < 0) return Exit::Loss;
+    const Bitboard mine = pos.units(x_, UnitType::Pawn);
+    const Bitboard ahead = x_ == Color::White ? mine << 8 : mine >> 8;
+    if ((ahead & pos.units(~x_, UnitType::Pawn)) != ahead) return Exit::Loss;
+    if (!explore_region(pos, depth)) return Exit::Loss;
+    return known(pos) == true ? Exit::Safe : Exit::Loss;
+}
+
+bool RegionSolver::explore(const Position& start, int depth) {
     ++explorations_;
     std::vector<PackedPosition> keys;
     std::unordered_map<PackedPosition, std::uint32_t, KeyHash> index;
     std::vector<Kind> kind;
+    std::vector<std::uint8_t> cached;  // an end because an earlier exploration decided it
     std::vector<std::uint32_t> first, count, child;
     std::vector<std::uint16_t> move;
     const auto add = [&](const PackedPosition& key) -> std::uint32_t {
@@ -95,10 +129,14 @@ bool RegionSolver::explore(const Position& start) {
         if (!inserted) return it->second;
         keys.push_back(key);
         Kind k = Kind::Inner;
-        // Earlier explorations' values are exact in the region game: use
-        // them as ends.
-        if (const auto v = values_.find(key); v != values_.end()) k = v->second == kUnsafe ? Kind::Loss : Kind::Safe;
+        // Earlier explorations' values are exact in their games: a safe
+        // one is safe here too, an unsafe one if X had as many captures.
+        if (const auto v = values_.find(key); v != values_.end()) {
+            if (!is_unsafe(v->second)) k = Kind::Safe;
+            else if (unsafe_depth(v->second) >= depth) k = Kind::Loss;
+        }
         kind.push_back(k);
+        cached.push_back(k != Kind::Inner);
         first.push_back(0);
         count.push_back(0);
         return it->second;
@@ -117,28 +155,49 @@ bool RegionSolver::explore(const Position& start) {
         }
         if (x_moves) {
             bool any = false;
-            for (Move m : legal) any = any || inside_for_x(pos, m);
+            for (Move m : legal) any = any || piece_move(pos, m);
             if (!any) {
                 kind[v] = Kind::Loss;
                 continue;
             }
         } else {
-            // The opponent may leave the region (take a unit of X's or
-            // promote): pessimistically a loss for X.
-            bool leaves = false;
-            for (Move m : legal) leaves = leaves || m.is_promotion() || pos.is_capture(m);
-            if (leaves) {
+            // A promotion of the opponent's is pessimistically a loss for X.
+            bool promotes = false;
+            for (Move m : legal) promotes = promotes || m.is_promotion();
+            if (promotes) {
                 kind[v] = Kind::Loss;
                 continue;
             }
         }
-        first[v] = static_cast<std::uint32_t>(child.size());
+        // Quiet moves first, so that X's move at a safe node is a quiet one
+        // when it can be, then the captures with the values of their regions.
+        const std::size_t edges_before = child.size();
+        first[v] = static_cast<std::uint32_t>(edges_before);
         for (Move m : legal) {
-            if (x_moves && !inside_for_x(pos, m)) continue;
-            const std::uint32_t c = add(pack(pos.after(m)));
-            child.push_back(c);
+            if (pos.is_capture(m) || (x_moves && !piece_move(pos, m))) continue;
+            child.push_back(add(pack(pos.after(m))));
             move.push_back(m.raw());
             ++count[v];
+        }
+        bool opponent_wins_exit = false;
+        for (Move m : legal) {
+            if (!pos.is_capture(m) || (x_moves && !piece_move(pos, m))) continue;
+            const Position after = pos.after(m);
+            const Exit value = exit_value(after, depth - 1);
+            if (value == Exit::Loss && !x_moves) {
+                opponent_wins_exit = true;  // the opponent takes this way out
+                break;
+            }
+            if (value == Exit::Loss) continue;  // X does not take this way out
+            child.push_back(add(pack(after)));
+            move.push_back(m.raw());
+            ++count[v];
+        }
+        if (opponent_wins_exit || count[v] == 0) {
+            child.resize(edges_before);
+            move.resize(edges_before);
+            count[v] = 0;
+            kind[v] = Kind::Loss;
         }
     }
     // The opponent's attractor to the losses: an opponent node with a child
@@ -177,8 +236,8 @@ bool RegionSolver::explore(const Position& start) {
     // Every explored position's value is exact now (its region is closed
     // under the moves above): keep them all.
     for (std::uint32_t v = 0; v < n; ++v) {
-        if (values_.count(keys[v])) continue;
-        std::uint16_t value = in[v] ? kUnsafe : kSafe;
+        if (cached[v]) continue;
+        std::uint16_t value = in[v] ? static_cast<std::uint16_t>(kUnsafeAtDepth + depth) : kSafe;
         if (!in[v] && kind[v] == Kind::Inner && x_node(v)) {
             for (std::uint32_t i = 0; i < count[v]; ++i) {
                 if (!in[child[first[v] + i]]) {
@@ -187,7 +246,7 @@ bool RegionSolver::explore(const Position& start) {
                 }
             }
         }
-        values_.emplace(keys[v], value);
+        values_[keys[v]] = value;
     }
     return true;
 }

@@ -27,7 +27,9 @@ public:
     // `budget`: positions one exploration may hold before it is given up;
     // `cache_cap`: positions the cache of solved regions may hold in all
     // (no new exploration once it is full).
-    RegionSolver(Color x, std::size_t budget, std::size_t cache_cap);
+    // `max_capture_depth`: how many captures deep the values of the regions
+    // a capture leads to are explored (0: every capture counts as a loss).
+    RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth);
 
     // True if `pos` (X to move) is the kind of position a region is tried
     // on: X has pawns and each of them faces an enemy pawn head-on.
@@ -53,13 +55,16 @@ private:
     struct KeyHash {
         std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
     };
-    // Why an exploration ended without an answer for its start.
-    bool explore(const Position& start);
+    enum class Exit : std::uint8_t { Safe, Loss };
+    bool explore(const Position& start, int depth);
+    bool explore_region(const Position& pos, int depth);
+    Exit exit_value(const Position& pos, int depth);
     std::string region_key(const Position& pos) const;
 
     Color x_;
     std::size_t budget_;
     std::size_t cache_cap_;
+    int max_capture_depth_;
     // Every position an exploration finished, with its exact value in the
     // region game: X to move and safe: X's move (raw); opponent to move and
     // safe: kSafe; unsafe: kUnsafe.

@@ -51,9 +51,20 @@ constexpr std::uint64_t kUntriedProof = 32;
 constexpr std::uint64_t kSwitchMargin = 64;
 // X-to-move positions a fortress closure may hold before it is given up.
 constexpr std::size_t kFortressBudget = 20000;
-// Positions one region exploration may hold, and the region cache in all.
-constexpr std::size_t kRegionBudget = 400000;
+// Positions one region exploration may hold (larger regions cost more than
+// the search they save: measured in docs/fourfile.md), and the region cache
+// in all.
+constexpr std::size_t kRegionBudget = 20000;
 constexpr std::size_t kRegionCacheCap = 8000000;
+// Captures deep the regions they lead to are explored (see region.hpp).
+constexpr int kRegionCaptureDepth = 1;
+
+// The region cache takes at most a quarter of a memory cap (about 60 bytes
+// a position).
+std::size_t region_cache_cap(std::uint64_t memory_bytes) {
+    if (memory_bytes == 0) return kRegionCacheCap;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(kRegionCacheCap, memory_bytes / 4 / 60));
+}
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class NodeStatus : std::uint8_t {
@@ -148,7 +159,7 @@ struct Solver::Impl {
         : root(r),
           options(std::move(o)),
           x(options.side),
-          region(options.side, kRegionBudget, kRegionCacheCap),
+          region(options.side, kRegionBudget, region_cache_cap(options.memory_bytes), kRegionCaptureDepth),
           use_regions(options.region_leaves) {}
 
     std::uint64_t memory_bytes() const {
@@ -655,6 +666,8 @@ struct Solver::Impl {
         p.open = open;
         p.reachable = reached;
         p.lost = lost_count;
+        p.region_explorations = region.explorations();
+        p.region_positions = region.cached();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;

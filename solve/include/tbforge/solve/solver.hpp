@@ -38,6 +38,8 @@ struct SolveProgress {
     std::uint64_t open = 0;       // frontier positions the current strategy reaches
     std::uint64_t reachable = 0;  // positions the current strategy reaches
     std::uint64_t lost = 0;       // positions proven lost for X
+    std::uint64_t region_explorations = 0;  // locked-structure regions explored
+    std::uint64_t region_positions = 0;     // positions whose region value is cached
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
