@@ -79,8 +79,16 @@ std::optional<Move> RegionSolver::move_at(const Position& pos) const {
 }
 
 std::optional<Move> RegionSolver::solve(const Position& pos) {
+    const bool fresh = !values_.count(pack(pos));
     if (!explore_region(pos, max_capture_depth_)) return std::nullopt;
-    return move_at(pos);
+    const auto move = move_at(pos);
+    // A region that keeps failing from new starts is given up: exploring
+    // it again costs more than the search it might save.
+    if (!move && fresh && known(pos) == false) {
+        const std::string key = region_key(pos);
+        if (++failures_[key] >= kMaxFailures) too_large_.insert(key);
+    }
+    return move;
 }
 
 // Iterative deepening over the captures: the region without them first
@@ -254,7 +262,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
 std::uint64_t RegionSolver::memory_bytes() const {
     // Node-based hash map: key, value, next pointer and cached hash, plus a
     // bucket pointer.
-    return values_.size() * 48 + values_.bucket_count() * 8 + too_large_.size() * 64;
+    return values_.size() * 48 + values_.bucket_count() * 8 + (too_large_.size() + failures_.size()) * 64;
 }
 
 }  // namespace tbf::solve::detail

@@ -69,8 +69,13 @@ private:
     // region game: X to move and safe: X's move (raw); opponent to move and
     // safe: kSafe; unsafe: kUnsafe.
     std::unordered_map<PackedPosition, std::uint16_t, KeyHash> values_;
-    // Regions (pawns and material) given up: too large for the budget.
+    // Regions (pawns and material) given up: too large for the budget, or
+    // failing too often.
     std::unordered_set<std::string> too_large_;
+    // Explorations of a region that found their start unsafe; after
+    // kMaxFailures the region is given up like a too large one.
+    static constexpr int kMaxFailures = 8;
+    std::unordered_map<std::string, int> failures_;
     std::uint64_t explorations_ = 0;
 };
 

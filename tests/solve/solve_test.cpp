@@ -245,6 +245,35 @@ TEST_CASE("a region value is never claimed where the tables say X loses") {
     CHECK(white.explorations() + black.explorations() > 0);
 }
 
+TEST_CASE("region leaves on sampled positions are stored and verify") {
+    // Every sampled position whose pawns are locked and whose region is
+    // safe for the side to move: the solver stops at the root (a region
+    // leaf), the stored strategy (captures into smaller regions included)
+    // passes the verifier, and the table agrees it is no loss.
+    const auto& tb = Tables::get().tablebase();
+    int leaves = 0;
+    for (const std::string& table : {std::string("KPvKP"), std::string("KBPvK")}) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, test::kSanitized ? 40 : 200, 17)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            solve::detail::RegionSolver region(pos.side_to_move(), 20000, std::size_t{1} << 20, 1);
+            if (!region.applies(pos) || !region.solve(pos)) continue;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            solve::Solver solver(pos, options_for(pos));
+            const auto s = run(solver);
+            REQUIRE(s.verdict == solve::Verdict::Proven);
+            CHECK(s.final.expanded == 1);
+            const std::uint64_t entries = store(solver, pos, "region-leaf");
+            const auto report = verify_strategy("region-leaf");
+            CHECK(report.closed());
+            CHECK(report.entries == entries);
+            ++leaves;
+        }
+    }
+    MESSAGE(leaves, " region leaves stored and verified");
+    CHECK(leaves > 0);
+}
+
 TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
     // Rooks behind locked a- and e-pawns: the region is the rooks' and
     // kings' placements; solved whole, the root needs no search at all.
