@@ -35,7 +35,7 @@ constexpr const char* kUsage =
     "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
-    "                   [--no-regions] [--replace] [--quiet] [--json]\n"
+    "                   [--no-regions] [--region-depth D] [--replace] [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
     "to move there (X), and stores it under NAME (kind non-loss) for `tbverify strategy`.\n"
@@ -54,6 +54,7 @@ constexpr const char* kUsage =
     "  --fixed-moves         X changes a move only when it is proven to lose\n"
     "                        (no proof-number switching)\n"
     "  --no-regions          no region leaves (locked pawn structures solved whole)\n"
+    "  --region-depth D      captures followed into smaller regions, 0-3 (default 1)\n"
     "  --replace             replace a strategy of the same name\n"
     "  --quiet               no progress lines\n"
     "  --json                print one JSON summary object\n"
@@ -105,7 +106,7 @@ Result<double> positive_seconds(const cli::Command& command, std::string_view na
 Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
-                             "max-nodes", "checkpoint-seconds"}) {
+                             "max-nodes", "checkpoint-seconds", "region-depth"}) {
         command.value(name);
     }
     for (const char* name : {"fixed-moves", "no-regions", "replace", "json", "quiet"}) command.flag(name);
@@ -151,6 +152,8 @@ Status run(const std::vector<std::string>& args) {
     if (!threads.ok()) return threads.status();
     auto max_nodes = command.number("max-nodes", 0, std::numeric_limits<std::uint64_t>::max());
     if (!max_nodes.ok()) return max_nodes.status();
+    auto region_depth = command.number("region-depth", 0, 3);
+    if (!region_depth.ok()) return region_depth.status();
     auto checkpoint_seconds = positive_seconds(command, "checkpoint-seconds", 600);
     if (!checkpoint_seconds.ok()) return checkpoint_seconds.status();
     const std::string tables_path = command.optional("tables").value_or("");
@@ -194,6 +197,7 @@ Status run(const std::vector<std::string>& args) {
     options.threads = static_cast<int>(threads->value_or(1));
     options.proof_number_switching = !command.flag_set("fixed-moves");
     options.region_leaves = !command.flag_set("no-regions");
+    options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
     options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
     options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;

@@ -56,8 +56,6 @@ constexpr std::size_t kFortressBudget = 20000;
 // in all.
 constexpr std::size_t kRegionBudget = 20000;
 constexpr std::size_t kRegionCacheCap = 8000000;
-// Captures deep the regions they lead to are explored (see region.hpp).
-constexpr int kRegionCaptureDepth = 1;
 
 // The region cache takes at most a quarter of a memory cap (about 60 bytes
 // a position).
@@ -159,7 +157,8 @@ struct Solver::Impl {
         : root(r),
           options(std::move(o)),
           x(options.side),
-          region(options.side, kRegionBudget, region_cache_cap(options.memory_bytes), kRegionCaptureDepth),
+          region(options.side, kRegionBudget, region_cache_cap(options.memory_bytes),
+                 options.region_capture_depth),
           use_regions(options.region_leaves) {}
 
     std::uint64_t memory_bytes() const {

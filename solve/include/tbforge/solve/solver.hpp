@@ -57,6 +57,10 @@ struct SolveOptions {
     // X nodes whose pawns all face enemy pawns head-on are tried as region
     // leaves (the safety game on the locked structure, solved retrogradely).
     bool region_leaves = true;
+    // How many captures deep a region game follows captures into the
+    // regions they lead to (0: every capture of the opponent's is a loss
+    // for X and X captures nothing).
+    int region_capture_depth = 1;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;
