@@ -505,6 +505,13 @@ TEST_CASE("rook and knight each with locked pawns: closes by proof-number switch
     check_closes("r3k1n1/8/8/p3p3/P3P3/8/8/R3K1N1 w - - 0 1", "rook-knight-locked");
 }
 
+TEST_CASE("bishops with all eight pawns from their start squares: closes and verifies" *
+          doctest::test_suite("slow")) {
+    // No pawn locked yet: X must set up its barrier by search before the
+    // fortress leaves take over.
+    check_closes("2b1k3/p1p1p1p1/8/8/8/8/P1P1P1P1/2B1K3 w - - 0 1", "bishops-pawns");
+}
+
 TEST_CASE("the memory cap stops a run as not proven") {
     const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
     auto options = options_for(start);
