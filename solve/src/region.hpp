@@ -2,13 +2,14 @@
 // A leaf solver for locked pawn structures (docs/fourfile.md, "Region
 // leaves"). Pawns never capture in Four File, so once every pawn of X's
 // faces an enemy pawn head-on, the structure changes only when a piece takes
-// a pawn. The positions reachable from such a node in which X moves only its
-// pieces and never captures, and the opponent neither captures nor promotes,
-// form a finite region; the safety game on it (X must stay inside for ever,
-// every capture of X's units or promotion of the opponent's and every
-// position where X has no move inside counting as a loss for X) is solved
-// retrogradely. It is pessimistic, so a position it calls safe is safe in
-// the real game, and its strategy stays inside the region.
+// a pawn. From such a node X moves only its pieces and the opponent anything;
+// the positions reached form a region, whose safety game (X must stay inside
+// for ever; X checkmated, a promotion of the opponent's or X without a piece
+// move is a loss for X) is solved retrogradely. A capture leaves the region
+// for one with less material, valued by that region's own game up to a
+// capture depth (beyond it: a loss for X if the opponent captures, no move
+// for X). It is pessimistic, so a position it calls safe is safe in the real
+// game, and its strategy keeps to positions it calls safe.
 
 #include <cstddef>
 #include <cstdint>
