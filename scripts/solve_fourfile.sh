@@ -14,7 +14,8 @@
 #
 # Environment: BUILD (build), DB (fourfile-solve.db), MEMORY (12G, graph cap
 # per start), THREADS (2), TABLES (a database of Four File tables; unset: no
-# leaf tables), NICE (10), LOGS (DB.logs).
+# leaf tables), NICE (10), LOGS (DB.logs), SOLVE_OPTS (more options of
+# `tbgen solve`, e.g. "--no-regions" or "--region-depth 0").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -56,6 +57,7 @@ wall_seconds() {  # elapsed wall time in seconds from a /usr/bin/time -v log
 
 table_tables=()
 [ -n "${TABLES:-}" ] && table_tables=(--tables "$TABLES")
+read -r -a solve_opts <<< "${SOLVE_OPTS:-}"
 rows=()
 status=0
 while IFS=$'\t' read -r name side fen; do
@@ -68,7 +70,7 @@ while IFS=$'\t' read -r name side fen; do
     echo "== $name: solving ($side, memory $memory, $threads threads); progress in $logs/$name.solve.log"
     nice -n "$niceness" /usr/bin/time -v -o "$logs/$name.solve.time" \
       "$tbgen" solve --variant fourfile --db "$db" --fen "$fen" --side "$side" --name "$prefix" \
-        --memory "$memory" --threads "$threads" --replace --json "${table_tables[@]}" \
+        --memory "$memory" --threads "$threads" --replace --json "${table_tables[@]}" "${solve_opts[@]}" \
         > "$solve_json" 2> "$logs/$name.solve.log"
     rc=$?
     if [ $rc -eq 0 ]; then

@@ -35,7 +35,7 @@ constexpr const char* kUsage =
     "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
-    "                   [--replace] [--quiet] [--json]\n"
+    "                   [--no-regions] [--region-depth D] [--replace] [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
     "to move there (X), and stores it under NAME (kind non-loss) for `tbverify strategy`.\n"
@@ -53,6 +53,8 @@ constexpr const char* kUsage =
     "  --checkpoint-seconds S  seconds between checkpoints (default 600)\n"
     "  --fixed-moves         X changes a move only when it is proven to lose\n"
     "                        (no proof-number switching)\n"
+    "  --no-regions          no region leaves (locked pawn structures solved whole)\n"
+    "  --region-depth D      captures followed into smaller regions, 0-3 (default 1)\n"
     "  --replace             replace a strategy of the same name\n"
     "  --quiet               no progress lines\n"
     "  --json                print one JSON summary object\n"
@@ -104,10 +106,10 @@ Result<double> positive_seconds(const cli::Command& command, std::string_view na
 Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
-                             "max-nodes", "checkpoint-seconds"}) {
+                             "max-nodes", "checkpoint-seconds", "region-depth"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "replace", "json", "quiet"}) command.flag(name);
+    for (const char* name : {"fixed-moves", "no-regions", "replace", "json", "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
     if (!*parsed) return {};
@@ -150,6 +152,8 @@ Status run(const std::vector<std::string>& args) {
     if (!threads.ok()) return threads.status();
     auto max_nodes = command.number("max-nodes", 0, std::numeric_limits<std::uint64_t>::max());
     if (!max_nodes.ok()) return max_nodes.status();
+    auto region_depth = command.number("region-depth", 0, 3);
+    if (!region_depth.ok()) return region_depth.status();
     auto checkpoint_seconds = positive_seconds(command, "checkpoint-seconds", 600);
     if (!checkpoint_seconds.ok()) return checkpoint_seconds.status();
     const std::string tables_path = command.optional("tables").value_or("");
@@ -192,6 +196,8 @@ Status run(const std::vector<std::string>& args) {
     options.max_nodes = max_nodes->value_or(0);
     options.threads = static_cast<int>(threads->value_or(1));
     options.proof_number_switching = !command.flag_set("fixed-moves");
+    options.region_leaves = !command.flag_set("no-regions");
+    options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
     options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
     options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;
@@ -199,11 +205,12 @@ Status run(const std::vector<std::string>& args) {
         options.progress = [](const SolveProgress& p) {
             std::fprintf(stderr,
                          "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  "
-                         "%s  %.0f nodes/s\n",
+                         "regions %llu (%llu positions)  %s  %.0f nodes/s\n",
                          p.seconds, static_cast<unsigned long long>(p.nodes),
                          static_cast<unsigned long long>(p.expanded), static_cast<unsigned long long>(p.open),
                          static_cast<unsigned long long>(p.reachable), static_cast<unsigned long long>(p.lost),
-                         human_bytes(p.memory_bytes).c_str(), p.seconds > 0 ? p.nodes / p.seconds : 0.0);
+                         static_cast<unsigned long long>(p.region_explorations),
+                         static_cast<unsigned long long>(p.region_positions), human_bytes(p.memory_bytes).c_str(), p.seconds > 0 ? p.nodes / p.seconds : 0.0);
         };
     }
     std::signal(SIGINT, on_signal);
@@ -240,6 +247,8 @@ Status run(const std::vector<std::string>& args) {
                        {"expanded", summary.final.expanded},
                        {"open", summary.final.open},
                        {"lost", summary.final.lost},
+                       {"region_explorations", summary.final.region_explorations},
+                       {"region_positions", summary.final.region_positions},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

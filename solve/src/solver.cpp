@@ -20,6 +20,7 @@
 #include "fortress.hpp"
 #include "heuristics.hpp"
 #include "packed_position.hpp"
+#include "region.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/fen.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -50,6 +51,18 @@ constexpr std::uint64_t kUntriedProof = 32;
 constexpr std::uint64_t kSwitchMargin = 64;
 // X-to-move positions a fortress closure may hold before it is given up.
 constexpr std::size_t kFortressBudget = 20000;
+// Positions one region exploration may hold (larger regions cost more than
+// the search they save: measured in docs/fourfile.md), and the region cache
+// in all.
+constexpr std::size_t kRegionBudget = 20000;
+constexpr std::size_t kRegionCacheCap = 8000000;
+
+// The region cache takes at most a quarter of a memory cap (about 60 bytes
+// a position).
+std::size_t region_cache_cap(std::uint64_t memory_bytes) {
+    if (memory_bytes == 0) return kRegionCacheCap;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(kRegionCacheCap, memory_bytes / 4 / 60));
+}
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class NodeStatus : std::uint8_t {
@@ -59,6 +72,7 @@ enum class NodeStatus : std::uint8_t {
     Safe,       // stalemate, the opponent checkmated: the game ends, X does not lose
     TableSafe,  // a table says X does not lose; the strategy below it comes from the table
     FortressSafe,  // X waits safely and the closure holds (fortress.hpp); the strategy below it is that closure
+    RegionSafe,    // X stays inside its locked pawn structure for ever (region.hpp); the strategy below it is the region's
 };
 
 struct Expansion {
@@ -67,6 +81,10 @@ struct Expansion {
     std::vector<PackedPosition> children;
     std::vector<std::uint16_t> moves;
     Status error;  // ok unless the expansion failed
+    // An X node searched afresh whose pawns are locked: tried as a region
+    // leaf when the batch is merged (serially, so runs do not depend on the
+    // thread count).
+    bool region_candidate = false;
 };
 
 // A table that cannot answer for a position the search reached is a fault of
@@ -126,6 +144,8 @@ struct Solver::Impl {
         std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
     };
     std::unordered_map<PackedPosition, std::uint32_t, PlacementHash> placements;
+    RegionSolver region;
+    bool use_regions = true;
 
     std::uint64_t lost_count = 0;
     std::uint64_t nodes_at_attractor = 0;
@@ -133,14 +153,20 @@ struct Solver::Impl {
     std::chrono::steady_clock::time_point start;
     bool solved = false;
 
-    Impl(const Position& r, SolveOptions o) : root(r), options(std::move(o)), x(options.side) {}
+    Impl(const Position& r, SolveOptions o)
+        : root(r),
+          options(std::move(o)),
+          x(options.side),
+          region(options.side, kRegionBudget, region_cache_cap(options.memory_bytes),
+                 options.region_capture_depth),
+          use_regions(options.region_leaves) {}
 
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
                bytes_of(safe) + bytes_of(first_edge) + bytes_of(edge_count) + bytes_of(choice) +
                bytes_of(live) + bytes_of(pred_head) + bytes_of(proof) + bytes_of(edge_child) +
                bytes_of(pred_parent) + bytes_of(pred_next) + bytes_of(edge_move) +
-               bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48;
+               bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48 + region.memory_bytes();
     }
 
     // ---- The position index ----
@@ -187,6 +213,9 @@ struct Solver::Impl {
 
     Known known(const Position& pos) const {
         const std::uint32_t id = find(pack(pos));
+        // A position a region exploration proved safe is as good as one
+        // outside the attractor (its region strategy is stored with it).
+        if (use_regions && (id == kNone || !lost[id]) && region.known(pos) == true) return Known::Safe;
         if (id == kNone) return Known::Unknown;
         if (lost[id]) return Known::Lost;
         if (safe[id]) return Known::Safe;
@@ -227,6 +256,7 @@ struct Solver::Impl {
             return out;
         }
         out.status = NodeStatus::Expanded;
+        out.region_candidate = x_moves && given == nullptr && use_regions && region.applies(pos);
         if (x_moves && given != nullptr) {
             for (std::uint16_t raw : *given) {
                 const Move m = move_from_raw(raw);
@@ -277,6 +307,11 @@ struct Solver::Impl {
     void apply(const Expansion& e) {
         const std::uint32_t n = e.node;
         status[n] = e.status;
+        if (e.region_candidate && region.solve(unpack(keys[n]))) {
+            status[n] = NodeStatus::RegionSafe;
+            expansion_order.push_back(n);
+            return;
+        }
         expansion_order.push_back(n);
         if (e.status == NodeStatus::LossX) {
             mark_lost(n);
@@ -630,6 +665,8 @@ struct Solver::Impl {
         p.open = open;
         p.reachable = reached;
         p.lost = lost_count;
+        p.region_explorations = region.explorations();
+        p.region_positions = region.cached();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;
@@ -730,7 +767,7 @@ struct Solver::Impl {
         std::uint64_t count = 0;
         std::vector<std::uint8_t> seen(keys.size(), 0);
         std::vector<std::uint32_t> queue{0};
-        std::vector<Position> table_leaves, fortress_leaves;
+        std::vector<Position> table_leaves, fortress_leaves, region_leaves;
         seen[0] = 1;
         for (std::size_t head = 0; head < queue.size(); ++head) {
             const std::uint32_t v = queue[head];
@@ -740,6 +777,10 @@ struct Solver::Impl {
             }
             if (status[v] == NodeStatus::FortressSafe) {
                 fortress_leaves.push_back(unpack(keys[v]));
+                continue;
+            }
+            if (status[v] == NodeStatus::RegionSafe) {
+                region_leaves.push_back(unpack(keys[v]));
                 continue;
             }
             if (status[v] != NodeStatus::Expanded) continue;
@@ -790,6 +831,34 @@ struct Solver::Impl {
                 });
             if (!closed) return Status(StatusCode::Internal, "fortress closure failed at " + to_fen(leaf));
         }
+        // Below the region leaves: the region's own moves, every reply
+        // followed (a reply the region game allows never leaves it).
+        std::unordered_set<PackedPosition, KeyHash> region_seen;
+        {
+            std::deque<Position> pending;
+            MoveList replies;
+            const auto discover = [&](const Position& p) {
+                const PackedPosition key = pack(p);
+                if (graph_entry(p) || fortress_seen.count(key)) return;
+                if (region_seen.insert(key).second) pending.push_back(p);
+            };
+            for (const Position& leaf : region_leaves) discover(leaf);
+            while (!pending.empty()) {
+                const Position p = pending.front();
+                pending.pop_front();
+                const auto m = region.move_at(p);
+                if (!m) return Status(StatusCode::Internal, "region strategy has no move at " + to_fen(p));
+                visit(p, *m);
+                ++count;
+                const Position after = p.after(*m);
+                generate_legal<R>(after, replies);
+                for (Move r : replies) {
+                    const Position next = after.after(r);
+                    if (!has_legal_move<R>(next)) continue;
+                    discover(next);
+                }
+            }
+        }
         if (table_leaves.empty()) return count;
         // Below the table leaves: the tables' own non-losing moves, every
         // reply followed, so the stored strategy needs no tables.
@@ -804,6 +873,7 @@ struct Solver::Impl {
             const std::uint32_t id = find(key);
             if (id != kNone && seen[id] && status[id] == NodeStatus::Expanded) return;  // a graph entry
             if (fortress_seen.count(key)) return;  // answered by a fortress closure
+            if (region_seen.count(key)) return;    // answered by a region
             if (table_seen.insert(key).second) pending.push_back(p);
         };
         const auto follow = [&](const Position& after_x) {

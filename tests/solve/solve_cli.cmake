@@ -19,8 +19,23 @@ run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side wh
 expect("${err}" "--name")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --memory 12Q)
 expect("${err}" "--memory")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --region-depth 4)
+expect("${err}" "--region-depth")
 run_tool(0 ${TBGEN} solve --help)
 expect("${out}" "--tables")
+expect("${out}" "--no-regions")
+
+# Locked pawns: the root is a region leaf (one position in the graph), and
+# the region's strategy is stored with it and verifies; without region
+# leaves the search expands many more.
+set(locked "r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked --quiet --json)
+expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"region_explorations\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked)
+expect("${out}" "closed")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-plain
+         --no-regions --quiet --json)
+expect("${out}" "\"nodes\":[0-9][0-9][0-9][0-9]+,.*\"region_explorations\":0,")
 
 # A database path that is a file: exit 3.
 file(WRITE "${WORK}/solve-cli-file" "x")

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "../probe/probe_fixture.hpp"
 #include "fortress.hpp"
 #include "packed_position.hpp"
+#include "region.hpp"
 #include "tbforge/base/exit_code.hpp"
 #include "tbforge/probe/strategy.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -206,6 +208,114 @@ TEST_CASE("a waiting move that runs out is no fortress") {
     CHECK_FALSE(solve::detail::find_fortress(pos, 20000).has_value());
 }
 
+TEST_CASE("a region value is never claimed where the tables say X loses") {
+    // The region game (X moves pieces only, captures lead to the captured
+    // region's own value one capture deep) on every sampled position of the
+    // tables, both sides to move, with one cache per side shared by all of
+    // them: every position it calls safe must be a draw or a win for the
+    // side to move, and so must X's region move keep it.
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 30 : 300;
+    solve::detail::RegionSolver white(Color::White, 20000, std::size_t{1} << 22, 1);
+    solve::detail::RegionSolver black(Color::Black, 20000, std::size_t{1} << 22, 1);
+    int claimed = 0, checked = 0, captures = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 13;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            ++checked;
+            auto& region = pos.side_to_move() == Color::White ? white : black;
+            const auto move = region.solve(pos);
+            if (!move) continue;
+            ++claimed;
+            INFO(to_fen(pos), " ", to_uci(*move));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            MoveList legal;
+            generate_legal<FourFile>(pos, legal);
+            REQUIRE(std::find(legal.begin(), legal.end(), *move) != legal.end());
+            const Position after = pos.after(*move);
+            if (pos.is_capture(*move)) ++captures;
+            if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
+            CHECK(region.known(after) == true);
+        }
+    }
+    MESSAGE(checked, " positions, ", claimed, " region claims, ", captures, " of them by a capture; ",
+            white.explorations() + black.explorations(), " explorations");
+    CHECK(claimed > 0);
+    CHECK(white.explorations() + black.explorations() > 0);
+}
+
+TEST_CASE("region leaves on sampled positions are stored and verify") {
+    // Every sampled position whose pawns are locked and whose region is
+    // safe for the side to move: the solver stops at the root (a region
+    // leaf), the stored strategy (captures into smaller regions included)
+    // passes the verifier, and the table agrees it is no loss.
+    const auto& tb = Tables::get().tablebase();
+    int leaves = 0;
+    for (const std::string& table : {std::string("KPvKP"), std::string("KBPvK")}) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, test::kSanitized ? 40 : 200, 17)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            solve::detail::RegionSolver region(pos.side_to_move(), 20000, std::size_t{1} << 20, 1);
+            if (!region.applies(pos) || !region.solve(pos)) continue;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            solve::Solver solver(pos, options_for(pos));
+            const auto s = run(solver);
+            REQUIRE(s.verdict == solve::Verdict::Proven);
+            CHECK(s.final.expanded == 1);
+            const std::uint64_t entries = store(solver, pos, "region-leaf");
+            const auto report = verify_strategy("region-leaf");
+            CHECK(report.closed());
+            CHECK(report.entries == entries);
+            ++leaves;
+        }
+    }
+    MESSAGE(leaves, " region leaves stored and verified");
+    CHECK(leaves > 0);
+}
+
+TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
+    // Rooks behind locked a- and e-pawns: the region is the rooks' and
+    // kings' placements; solved whole, the root needs no search at all.
+    const Position root = fen("r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1");
+    auto options = options_for(root);
+    solve::Solver solver(root, options);
+    const auto s = run(solver);
+    REQUIRE(s.verdict == solve::Verdict::Proven);
+    CHECK(s.final.expanded == 1);
+    CHECK(s.final.region_explorations > 0);
+    const std::uint64_t entries = store(solver, root, "rooks-region");
+    const auto report = verify_strategy("rooks-region");
+    CHECK(report.closed());
+    CHECK(report.entries == entries);
+    // Without region leaves the same root takes thousands of expansions.
+    options.region_leaves = false;
+    solve::Solver plain(root, options);
+    const auto p = run(plain);
+    REQUIRE(p.verdict == solve::Verdict::Proven);
+    CHECK(p.final.expanded > 1000);
+    CHECK(p.final.region_explorations == 0);
+}
+
+TEST_CASE("locked pawns and kings: a region leaf agrees with the table") {
+    // KPvKP with the a-pawns locked: a draw by the table; the region proves
+    // it at the root and the stored strategy verifies.
+    const auto& tb = Tables::get().tablebase();
+    for (const char* text : {"4k3/8/8/p7/P7/8/8/4K3 w - - 0 1", "8/4k3/8/4p3/4P3/8/8/4K3 b - - 0 1"}) {
+        const Position root = fen(text);
+        INFO(text);
+        REQUIRE(tb.probe(kFourFile, root)->wdl == Wdl::Draw);
+        solve::Solver solver(root, options_for(root));
+        const auto s = run(solver);
+        REQUIRE(s.verdict == solve::Verdict::Proven);
+        CHECK(s.final.expanded == 1);
+        const std::uint64_t entries = store(solver, root, "kp-region");
+        const auto report = verify_strategy("kp-region");
+        CHECK(report.closed());
+        CHECK(report.entries == entries);
+    }
+}
+
 TEST_CASE("a lost root is never proven and a forced mate is found") {
     // KRvK, the lone king to move: mated by force.
     const Position pos = fen("4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
@@ -393,6 +503,13 @@ TEST_CASE("rooks with locked pawns: a strategy beyond the tables closes") {
 TEST_CASE("rook and knight each with locked pawns: closes by proof-number switching" *
           doctest::test_suite("slow")) {
     check_closes("r3k1n1/8/8/p3p3/P3P3/8/8/R3K1N1 w - - 0 1", "rook-knight-locked");
+}
+
+TEST_CASE("bishops with all eight pawns from their start squares: closes and verifies" *
+          doctest::test_suite("slow")) {
+    // No pawn locked yet: X must set up its barrier by search before the
+    // fortress leaves take over.
+    check_closes("2b1k3/p1p1p1p1/8/8/8/8/P1P1P1P1/2B1K3 w - - 0 1", "bishops-pawns");
 }
 
 TEST_CASE("the memory cap stops a run as not proven") {

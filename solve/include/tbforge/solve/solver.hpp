@@ -38,6 +38,8 @@ struct SolveProgress {
     std::uint64_t open = 0;       // frontier positions the current strategy reaches
     std::uint64_t reachable = 0;  // positions the current strategy reaches
     std::uint64_t lost = 0;       // positions proven lost for X
+    std::uint64_t region_explorations = 0;  // locked-structure regions explored
+    std::uint64_t region_positions = 0;     // positions whose region value is cached
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
@@ -52,6 +54,13 @@ struct SolveOptions {
     // cheapest alternative's; false: X changes a move only once it is
     // proven to lose (or another one is proven safe).
     bool proof_number_switching = true;
+    // X nodes whose pawns all face enemy pawns head-on are tried as region
+    // leaves (the safety game on the locked structure, solved retrogradely).
+    bool region_leaves = true;
+    // How many captures deep a region game follows captures into the
+    // regions they lead to (0: every capture of the opponent's is a loss
+    // for X and X captures nothing).
+    int region_capture_depth = 1;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;

@@ -1,0 +1,268 @@
+// Region leaves: the safety game on a locked pawn structure, explored
+// forward from a node and solved retrogradely (region.hpp).
+
+#include "region.hpp"
+
+#include <vector>
+
+namespace tbf::solve::detail {
+namespace {
+
+using R = FourFile;
+
+// values_: an X-to-move position proven safe holds X's move (never 0: a
+// move from a square to itself does not exist; never above 0xFFF: region
+// moves are not promotions); the rest is marked by these.
+constexpr std::uint16_t kSafe = 0;  // opponent to move, or X stalemated: nothing to play
+// Unsafe when X may take at most d captures deep: kUnsafeAtDepth + d.
+constexpr std::uint16_t kUnsafeAtDepth = 0xFF00;
+
+bool is_unsafe(std::uint16_t value) { return value >= kUnsafeAtDepth; }
+int unsafe_depth(std::uint16_t value) { return value - kUnsafeAtDepth; }
+
+enum class Kind : std::uint8_t {
+    Inner,  // explored: its moves inside the region are edges
+    Loss,   // X checkmated, X without a move inside, or the opponent can leave the region
+    Safe,   // the game ends without a loss for X, or known safe from an earlier exploration
+};
+
+// X keeps its pawns (its walls): pieces only. A capture (X's or the
+// opponent's) leaves the region for one with less material, whose value is
+// that region's own.
+bool piece_move(const Position& pos, Move m) {
+    return !m.is_promotion() && unit_type(pos.unit_on(m.from())) != UnitType::Pawn;
+}
+
+}  // namespace
+
+RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth)
+    : x_(x), budget_(budget), cache_cap_(cache_cap), max_capture_depth_(max_capture_depth) {}
+
+bool RegionSolver::applies(const Position& pos) const {
+    const Bitboard mine = pos.units(x_, UnitType::Pawn);
+    if (!mine) return false;
+    const Bitboard theirs = pos.units(~x_, UnitType::Pawn);
+    const Bitboard ahead = x_ == Color::White ? mine << 8 : mine >> 8;
+    return (ahead & theirs) == ahead;
+}
+
+std::string RegionSolver::region_key(const Position& pos) const {
+    Position pawns;
+    for (Bitboard b = pos.units(UnitType::Pawn); b;) {
+        const Square s = pop_lsb(b);
+        pawns.put(s, pos.unit_on(s));
+    }
+    const PackedPosition packed = pack(pawns);
+    std::string key(reinterpret_cast<const char*>(&packed), sizeof packed);
+    for (const Color c : {Color::White, Color::Black}) {
+        for (const UnitType t : {UnitType::Knight, UnitType::Bishop, UnitType::Rook, UnitType::Queen}) {
+            key += static_cast<char>(popcount(pos.units(c, t)));
+        }
+    }
+    return key;
+}
+
+std::optional<bool> RegionSolver::known(const Position& pos) const {
+    const auto it = values_.find(pack(pos));
+    if (it == values_.end()) return std::nullopt;
+    return !is_unsafe(it->second);
+}
+
+std::optional<Move> RegionSolver::move_at(const Position& pos) const {
+    const auto it = values_.find(pack(pos));
+    if (it == values_.end() || is_unsafe(it->second) || it->second == kSafe) return std::nullopt;
+    const std::uint16_t raw = it->second;
+    const auto from = static_cast<Square>(raw & 63);
+    const auto to = static_cast<Square>((raw >> 6) & 63);
+    // Region moves are never promotions.
+    return Move(from, to);
+}
+
+std::optional<Move> RegionSolver::solve(const Position& pos) {
+    const bool fresh = !values_.count(pack(pos));
+    if (!explore_region(pos, max_capture_depth_)) return std::nullopt;
+    const auto move = move_at(pos);
+    // A region that keeps failing from new starts is given up: exploring
+    // it again costs more than the search it might save.
+    if (!move && fresh && known(pos) == false) {
+        const std::string key = region_key(pos);
+        if (++failures_[key] >= kMaxFailures) too_large_.insert(key);
+    }
+    return move;
+}
+
+// Iterative deepening over the captures: the region without them first
+// (cheap, and usually decisive), then with one capture more at a time.
+bool RegionSolver::explore_region(const Position& pos, int depth) {
+    const PackedPosition packed = pack(pos);
+    for (int d = 0; d <= depth; ++d) {
+        if (const auto it = values_.find(packed); it != values_.end()) {
+            if (!is_unsafe(it->second) || unsafe_depth(it->second) >= depth) return true;
+            if (unsafe_depth(it->second) >= d) continue;
+        }
+        if (values_.size() >= cache_cap_) return false;
+        const std::string key = region_key(pos);
+        if (too_large_.count(key)) return false;
+        if (!explore(pos, d)) {
+            too_large_.insert(key);
+            return false;
+        }
+    }
+    return true;
+}
+
+// The value of a position reached by a capture: its own region's (explored
+// now if need be: captures only lower the material, so this recursion
+// ends), or a loss if that region is given up or X's pawns are not locked
+// there.
+RegionSolver::Exit RegionSolver::exit_value(const Position& pos, int depth) {
+    if (depth < 0) return Exit::Loss;
+    const Bitboard mine = pos.units(x_, UnitType::Pawn);
+    const Bitboard ahead = x_ == Color::White ? mine << 8 : mine >> 8;
+    if ((ahead & pos.units(~x_, UnitType::Pawn)) != ahead) return Exit::Loss;
+    if (!explore_region(pos, depth)) return Exit::Loss;
+    return known(pos) == true ? Exit::Safe : Exit::Loss;
+}
+
+bool RegionSolver::explore(const Position& start, int depth) {
+    ++explorations_;
+    std::vector<PackedPosition> keys;
+    std::unordered_map<PackedPosition, std::uint32_t, KeyHash> index;
+    std::vector<Kind> kind;
+    std::vector<std::uint8_t> cached;  // an end because an earlier exploration decided it
+    std::vector<std::uint32_t> first, count, child;
+    std::vector<std::uint16_t> move;
+    const auto add = [&](const PackedPosition& key) -> std::uint32_t {
+        const auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(keys.size()));
+        if (!inserted) return it->second;
+        keys.push_back(key);
+        Kind k = Kind::Inner;
+        // Earlier explorations' values are exact in their games: a safe
+        // one is safe here too, an unsafe one if X had as many captures.
+        if (const auto v = values_.find(key); v != values_.end()) {
+            if (!is_unsafe(v->second)) k = Kind::Safe;
+            else if (unsafe_depth(v->second) >= depth) k = Kind::Loss;
+        }
+        kind.push_back(k);
+        cached.push_back(k != Kind::Inner);
+        first.push_back(0);
+        count.push_back(0);
+        return it->second;
+    };
+    add(pack(start));
+    MoveList legal;
+    for (std::uint32_t v = 0; v < keys.size(); ++v) {
+        if (kind[v] != Kind::Inner) continue;
+        if (keys.size() > budget_) return false;
+        const Position pos = unpack(keys[v]);
+        generate_legal<R>(pos, legal);
+        const bool x_moves = pos.side_to_move() == x_;
+        if (legal.empty()) {
+            kind[v] = x_moves && in_check<R>(pos) ? Kind::Loss : Kind::Safe;
+            continue;
+        }
+        if (x_moves) {
+            bool any = false;
+            for (Move m : legal) any = any || piece_move(pos, m);
+            if (!any) {
+                kind[v] = Kind::Loss;
+                continue;
+            }
+        } else {
+            // A promotion of the opponent's is pessimistically a loss for X.
+            bool promotes = false;
+            for (Move m : legal) promotes = promotes || m.is_promotion();
+            if (promotes) {
+                kind[v] = Kind::Loss;
+                continue;
+            }
+        }
+        // Quiet moves first, so that X's move at a safe node is a quiet one
+        // when it can be, then the captures with the values of their regions.
+        const std::size_t edges_before = child.size();
+        first[v] = static_cast<std::uint32_t>(edges_before);
+        for (Move m : legal) {
+            if (pos.is_capture(m) || (x_moves && !piece_move(pos, m))) continue;
+            child.push_back(add(pack(pos.after(m))));
+            move.push_back(m.raw());
+            ++count[v];
+        }
+        bool opponent_wins_exit = false;
+        for (Move m : legal) {
+            if (!pos.is_capture(m) || (x_moves && !piece_move(pos, m))) continue;
+            const Position after = pos.after(m);
+            const Exit value = exit_value(after, depth - 1);
+            if (value == Exit::Loss && !x_moves) {
+                opponent_wins_exit = true;  // the opponent takes this way out
+                break;
+            }
+            if (value == Exit::Loss) continue;  // X does not take this way out
+            child.push_back(add(pack(after)));
+            move.push_back(m.raw());
+            ++count[v];
+        }
+        if (opponent_wins_exit || count[v] == 0) {
+            child.resize(edges_before);
+            move.resize(edges_before);
+            count[v] = 0;
+            kind[v] = Kind::Loss;
+        }
+    }
+    // The opponent's attractor to the losses: an opponent node with a child
+    // in it, an X node with all its children in it.
+    const std::size_t n = keys.size();
+    std::vector<std::uint32_t> pred_first(n + 1, 0), preds(child.size());
+    for (std::uint32_t c : child) ++pred_first[c + 1];
+    for (std::size_t i = 0; i < n; ++i) pred_first[i + 1] += pred_first[i];
+    {
+        std::vector<std::uint32_t> fill(pred_first.begin(), pred_first.end() - 1);
+        for (std::uint32_t v = 0; v < n; ++v) {
+            if (kind[v] != Kind::Inner) continue;
+            for (std::uint32_t i = 0; i < count[v]; ++i) preds[fill[child[first[v] + i]]++] = v;
+        }
+    }
+    std::vector<std::uint8_t> in(n, 0);
+    std::vector<std::uint32_t> remaining(count), queue;
+    for (std::uint32_t v = 0; v < n; ++v) {
+        if (kind[v] == Kind::Loss) {
+            in[v] = 1;
+            queue.push_back(v);
+        }
+    }
+    const auto x_node = [&](std::uint32_t v) { return packed_side(keys[v]) == x_; };
+    while (!queue.empty()) {
+        const std::uint32_t v = queue.back();
+        queue.pop_back();
+        for (std::uint32_t i = pred_first[v]; i < pred_first[v + 1]; ++i) {
+            const std::uint32_t p = preds[i];
+            if (in[p]) continue;
+            if (x_node(p) && --remaining[p] != 0) continue;
+            in[p] = 1;
+            queue.push_back(p);
+        }
+    }
+    // Every explored position's value is exact now (its region is closed
+    // under the moves above): keep them all.
+    for (std::uint32_t v = 0; v < n; ++v) {
+        if (cached[v]) continue;
+        std::uint16_t value = in[v] ? static_cast<std::uint16_t>(kUnsafeAtDepth + depth) : kSafe;
+        if (!in[v] && kind[v] == Kind::Inner && x_node(v)) {
+            for (std::uint32_t i = 0; i < count[v]; ++i) {
+                if (!in[child[first[v] + i]]) {
+                    value = move[first[v] + i];
+                    break;
+                }
+            }
+        }
+        values_[keys[v]] = value;
+    }
+    return true;
+}
+
+std::uint64_t RegionSolver::memory_bytes() const {
+    // Node-based hash map: key, value, next pointer and cached hash, plus a
+    // bucket pointer.
+    return values_.size() * 48 + values_.bucket_count() * 8 + (too_large_.size() + failures_.size()) * 64;
+}
+
+}  // namespace tbf::solve::detail

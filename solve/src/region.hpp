@@ -1,0 +1,83 @@
+#pragma once
+// A leaf solver for locked pawn structures (docs/fourfile.md, "Region
+// leaves"). Pawns never capture in Four File, so once every pawn of X's
+// faces an enemy pawn head-on, the structure changes only when a piece takes
+// a pawn. From such a node X moves only its pieces and the opponent anything;
+// the positions reached form a region, whose safety game (X must stay inside
+// for ever; X checkmated, a promotion of the opponent's or X without a piece
+// move is a loss for X) is solved retrogradely. A capture leaves the region
+// for one with less material, valued by that region's own game up to a
+// capture depth (beyond it: a loss for X if the opponent captures, no move
+// for X). It is pessimistic, so a position it calls safe is safe in the real
+// game, and its strategy keeps to positions it calls safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "packed_position.hpp"
+#include "tbforge/rules/movegen.hpp"
+
+namespace tbf::solve::detail {
+
+class RegionSolver {
+public:
+    // `budget`: positions one exploration may hold before it is given up;
+    // `cache_cap`: positions the cache of solved regions may hold in all
+    // (no new exploration once it is full).
+    // `max_capture_depth`: how many captures deep the values of the regions
+    // a capture leads to are explored (0: every capture counts as a loss).
+    RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth);
+
+    // True if `pos` (X to move) is the kind of position a region is tried
+    // on: X has pawns and each of them faces an enemy pawn head-on.
+    bool applies(const Position& pos) const;
+
+    // X's move at `pos` (X to move) in the region game if X stays inside for
+    // ever from there; nullopt if not, or if the region is too large to
+    // explore. Explores (and caches) the region when `pos` is not known yet.
+    std::optional<Move> solve(const Position& pos);
+
+    // What the cache already says about `pos` (either side to move), without
+    // exploring: true safe, false unsafe, nullopt not explored.
+    std::optional<bool> known(const Position& pos) const;
+
+    // X's move at a position `solve` or an exploration proved safe.
+    std::optional<Move> move_at(const Position& pos) const;
+
+    std::uint64_t memory_bytes() const;
+    std::uint64_t explorations() const { return explorations_; }
+    std::uint64_t cached() const { return values_.size(); }
+
+private:
+    struct KeyHash {
+        std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
+    };
+    enum class Exit : std::uint8_t { Safe, Loss };
+    bool explore(const Position& start, int depth);
+    bool explore_region(const Position& pos, int depth);
+    Exit exit_value(const Position& pos, int depth);
+    std::string region_key(const Position& pos) const;
+
+    Color x_;
+    std::size_t budget_;
+    std::size_t cache_cap_;
+    int max_capture_depth_;
+    // Every position an exploration finished, with its exact value in the
+    // region game: X to move and safe: X's move (raw); opponent to move and
+    // safe: kSafe; unsafe: kUnsafe.
+    std::unordered_map<PackedPosition, std::uint16_t, KeyHash> values_;
+    // Regions (pawns and material) given up: too large for the budget, or
+    // failing too often.
+    std::unordered_set<std::string> too_large_;
+    // Explorations of a region that found their start unsafe; after
+    // kMaxFailures the region is given up like a too large one.
+    static constexpr int kMaxFailures = 8;
+    std::unordered_map<std::string, int> failures_;
+    std::uint64_t explorations_ = 0;
+};
+
+}  // namespace tbf::solve::detail
