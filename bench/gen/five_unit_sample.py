@@ -183,6 +183,21 @@ def build_one(args, tables, name, kind, db):
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
 
 
+def ensure_parts(args, tables, name):
+    """Rebuilds, unrecorded, the 5-unit sub-tables of name whose databases
+    are gone (a run resumed on another scratch directory): their rows were
+    measured already, only their values are needed."""
+    for sub in tables[name]["sub_tables"]:
+        if tables[sub]["units"] != 5:
+            continue
+        part = os.path.join(args.out, "parts", sub)
+        if os.path.isdir(part):
+            continue
+        ensure_parts(args, tables, sub)
+        build_one(args, tables, sub, "rebuilt", part)
+        print(f"rebuilt {sub} (measured before; its database was missing)", flush=True)
+
+
 def run(args):
     os.makedirs(os.path.join(args.out, "parts"), exist_ok=True)
     base = os.path.join(args.out, "upto4")
@@ -203,6 +218,7 @@ def run(args):
     if remaining or not any(r["kind"] == "anchor-end" for r in anchors):
         anchor("anchor-start")
     for k, (name, kind) in enumerate(remaining):
+        ensure_parts(args, tables, name)
         row = build_one(args, tables, name, kind, os.path.join(args.out, "parts", name))
         append_row(row)
         print(f"[{k + 1}/{len(remaining)}] {name} {kind}: {row['positions']} positions, {row['cpu_s']} s CPU, "
