@@ -3,8 +3,11 @@
 #include "value_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
+
+#include "fork_join.hpp"
 
 namespace tbf::verify::detail {
 
@@ -106,28 +109,33 @@ Result<std::size_t> ValueCache::load(const std::vector<BlockId>& blocks, int thr
         ++count;
     }
     std::vector<Status> errors(count);
-    const auto n = static_cast<std::int64_t>(count);
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-    for (std::int64_t i = 0; i < n; ++i) {
-        const BlockId& id = blocks[static_cast<std::size_t>(i)];
+    std::atomic<std::size_t> next{0};
+    const auto read = [&](std::size_t i) {
+        const BlockId& id = blocks[i];
         auto block = id.table->reader_->read_block(id.block, storage::CacheUse::Bypass);
         if (!block.ok()) {
-            errors[static_cast<std::size_t>(i)] = block.status();
-            continue;
+            errors[i] = block.status();
+            return;
         }
         const storage::Block& b = **block;
         const std::uint64_t expected = block_bytes(*id.table, id.block);
         if (b.value_width() != id.table->width_ || b.bytes().size() != expected) {
-            errors[static_cast<std::size_t>(i)] = Status(
-                StatusCode::Corruption, "table '" + id.table->name_ + "' block " +
-                                            std::to_string(id.block) + " has " +
-                                            std::to_string(b.bytes().size()) + " bytes, not " +
-                                            std::to_string(expected));
-            continue;
+            errors[i] = Status(StatusCode::Corruption,
+                               "table '" + id.table->name_ + "' block " + std::to_string(id.block) +
+                                   " has " + std::to_string(b.bytes().size()) + " bytes, not " +
+                                   std::to_string(expected));
+            return;
         }
         id.table->entries_[id.block] = {b.bytes().data(), stamp_};
         id.table->blocks_[id.block] = std::move(*block);
-    }
+    };
+    // A thread for every 4 blocks at most: a few blocks are read faster than
+    // a thread starts.
+    const int used = static_cast<int>(std::clamp<std::size_t>(count / 4, 1,
+                                                              static_cast<std::size_t>(std::max(threads, 1))));
+    run_on_threads(used, [&](int) {
+        for (std::size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) read(i);
+    });
     for (std::size_t i = 0; i < count; ++i) {
         if (!errors[i].ok()) {
             // Keep the cache consistent: drop whatever this call loaded.
