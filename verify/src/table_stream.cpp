@@ -190,9 +190,37 @@ private:
     std::size_t capacity_ = 0;
 };
 
+// Requests appended in the generator's inner loop: a push is a compare and
+// a store, always inlined (GCC stopped inlining std::vector's emplace_back
+// here, which cost 7% of the check of 4-unit tables).
+class RequestQueue {
+public:
+    [[gnu::always_inline]] void push_back(Request r) {
+        if (size_ == capacity_) [[unlikely]] grow();
+        data_[size_++] = r;
+    }
+    void clear() { size_ = 0; }
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    [[nodiscard]] std::size_t size() const { return size_; }
+    const Request& operator[](std::size_t i) const { return data_[i]; }
+
+private:
+    [[gnu::noinline]] void grow() {
+        const std::size_t capacity = std::max<std::size_t>(2 * capacity_, 4096);
+        auto bigger = std::make_unique_for_overwrite<Request[]>(capacity);
+        if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(Request));
+        data_ = std::move(bigger);
+        capacity_ = capacity;
+    }
+
+    std::unique_ptr<Request[]> data_;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
 struct LaneQueue {
     ByteQueue squares;
-    std::vector<Request> requests;
+    RequestQueue requests;
     std::vector<std::uint64_t> indices;
 };
 
