@@ -18,7 +18,6 @@
 
 #include "table_stream.hpp"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +29,7 @@
 #include <optional>
 #include <span>
 
+#include "fork_join.hpp"
 #include "movegen.hpp"
 #include "tbforge/base/xxh64.hpp"
 
@@ -190,9 +190,37 @@ private:
     std::size_t capacity_ = 0;
 };
 
+// Requests appended in the generator's inner loop: a push is a compare and
+// a store, always inlined (GCC stopped inlining std::vector's emplace_back
+// here, which cost 7% of the check of 4-unit tables).
+class RequestQueue {
+public:
+    [[gnu::always_inline]] void push_back(Request r) {
+        if (size_ == capacity_) [[unlikely]] grow();
+        data_[size_++] = r;
+    }
+    void clear() { size_ = 0; }
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    [[nodiscard]] std::size_t size() const { return size_; }
+    const Request& operator[](std::size_t i) const { return data_[i]; }
+
+private:
+    [[gnu::noinline]] void grow() {
+        const std::size_t capacity = std::max<std::size_t>(2 * capacity_, 4096);
+        auto bigger = std::make_unique_for_overwrite<Request[]>(capacity);
+        if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(Request));
+        data_ = std::move(bigger);
+        capacity_ = capacity;
+    }
+
+    std::unique_ptr<Request[]> data_;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
 struct LaneQueue {
     ByteQueue squares;
-    std::vector<Request> requests;
+    RequestQueue requests;
     std::vector<std::uint64_t> indices;
 };
 
@@ -283,6 +311,12 @@ private:
     void fold(Worker& w, std::uint32_t node, std::uint8_t flags, std::uint32_t key) {
         std::uint32_t& best = (flags & kEpNode) != 0 ? w.ep_nodes[node].best : acc_[node];
         if (best != kSkip && key > best) best = key;
+    }
+    // Threads for `work` items when each thread should get at least `least`:
+    // starting a thread costs about as much as checking 100 positions.
+    int threads_for(std::uint64_t work, std::uint64_t least = kBatchSlots) const {
+        return static_cast<int>(std::clamp<std::uint64_t>(work / least, 1,
+                                                          static_cast<std::uint64_t>(threads_)));
     }
     void phase_b();
     void phase_c(std::uint64_t first, std::uint64_t end);
@@ -634,9 +668,9 @@ void StreamCheck::phase_a(std::uint64_t first, std::uint64_t last, std::uint64_t
     const std::uint64_t batches = (last - first + kBatchSlots - 1) / kBatchSlots;
     std::atomic<std::uint64_t> next{0};
     std::atomic<bool> cut{false};
-#pragma omp parallel num_threads(threads_)
-    {
-        Worker& w = *workers_[static_cast<std::size_t>(omp_get_thread_num())];
+    // Two batches per thread at least, or one thread does it all.
+    run_on_threads(threads_for(last - first, 2 * kBatchSlots), [&](int t) {
+        Worker& w = *workers_[static_cast<std::size_t>(t)];
         try {
             while (!cut.load(std::memory_order_relaxed) && !state_.stopped()) {
                 const std::uint64_t k = next.fetch_add(1);
@@ -649,7 +683,7 @@ void StreamCheck::phase_a(std::uint64_t first, std::uint64_t last, std::uint64_t
         } catch (const std::bad_alloc&) {
             state_.fail("out of memory");
         }
-    }
+    });
     // Every batch claimed was finished, and they were claimed in order.
     end = std::min(last, first + std::min(next.load(), batches) * kBatchSlots);
 }
@@ -987,9 +1021,10 @@ void StreamCheck::phase_b() {
             return;
         }
         wanted.erase(wanted.begin(), wanted.begin() + static_cast<long>(*loaded));
-#pragma omp parallel num_threads(threads_)
-        {
-            Worker& w = *workers_[static_cast<std::size_t>(omp_get_thread_num())];
+        // Each worker folds its own waiting children: the parents of one
+        // worker's children are its own batches' nodes.
+        run_on_threads(threads_, [&](int thread) {
+            Worker& w = *workers_[static_cast<std::size_t>(thread)];
             std::size_t kept = 0;
             for (const Waiting& c : w.waiting) {
                 TableValues& t = *lanes_[c.lane].values;
@@ -1000,12 +1035,12 @@ void StreamCheck::phase_b() {
                 }
             }
             w.waiting.resize(kept);
-        }
+        });
     }
-    // En-passant children are complete: score them for their parents.
-#pragma omp parallel num_threads(threads_)
-    {
-        Worker& w = *workers_[static_cast<std::size_t>(omp_get_thread_num())];
+    // En-passant children are complete: score them for their parents (few:
+    // one thread).
+    for (const auto& worker : workers_) {
+        Worker& w = *worker;
         for (const EpNode& e : w.ep_nodes) {
             if (e.best == kSkip || e.best == kOpen) {
                 acc_[e.parent] = kSkip;
@@ -1019,11 +1054,12 @@ void StreamCheck::phase_b() {
 
 void StreamCheck::phase_c(std::uint64_t first, std::uint64_t end) {
     const auto n = static_cast<std::int64_t>(end - first);
-#pragma omp parallel num_threads(threads_)
-    {
-        Worker& w = *workers_[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(static)
-        for (std::int64_t i = 0; i < n; ++i) {
+    const int threads = threads_for(end - first, std::uint64_t{1} << 16);
+    run_on_threads(threads, [&](int t) {
+        Worker& w = *workers_[static_cast<std::size_t>(t)];
+        const std::int64_t from = n * t / threads;
+        const std::int64_t to = n * (t + 1) / threads;
+        for (std::int64_t i = from; i < to; ++i) {
             const std::uint32_t best = acc_[static_cast<std::size_t>(i)];
             if (best == kSkip) continue;
             const auto node = static_cast<std::uint64_t>(i);
@@ -1036,10 +1072,23 @@ void StreamCheck::phase_c(std::uint64_t first, std::uint64_t end) {
                 acc_[node] = kSkip;
             }
         }
-        // The sample, again through the public probe alone: tbf_probe of
-        // every child and of the position itself must give the same.
+    });
+    // The sample, again through the public probe alone: tbf_probe of every
+    // child and of the position itself must give the same. The first 64
+    // slots of a table all come from one batch: shared out again here so
+    // that both threads take part.
+    std::vector<std::uint64_t> samples;
+    for (const auto& w : workers_) {
+        samples.insert(samples.end(), w->samples.begin(), w->samples.end());
+        w->samples.clear();
+    }
+    if (samples.empty()) return;
+    std::atomic<std::size_t> next{0};
+    run_on_threads(std::min<int>(threads_, static_cast<int>(samples.size())), [&](int t) {
+        Worker& w = *workers_[static_cast<std::size_t>(t)];
         try {
-            for (const std::uint64_t slot : w.samples) {
+            for (std::size_t k = next.fetch_add(1); k < samples.size(); k = next.fetch_add(1)) {
+                const std::uint64_t slot = samples[k];
                 const std::uint64_t node = slot - first;
                 if (node >= static_cast<std::uint64_t>(n) || acc_[node] == kSkip || state_.stopped()) {
                     continue;
@@ -1084,8 +1133,7 @@ void StreamCheck::phase_c(std::uint64_t first, std::uint64_t end) {
         } catch (const std::bad_alloc&) {
             state_.fail("out of memory");
         }
-        w.samples.clear();
-    }
+    });
 }
 
 void StreamCheck::finish() {

@@ -296,16 +296,17 @@ struct DbCloser {
 using DbHandle = std::unique_ptr<tbf_db, DbCloser>;
 
 // The probe's own block cache serves only the sampled tbf_probe checks: the
-// full check reads values through the storage reader into its ValueCache.
+// full check reads values with tbf_table_values, which bypasses it, into its
+// ValueCache.
 constexpr std::size_t kProbeCacheBytes = std::size_t{32} << 20;
 
 }  // namespace
 
 struct TableDatabase::State {
     DbHandle db;
-    // A second read-only handle, through the storage reader, for what the C
-    // API does not expose: the values block by block and the generator's
-    // statistics counters.
+    // The values (through `db`), and a second read-only handle, through the
+    // storage reader, for what the C API does not expose: the block geometry
+    // and the generator's statistics counters.
     std::unique_ptr<detail::ValueCache> cache;
     // The C API lists every table on each tbf_table_info_at call; a read-only
     // open sees a fixed database, so the listing is read once.
@@ -325,7 +326,7 @@ Result<TableDatabase> TableDatabase::open(const std::string& path) {
     }
     DbHandle db(raw);
     storage::DatabaseOptions options;
-    options.block_cache_bytes = 0;  // blocks are read once into the ValueCache
+    options.block_cache_bytes = 0;  // metadata only
     auto metadata = storage::Database::open(path, options);
     if (!metadata.ok()) {
         return io_error("cannot open database " + path + ": " + metadata.status().to_string());
@@ -342,7 +343,7 @@ Result<TableDatabase> TableDatabase::open(const std::string& path) {
     }
     auto state = std::make_unique<State>();
     state->db = std::move(db);
-    state->cache = std::make_unique<detail::ValueCache>(std::move(metadata).value());
+    state->cache = std::make_unique<detail::ValueCache>(state->db.get(), std::move(metadata).value());
     state->infos = std::move(infos);
     return TableDatabase(std::move(state));
 }

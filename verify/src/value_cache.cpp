@@ -1,17 +1,29 @@
-// Decoded value blocks under a byte budget, least recently used out first.
+// Value blocks under a byte budget, least recently used out first, read
+// through the probe's C API.
 
 #include "value_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
+
+#include "fork_join.hpp"
 
 namespace tbf::verify::detail {
 
 namespace {
 
-// The value encoding this verifier reads (docs/values.md).
+// The value encoding the table checksum is computed over (docs/values.md):
+// the codes held here re-encode the C API's values in it, which gives back
+// the stored bytes of a table stored in it.
 constexpr std::string_view kValueEncoding = "wdl-dtc/1";
+
+// The wdl-dtc/1 code of a value.
+std::uint64_t code_of(const tbf_value& v) {
+    if (v.wdl == 0) return 0;
+    return (v.wdl > 0 ? 1 : 2) + 2 * static_cast<std::uint64_t>(v.dtc);
+}
 
 }  // namespace
 
@@ -32,9 +44,9 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
     for (const auto& t : tables_) {
         if (t->name_ == name) return t.get();
     }
-    auto reader = database_.open_table(name);
-    if (!reader.ok()) return reader.status();
-    const storage::TableInfo& info = reader->info();
+    auto found = database_.table_info(name);
+    if (!found.ok()) return found.status();
+    const storage::TableInfo& info = *found;
     if (info.spec.value_encoding != kValueEncoding) {
         return Status(StatusCode::Corruption, "table " + name + " has value encoding \"" +
                                                    info.spec.value_encoding +
@@ -58,7 +70,7 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
     t->mask_ = per_block - 1;
     t->entries_.resize(info.block_count);
     t->blocks_.resize(info.block_count);
-    t->reader_.emplace(std::move(*reader));
+    t->info_.emplace(std::move(*found));
     tables_.push_back(std::move(t));
     return tables_.back().get();
 }
@@ -66,6 +78,31 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
 std::uint64_t ValueCache::block_bytes(const TableValues& t, std::uint64_t block) const {
     const std::uint64_t first = block << t.shift_;
     return std::min<std::uint64_t>(t.mask_ + 1, t.slots_ - first) * t.width_;
+}
+
+Status ValueCache::read_block(TableValues& t, std::uint64_t block) const {
+    const std::uint64_t first = block << t.shift_;
+    const std::uint64_t n = std::min<std::uint64_t>(t.mask_ + 1, t.slots_ - first);
+    std::vector<tbf_value> values(n);
+    if (tbf_table_values(db_, t.name_.c_str(), first, n, values.data()) != TBF_OK) {
+        return Status(StatusCode::Corruption, tbf_last_error());
+    }
+    auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(n * t.width_);
+    const std::uint64_t limit = t.width_ == 4 ? 0xFFFFFFFFull : (std::uint64_t{1} << (8 * t.width_)) - 1;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t code = code_of(values[i]);
+        if (values[i].wdl < -1 || values[i].wdl > 1 || code > limit) {
+            return Status(StatusCode::Corruption,
+                          "table '" + t.name_ + "' slot " + std::to_string(first + i) +
+                              ": a value that no " + std::to_string(t.width_) +
+                              "-byte code holds");
+        }
+        for (std::uint32_t b = 0; b < t.width_; ++b) {
+            bytes[i * t.width_ + b] = static_cast<std::uint8_t>(code >> (8 * b));
+        }
+    }
+    t.blocks_[block] = std::move(bytes);
+    return Status();
 }
 
 void ValueCache::make_room(std::uint64_t wanted) {
@@ -106,28 +143,21 @@ Result<std::size_t> ValueCache::load(const std::vector<BlockId>& blocks, int thr
         ++count;
     }
     std::vector<Status> errors(count);
-    const auto n = static_cast<std::int64_t>(count);
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-    for (std::int64_t i = 0; i < n; ++i) {
-        const BlockId& id = blocks[static_cast<std::size_t>(i)];
-        auto block = id.table->reader_->read_block(id.block, storage::CacheUse::Bypass);
-        if (!block.ok()) {
-            errors[static_cast<std::size_t>(i)] = block.status();
-            continue;
+    std::atomic<std::size_t> next{0};
+    const auto read = [&](std::size_t i) {
+        const BlockId& id = blocks[i];
+        errors[i] = read_block(*id.table, id.block);
+        if (errors[i].ok()) {
+            id.table->entries_[id.block] = {id.table->blocks_[id.block].get(), stamp_};
         }
-        const storage::Block& b = **block;
-        const std::uint64_t expected = block_bytes(*id.table, id.block);
-        if (b.value_width() != id.table->width_ || b.bytes().size() != expected) {
-            errors[static_cast<std::size_t>(i)] = Status(
-                StatusCode::Corruption, "table '" + id.table->name_ + "' block " +
-                                            std::to_string(id.block) + " has " +
-                                            std::to_string(b.bytes().size()) + " bytes, not " +
-                                            std::to_string(expected));
-            continue;
-        }
-        id.table->entries_[id.block] = {b.bytes().data(), stamp_};
-        id.table->blocks_[id.block] = std::move(*block);
-    }
+    };
+    // A thread for every 4 blocks at most: a few blocks are read faster than
+    // a thread starts.
+    const int used = static_cast<int>(std::clamp<std::size_t>(count / 4, 1,
+                                                              static_cast<std::size_t>(std::max(threads, 1))));
+    run_on_threads(used, [&](int) {
+        for (std::size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) read(i);
+    });
     for (std::size_t i = 0; i < count; ++i) {
         if (!errors[i].ok()) {
             // Keep the cache consistent: drop whatever this call loaded.

@@ -1,9 +1,15 @@
 #pragma once
-// Internal: the stored values of the tables a check reads, held as decoded
-// storage blocks under a byte budget (--memory). Blocks are read through the
-// storage reader, whose block checksums guard them; a table that fits is held
-// whole, a larger one a window at a time, the blocks used longest ago making
-// room first.
+// Internal: the stored values of the tables a check reads, held as blocks of
+// codes under a byte budget (--memory). This is the one place values enter
+// the check: every block, of the table checked and of the tables its children
+// are in, is read with the probe's C API tbf_table_values (full values of a
+// slot range, whatever the stored encoding; the storage reader's block
+// checksums guard what it reads) and held as wdl-dtc/1 codes (0 draw, 1 + 2d
+// win in d, 2 + 2d loss in d) of the table's value width. Block geometry
+// (slots per block, matching the stored blocks so that each is decompressed
+// once) comes from the storage metadata. A table that fits is held whole, a
+// larger one a window at a time, the blocks used longest ago making room
+// first.
 //
 // Thread safety: code(), loaded() and touch() may be called from many
 // threads while nothing is loaded or evicted; open(), load() and evict run
@@ -17,6 +23,7 @@
 #include <vector>
 
 #include "tbforge/base/status.hpp"
+#include "tbforge/probe/tbforge.h"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::verify::detail {
@@ -24,7 +31,7 @@ namespace tbf::verify::detail {
 class TableValues {
 public:
     [[nodiscard]] const std::string& name() const { return name_; }
-    [[nodiscard]] const storage::TableInfo& info() const { return reader_->info(); }
+    [[nodiscard]] const storage::TableInfo& info() const { return *info_; }
     [[nodiscard]] std::uint64_t slots() const { return slots_; }
     [[nodiscard]] std::uint32_t width() const { return width_; }
     // Bytes of the whole table decoded.
@@ -69,13 +76,13 @@ private:
     };
 
     std::string name_;
-    std::optional<storage::TableReader> reader_;
+    std::optional<storage::TableInfo> info_;
     std::uint64_t slots_ = 0;
     std::uint32_t width_ = 1;
     unsigned shift_ = 0;
     std::uint64_t mask_ = 0;
     std::vector<Entry> entries_;
-    std::vector<storage::BlockRef> blocks_;
+    std::vector<std::unique_ptr<std::uint8_t[]>> blocks_;
 };
 
 // A block of one table, for load().
@@ -86,7 +93,8 @@ struct BlockId {
 
 class ValueCache {
 public:
-    explicit ValueCache(storage::Database database) : database_(std::move(database)) {}
+    // `db` answers the values; `database` the metadata.
+    ValueCache(tbf_db* db, storage::Database database) : db_(db), database_(std::move(database)) {}
 
     [[nodiscard]] const storage::Database& database() const { return database_; }
 
@@ -120,6 +128,10 @@ private:
     // nothing is left to evict).
     void make_room(std::uint64_t wanted);
 
+    // One block's codes, read through the C API; an error names the table.
+    [[nodiscard]] Status read_block(TableValues& t, std::uint64_t block) const;
+
+    tbf_db* db_;
     storage::Database database_;
     std::vector<std::unique_ptr<TableValues>> tables_;
     std::uint64_t budget_ = 0;
