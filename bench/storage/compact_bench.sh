@@ -34,7 +34,7 @@ sizes() {  # sizes LABEL TBPROBE DB
       if (match($0, /"values":[0-9]+/)) v += substr($0, RSTART + 9, RLENGTH - 9)
       if (match($0, /"slots":[0-9]+/)) s += substr($0, RSTART + 8, RLENGTH - 8)
       n++ }
-    END { printf "%s: %d tables  %d slots  %.1f MB stored", l, n, s, b / 1e6
+    END { printf "%s: %d tables  %.0f slots  %.1f MB stored", l, n, s, b / 1e6
           if (v > 0) printf "  (values %.1f MB, index metadata %.2f MB, %.4f B/position)", v / 1e6, m / 1e6, (v + m) / s
           printf "\n" }' "$work/$1.json"
   echo "$1: signature $(grep -o '"checksum":"[0-9a-f]*"' "$work/$1.json" | sha256sum | cut -c1-16)"
