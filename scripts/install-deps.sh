@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(build-essential cmake ninja-build pkg-config git
-          librocksdb-dev liblz4-dev libomp-dev libbenchmark-dev doctest-dev
+          librocksdb-dev liblz4-dev libzstd-dev libomp-dev libbenchmark-dev doctest-dev
           libcli11-dev nlohmann-json3-dev
           python3-dev pybind11-dev python3-pybind11 python3-pytest
           libcpp-httplib-dev chromium

@@ -220,6 +220,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     spec.generator_version = std::string(kGeneratorVersion);
     spec.value_width = max_code <= 0xFF ? 1 : 2;
     storage::TableWriteOptions write_options;
+    if (options.compression == storage::Compression::Zstd) write_options = storage::compact_write_options();
     write_options.compression = options.compression;
     auto writer = tb.database().create_table(spec, write_options);
     if (!writer.ok()) return database_failure("writing", name, writer.status());

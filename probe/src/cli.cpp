@@ -169,7 +169,33 @@ Outcome run_probe(const std::vector<std::string>& argv) {
 }
 
 constexpr const char* kInfoUsage =
-    "usage: tbprobe info --db DIR [--json]\n\nLists the tables of a database.\n";
+    "usage: tbprobe info --db DIR [--json]\n\n"
+    "Lists the tables of a database: slots, stored bytes, checksum, W/D/L counts,\n"
+    "storage format, bytes per position and where the bytes go: compressed values\n"
+    "(WDL and DTC are coded together) and index metadata (block record headers,\n"
+    "block keys and the table's zstd dictionary).\n";
+
+// Where a table's bytes go (docs/storage-format.md section 4): the compressed
+// values and what finds and checks them.
+struct ByteSplit {
+    std::uint64_t values = 0;
+    std::uint64_t index = 0;
+    double per_position = 0;
+};
+
+ByteSplit byte_split(const storage::TableInfo& t) {
+    constexpr std::uint64_t kHeaderBytes = 16;  // per block record
+    constexpr std::uint64_t kKeyBytes = 16;     // per block key
+    ByteSplit split;
+    const std::uint64_t headers = kHeaderBytes * t.block_count;
+    split.values = t.stored_bytes > headers ? t.stored_bytes - headers : 0;
+    split.index = t.stored_bytes - split.values + kKeyBytes * t.block_count + t.dictionary.size();
+    split.per_position = t.spec.slot_count == 0
+                             ? 0.0
+                             : static_cast<double>(split.values + split.index) /
+                                   static_cast<double>(t.spec.slot_count);
+    return split;
+}
 
 Status run_info(const std::vector<std::string>& argv) {
     cli::Command command(kInfoUsage);
@@ -196,6 +222,10 @@ Status run_info(const std::vector<std::string>& argv) {
             line["checksum"] = checksum;
             line["value_width"] = t.spec.value_width;
             line["generator"] = t.spec.generator_version;
+            const ByteSplit split = byte_split(t);
+            line["format"] = t.format_version;
+            line["bytes_per_position"] = split.per_position;
+            line["split"] = {{"values", split.values}, {"index_metadata", split.index}};
             // Statistics are stored as JSON text; a damaged text is shown as
             // an empty object rather than breaking the line.
             line["statistics"] = Json::parse(t.statistics.json.empty() ? "{}" : t.statistics.json,
@@ -211,12 +241,15 @@ Status run_info(const std::vector<std::string>& argv) {
                     if (c.name == names[i]) counters[i] = c.value;
                 }
             }
+            const ByteSplit split = byte_split(t);
             std::printf("%-16s %-10s %12" PRIu64 " slots %10" PRIu64
-                        " bytes  checksum %s  "
+                        " bytes  format %u  %.4f B/position (values %" PRIu64
+                        ", index metadata %" PRIu64 ")  checksum %s  "
                         "wtm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64 "  btm W/D/L %" PRIu64
                         "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "\n",
                         t.spec.variant.c_str(), t.spec.material.c_str(), t.spec.slot_count,
-                        t.stored_bytes, checksum, counters[0], counters[1], counters[2],
+                        t.stored_bytes, t.format_version, split.per_position, split.values,
+                        split.index, checksum, counters[0], counters[1], counters[2],
                         counters[3], counters[4], counters[5], counters[6]);
         }
     }

@@ -271,6 +271,13 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
                           "; this library reads up to " + std::to_string(kFormatVersion));
     }
 
+    if (writable && version < kFormatVersion) {
+        // Tables written from now on may be of the new format: libraries that
+        // read only the old one must refuse the whole database, by its marker.
+        const rocksdb::Status us = state->db->Put(synced(), state->default_family, kMarkerKey,
+                                                  encode_marker(kFormatVersion));
+        if (!us.ok()) return from_rocksdb(us, "upgrading the format marker of '" + path + "'");
+    }
     if (writable) {
         rocksdb::PinnableSlice counter;
         const rocksdb::Status cs =

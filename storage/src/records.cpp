@@ -2,10 +2,15 @@
 
 #include <lz4.h>
 #include <lz4hc.h>
+#define ZDICT_STATIC_LINKING_ONLY  // fastCover training with fixed parameters
+#include <zdict.h>
 
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "tbforge/base/record.hpp"
 #include "tbforge/base/xxh64.hpp"
@@ -18,6 +23,8 @@ constexpr std::string_view kMarkerMagic = "TBFD";
 constexpr std::string_view kTableMagic = "TBFT";
 constexpr std::string_view kStrategyMagic = "TBFS";
 constexpr std::uint32_t kRecordVersion = 1;
+// Table records of format 2 add the table's zstd dictionary.
+constexpr std::uint32_t kTableRecordVersion = 2;
 
 constexpr std::size_t kMaxNameBytes = 4096;
 // Text fields (JSON statistics, roots) are metadata, not bulk data.
@@ -43,7 +50,8 @@ Status check_text(std::string_view field, std::string_view text) {
 // Checks magic, trailer checksum and version (in that order: a damaged magic
 // is Corruption, not a checksum mismatch); returns the body after the version.
 Status open_record(std::string_view what, std::string_view magic, std::string_view value,
-                   std::string_view& body) {
+                   std::string_view& body, std::uint32_t* version_out = nullptr,
+                   std::uint32_t newest = kRecordVersion) {
     if (value.size() < magic.size() + 4 + kSealBytes) {
         return {StatusCode::Corruption, std::string(what) + ": record is truncated"};
     }
@@ -55,11 +63,12 @@ Status open_record(std::string_view what, std::string_view magic, std::string_vi
         return {sealed.status().code(), std::string(what) + ": record " + sealed.status().message()};
     }
     const auto version = get_le<std::uint32_t>(value.data() + magic.size());
-    if (version != kRecordVersion) {
-        return {version > kRecordVersion ? StatusCode::UnsupportedVersion : StatusCode::Corruption,
+    if (version == 0 || version > newest) {
+        return {version > newest ? StatusCode::UnsupportedVersion : StatusCode::Corruption,
                 std::string(what) + ": record version " + std::to_string(version) +
-                    " (this library reads version " + std::to_string(kRecordVersion) + ")"};
+                    " (this library reads versions up to " + std::to_string(newest) + ")"};
     }
+    if (version_out != nullptr) *version_out = version;
     body = sealed->substr(magic.size() + 4);
     return {};
 }
@@ -209,7 +218,10 @@ std::string encode_table_info(const TableInfo& info) {
     const TableSpec& spec = info.spec;
     std::string out(kTableMagic);
     ByteWriter w(out);
-    w.u32(kRecordVersion);
+    // Tables of format 1 keep their record version, so a copy stays readable
+    // by the libraries that wrote it.
+    const bool v2 = info.format_version >= 2;
+    w.u32(v2 ? kTableRecordVersion : kRecordVersion);
     w.string32(spec.name);
     w.string32(spec.variant);
     w.string32(spec.material);
@@ -229,6 +241,7 @@ std::string encode_table_info(const TableInfo& info) {
         w.u64(c.value);
     }
     w.string32(info.statistics.json);
+    if (v2) w.string32(info.dictionary);
     w.seal();
     return out;
 }
@@ -236,7 +249,11 @@ std::string encode_table_info(const TableInfo& info) {
 Status decode_table_info(std::string_view name, std::string_view value, TableInfo& info) {
     const std::string what = "metadata of table '" + std::string(name) + "'";
     std::string_view body;
-    if (Status s = open_record(what, kTableMagic, value, body); !s.ok()) return s;
+    std::uint32_t record_version = 0;
+    if (Status s = open_record(what, kTableMagic, value, body, &record_version, kTableRecordVersion);
+        !s.ok()) {
+        return s;
+    }
 
     ByteReader r(body);
     TableInfo t;
@@ -264,6 +281,7 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
         t.statistics.counters.push_back(std::move(c));
     }
     t.statistics.json = r.string32();
+    if (record_version >= 2) t.dictionary = r.string32();
     if (r.failed()) return corrupt(what, "record ends inside a field");
     if (r.remaining() != 0) return corrupt(what, "trailing bytes after the last field");
 
@@ -273,6 +291,10 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
     if (t.format_version == 0 || t.format_version > kFormatVersion) {
         return {StatusCode::UnsupportedVersion,
                 what + ": storage format version " + std::to_string(t.format_version)};
+    }
+    if ((record_version >= 2) != (t.format_version >= 2)) {
+        return corrupt(what, "record version " + std::to_string(record_version) +
+                                 " with storage format version " + std::to_string(t.format_version));
     }
     if (!std::has_single_bit(t.slots_per_block) || t.slots_per_block < kMinSlotsPerBlock ||
         t.slots_per_block > kMaxSlotsPerBlock) {
@@ -344,30 +366,148 @@ Status decode_strategy_info(std::string_view name, std::string_view value, Strat
     return {};
 }
 
+namespace {
+
+struct ZstdDCtxFree {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+ZSTD_DCtx* thread_dctx() {
+    thread_local std::unique_ptr<ZSTD_DCtx, ZstdDCtxFree> dctx(ZSTD_createDCtx());
+    return dctx.get();
+}
+
+std::uint32_t load_value(const std::uint8_t* p, std::uint32_t width) {
+    std::uint32_t v = 0;
+    for (std::uint32_t b = 0; b < width; ++b) v |= static_cast<std::uint32_t>(p[b]) << (8 * b);
+    return v;
+}
+
+// One zstd frame of `src`, with the dictionary when there is one; appended
+// to `out`. The dictionary id is left out of the frame header: the table
+// names its dictionaries.
+void zstd_append(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, int level,
+                 std::span<const std::uint8_t> src, std::string& out) {
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+    if (cdict != nullptr) {
+        ZSTD_CCtx_refCDict(cctx, cdict);
+    } else {
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    }
+    const std::size_t at = out.size();
+    out.resize(at + ZSTD_compressBound(src.size()));
+    const std::size_t n =
+        ZSTD_compress2(cctx, out.data() + at, out.size() - at, src.data(), src.size());
+    // Only a bug (a bound too small) could fail here; a block is then stored raw.
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    out.resize(at + n);
+}
+
+bool zstd_decode(const ZSTD_DDict* ddict, std::string_view src, std::uint8_t* dst,
+                 std::size_t expected) {
+    ZSTD_DCtx* dctx = thread_dctx();
+    if (dctx == nullptr) return false;
+    const std::size_t n = ddict != nullptr
+                              ? ZSTD_decompress_usingDDict(dctx, dst, expected, src.data(),
+                                                           src.size(), ddict)
+                              : ZSTD_decompressDCtx(dctx, dst, expected, src.data(), src.size());
+    return !ZSTD_isError(n) && n == expected;
+}
+
+}  // namespace
+
+void to_planes(std::span<const std::uint8_t> raw, std::uint32_t width, std::uint8_t* out) {
+    const std::size_t n = raw.size() / width;
+    for (std::uint32_t b = 0; b < width; ++b) {
+        for (std::size_t i = 0; i < n; ++i) out[b * n + i] = raw[i * width + b];
+    }
+}
+
+void from_planes(const std::uint8_t* planes, std::size_t values, std::uint32_t width,
+                 std::uint8_t* out) {
+    for (std::uint32_t b = 0; b < width; ++b) {
+        for (std::size_t i = 0; i < values; ++i) out[i * width + b] = planes[b * values + i];
+    }
+}
+
+std::string train_dictionary(const std::vector<std::string>& samples, std::size_t capacity) {
+    std::string joined;
+    std::vector<std::size_t> sizes;
+    for (const std::string& sample : samples) {
+        if (sample.size() < 8) continue;  // zstd's trainer ignores tiny samples anyway
+        joined += sample;
+        sizes.push_back(sample.size());
+    }
+    // Too little material: a dictionary would cost more than it saves.
+    if (sizes.size() < 8 || joined.size() < 4 * capacity) return {};
+    std::string dict(capacity, '\0');
+    ZDICT_fastCover_params_t params{};
+    params.k = 256;
+    params.d = 8;
+    params.f = 18;
+    params.steps = 1;
+    params.nbThreads = 1;
+    params.splitPoint = 1.0;
+    params.accel = 4;
+    const std::size_t n = ZDICT_trainFromBuffer_fastCover(dict.data(), dict.size(), joined.data(),
+                                                          sizes.data(),
+                                                          static_cast<unsigned>(sizes.size()),
+                                                          params);
+    if (ZDICT_isError(n)) return {};
+    dict.resize(n);
+    return dict;
+}
+
+std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) {
+    auto decoding = std::make_shared<BlockDecoding>();
+    if (!info.dictionary.empty()) {
+        decoding->ddict.reset(ZSTD_createDDict(info.dictionary.data(), info.dictionary.size()));
+        if (!decoding->ddict) throw std::bad_alloc();
+    }
+    return decoding;
+}
+
 void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::uint32_t width,
-                  Compression compression, int lz4hc_level, std::string& scratch,
+                  const BlockEncoding& encoding, ZSTD_CCtx* cctx, std::string& scratch,
                   std::string& record) {
     const auto raw_size = static_cast<int>(raw.size());
     const auto* src = reinterpret_cast<const char*>(raw.data());
-    int compressed = 0;
-    if (compression != Compression::None) {
+    const Compression compression = encoding.compression;
+    BlockCodec codec = BlockCodec::Raw;
+    std::size_t compressed = 0;
+    if (compression == Compression::Zstd) {
+        std::span<const std::uint8_t> planes = raw;
+        thread_local std::vector<std::uint8_t> transposed;
+        if (width > 1) {
+            transposed.resize(raw.size());
+            to_planes(raw, width, transposed.data());
+            planes = transposed;
+        }
+        scratch.clear();
+        zstd_append(cctx, encoding.cdict, encoding.zstd_level, planes, scratch);
+        compressed = scratch.size();
+        codec = BlockCodec::Zstd;
+    } else if (compression != Compression::None) {
         scratch.resize(static_cast<std::size_t>(LZ4_compressBound(raw_size)));
-        compressed = compression == Compression::Lz4Hc
-                         ? LZ4_compress_HC(src, scratch.data(), raw_size,
-                                           static_cast<int>(scratch.size()), lz4hc_level)
-                         : LZ4_compress_default(src, scratch.data(), raw_size,
-                                                static_cast<int>(scratch.size()));
+        const int n = compression == Compression::Lz4Hc
+                          ? LZ4_compress_HC(src, scratch.data(), raw_size,
+                                            static_cast<int>(scratch.size()), encoding.lz4hc_level)
+                          : LZ4_compress_default(src, scratch.data(), raw_size,
+                                                 static_cast<int>(scratch.size()));
+        compressed = n > 0 ? static_cast<std::size_t>(n) : 0;
+        codec = BlockCodec::Lz4;
     }
     // Keep the raw values when compression fails or does not pay.
-    const bool use_lz4 = compressed > 0 && compressed < raw_size;
-    const std::string_view payload =
-        use_lz4 ? std::string_view(scratch.data(), static_cast<std::size_t>(compressed))
-                : std::string_view(src, raw.size());
+    if (compressed == 0 || compressed >= raw.size()) codec = BlockCodec::Raw;
+    const std::string_view payload = codec != BlockCodec::Raw
+                                         ? std::string_view(scratch.data(), compressed)
+                                         : std::string_view(src, raw.size());
 
     record.clear();
     record.reserve(kBlockHeaderBytes + payload.size());
     ByteWriter w(record);
-    w.u8(static_cast<std::uint8_t>(use_lz4 ? BlockCodec::Lz4 : BlockCodec::Raw));
+    w.u8(static_cast<std::uint8_t>(codec));
     w.u8(static_cast<std::uint8_t>(width));
     w.u16(0);
     w.u32(static_cast<std::uint32_t>(raw.size() / width));
@@ -396,7 +536,7 @@ void rekey_block(std::string_view key, std::string_view record, std::string& out
 
 Status decode_block(std::string_view table_name, std::uint64_t block_no, std::string_view key,
                     std::string_view record, std::uint32_t width, std::uint32_t expected_slots,
-                    std::uint8_t* out) {
+                    const BlockDecoding* decoding, std::uint8_t* out) {
     const auto fail = [&](StatusCode code, const std::string& problem) {
         return Status(code, "table '" + std::string(table_name) + "' block " +
                                 std::to_string(block_no) + ": " + problem);
@@ -438,6 +578,20 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
         if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
             return fail(StatusCode::Corruption, "LZ4 payload does not decode to the block size");
         }
+        return {};
+    }
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Zstd)) {
+        const ZSTD_DDict* ddict = decoding != nullptr ? decoding->ddict.get() : nullptr;
+        std::uint8_t* planes = out;
+        thread_local std::vector<std::uint8_t> transposed;
+        if (width > 1) {
+            transposed.resize(raw_size);
+            planes = transposed.data();
+        }
+        if (!zstd_decode(ddict, payload, planes, raw_size)) {
+            return fail(StatusCode::Corruption, "zstd payload does not decode to the block size");
+        }
+        if (width > 1) from_planes(planes, slots, width, out);
         return {};
     }
     return fail(StatusCode::Corruption, "unknown codec " + std::to_string(codec));

@@ -1,12 +1,16 @@
 #pragma once
-// Keys and record encodings of format version 1 (docs/storage-format.md is
+// Keys and record encodings of format versions 1 and 2 (docs/storage-format.md is
 // the reference; keep the two in step). Decoders are strict: any deviation is
 // an error naming the record, never a guess.
 
+#include <zstd.h>
+
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tbforge/base/status.hpp"
 #include "tbforge/storage/strategy.hpp"
@@ -59,12 +63,55 @@ inline constexpr char kStrategyTag = 'S';
 
 // Block records.
 inline constexpr std::size_t kBlockHeaderBytes = 16;
-enum class BlockCodec : std::uint8_t { Raw = 0, Lz4 = 1 };
+enum class BlockCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2 };
+
+struct ZstdCCtxFree {
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct ZstdCDictFree {
+    void operator()(ZSTD_CDict* d) const { ZSTD_freeCDict(d); }
+};
+struct ZstdDDictFree {
+    void operator()(ZSTD_DDict* d) const { ZSTD_freeDDict(d); }
+};
+using ZstdCCtx = std::unique_ptr<ZSTD_CCtx, ZstdCCtxFree>;
+using ZstdCDict = std::unique_ptr<ZSTD_CDict, ZstdCDictFree>;
+using ZstdDDict = std::unique_ptr<ZSTD_DDict, ZstdDDictFree>;
+
+// How a writer compresses its blocks. `cdict` (the table's dictionary at the
+// table's level) is used with Compression::Zstd when the table has one.
+struct BlockEncoding {
+    Compression compression = Compression::Lz4;
+    int lz4hc_level = 9;
+    int zstd_level = 9;
+    const ZSTD_CDict* cdict = nullptr;
+};
+
+// What a reader needs beyond the record to decode the blocks of one table:
+// its zstd dictionary, prepared once (null when the table has none).
+struct BlockDecoding {
+    ZstdDDict ddict;
+};
+[[nodiscard]] std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info);
+
+// Trains a zstd dictionary of at most `capacity` bytes from `samples` (the
+// byte-plane form of whole blocks, section 4 of docs/storage-format.md).
+// Returns an empty string when the samples are too few or too uniform for
+// a dictionary to help.
+[[nodiscard]] std::string train_dictionary(const std::vector<std::string>& samples,
+                                           std::size_t capacity);
+
+// The byte planes of `raw` (values of `width` bytes): byte 0 of every value,
+// then byte 1, ...; the form zstd compresses. Inverse: from_planes.
+void to_planes(std::span<const std::uint8_t> raw, std::uint32_t width, std::uint8_t* out);
+void from_planes(const std::uint8_t* planes, std::size_t values, std::uint32_t width,
+                 std::uint8_t* out);
 
 // Encodes `raw` (slot_count * width little-endian values) as the record stored
-// under `key`. `scratch` is reused between calls to avoid allocations.
+// under `key`. `scratch` is reused between calls to avoid allocations; `cctx`
+// is needed for Compression::Zstd.
 void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::uint32_t width,
-                  Compression compression, int lz4hc_level, std::string& scratch,
+                  const BlockEncoding& encoding, ZSTD_CCtx* cctx, std::string& scratch,
                   std::string& record);
 
 // The record `record` (stored under another key, already checked) as it is
@@ -72,10 +119,11 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
 void rekey_block(std::string_view key, std::string_view record, std::string& out);
 
 // Checks and decodes a block record into `out` (expected_slots * width bytes).
+// `decoding` is the table's (may be null for tables without a dictionary).
 // Errors name the table and block.
 [[nodiscard]] Status decode_block(std::string_view table_name, std::uint64_t block_no,
                                   std::string_view key, std::string_view record,
                                   std::uint32_t width, std::uint32_t expected_slots,
-                                  std::uint8_t* out);
+                                  const BlockDecoding* decoding, std::uint8_t* out);
 
 }  // namespace tbf::storage::detail

@@ -77,6 +77,7 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
         const std::uint32_t width = info.spec.value_width;
         std::vector<std::uint8_t> values(std::size_t{info.slots_per_block} * width);
         std::string record;
+        const auto decoding = detail::make_block_decoding(info);
         Xxh64 hash;
         std::uint64_t stored_bytes = 0;
         for (std::uint64_t b = 0; b < info.block_count; ++b, it->Next()) {
@@ -89,7 +90,8 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
             const auto slots = static_cast<std::uint32_t>(
                 std::min<std::uint64_t>(info.slots_per_block, info.spec.slot_count - first));
             const std::string_view stored = it->value().ToStringView();
-            if (Status s = detail::decode_block(info.spec.name, b, key, stored, width, slots, values.data());
+            if (Status s = detail::decode_block(info.spec.name, b, key, stored, width, slots,
+                                                 decoding.get(), values.data());
                 !s.ok()) {
                 return s.with_context(what);
             }

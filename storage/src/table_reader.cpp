@@ -23,12 +23,14 @@ Block::Block(std::uint64_t block_no, std::uint64_t first_slot, std::uint32_t slo
 TableReader::TableReader(std::shared_ptr<detail::DbState> db, std::shared_ptr<const TableInfo> info)
     : db_(std::move(db)),
       info_(std::move(info)),
+      decoding_(detail::make_block_decoding(*info_)),
       block_shift_(static_cast<unsigned>(std::countr_zero(info_->slots_per_block))) {}
 
 namespace {
 
 // Fetches, checks and decodes one block, without touching the cache.
-Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info, std::uint64_t block_no) {
+Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
+                            const detail::BlockDecoding* decoding, std::uint64_t block_no) {
     const std::string key = detail::block_key(info.storage_id, block_no);
     rocksdb::PinnableSlice record;
     const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
@@ -47,7 +49,7 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info, std::uin
     const std::uint32_t width = info.spec.value_width;
     auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} * width);
     if (Status d = detail::decode_block(info.spec.name, block_no, key, record.ToStringView(), width,
-                                        slots, bytes.get());
+                                        slots, decoding, bytes.get());
         !d.ok()) {
         return d;
     }
@@ -68,7 +70,7 @@ Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {
         const std::size_t index = slot & (info.slots_per_block - 1);
         std::uint32_t value = 0;
         if (db_->cache.lookup_value(info.storage_id, block_no, index, value)) return value;
-        Result<BlockRef> block = load_block(*db_, info, block_no);
+        Result<BlockRef> block = load_block(*db_, info, decoding_.get(), block_no);
         if (!block.ok()) return block.status();
         db_->cache.insert(info.storage_id, *block);
         return (*block)->value(index);
@@ -84,7 +86,7 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
                               " out of range (" + std::to_string(info.block_count) + " blocks)");
         }
         if (BlockRef hit = db_->cache.lookup(info.storage_id, block_no)) return hit;
-        Result<BlockRef> block = load_block(*db_, info, block_no);
+        Result<BlockRef> block = load_block(*db_, info, decoding_.get(), block_no);
         if (block.ok() && cache == CacheUse::Fill) db_->cache.insert(info.storage_id, *block);
         return block;
     });
@@ -96,7 +98,7 @@ Status TableReader::verify() const {
         Xxh64 hash;
         for (std::uint64_t b = 0; b < info.block_count; ++b) {
             // Straight from storage: a cached copy would not test the stored bytes.
-            Result<BlockRef> block = load_block(*db_, info, b);
+            Result<BlockRef> block = load_block(*db_, info, decoding_.get(), b);
             if (!block.ok()) return block.status();
             hash.update((*block)->bytes());
         }

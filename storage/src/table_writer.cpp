@@ -1,7 +1,9 @@
 #include "table_writer.hpp"
 
 #include <bit>
+#include <algorithm>
 #include <cstring>
+#include <new>
 #include <filesystem>
 
 #include "records.hpp"
@@ -27,6 +29,16 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     if (batch > 1) batch_.resize(batch * block_bytes);
     records_.resize(batch);
     scratch_.resize(batch);
+    encoding_.compression = options_.compression;
+    encoding_.lz4hc_level = options_.lz4hc_level;
+    encoding_.zstd_level = options_.zstd_level;
+    if (options_.compression == Compression::Zstd) {
+        for (std::size_t i = 0; i < batch; ++i) {
+            cctx_.emplace_back(ZSTD_createCCtx());
+            if (!cctx_.back()) throw std::bad_alloc();
+        }
+        dictionaries_ready_ = options_.dictionary_bytes == 0;
+    }
 }
 
 TableWriterImpl::~TableWriterImpl() { abort(); }
@@ -80,11 +92,51 @@ Status TableWriterImpl::put_record(const std::string& key, const std::string& re
 }
 
 Status TableWriterImpl::add_block(const std::uint8_t* raw, std::uint32_t slots) {
+    if (dictionaries_ready_) return encode_and_add(raw, slots);
+    held_.insert(held_.end(), raw, raw + std::size_t{slots} * spec_.value_width);
+    held_slots_.push_back(slots);
+    return held_.size() >= options_.dictionary_sample_bytes ? release_held() : Status{};
+}
+
+Status TableWriterImpl::release_held() {
+    const std::uint32_t width = spec_.value_width;
+    const std::size_t block_bytes = std::size_t{options_.slots_per_block} * width;
+    // Whole blocks spread evenly over what is held, about a hundred times
+    // the dictionary in raw bytes (zstd's advice for training).
+    const std::size_t wanted = std::max<std::size_t>(
+        8, std::size_t{100} * options_.dictionary_bytes / std::max<std::size_t>(block_bytes, 1));
+    const std::size_t held = held_slots_.size();
+    const std::size_t step = std::max<std::size_t>(1, held / wanted);
+    std::vector<std::string> samples;
+    for (std::size_t b = 0; b < held; b += step) {
+        const std::size_t size = std::size_t{held_slots_[b]} * width;
+        std::string& sample = samples.emplace_back(size, '\0');
+        to_planes({held_.data() + b * block_bytes, size}, width,
+                  reinterpret_cast<std::uint8_t*>(sample.data()));
+    }
+    dictionary_ = train_dictionary(samples, options_.dictionary_bytes);
+    if (!dictionary_.empty()) {
+        cdict_.reset(ZSTD_createCDict(dictionary_.data(), dictionary_.size(), options_.zstd_level));
+        if (!cdict_) throw std::bad_alloc();
+    }
+    encoding_.cdict = cdict_.get();
+    dictionaries_ready_ = true;
+    for (std::size_t b = 0; b < held; ++b) {
+        if (Status s = encode_and_add(held_.data() + b * block_bytes, held_slots_[b]); !s.ok()) {
+            return s;
+        }
+    }
+    held_ = {};
+    held_slots_ = {};
+    return {};
+}
+
+Status TableWriterImpl::encode_and_add(const std::uint8_t* raw, std::uint32_t slots) {
     const std::size_t size = std::size_t{slots} * spec_.value_width;
     if (options_.compression_threads <= 1) {
         const std::string key = block_key(storage_id_, blocks_written_);
-        encode_block(key, {raw, size}, spec_.value_width, options_.compression,
-                     options_.lz4hc_level, scratch_[0], records_[0]);
+        encode_block(key, {raw, size}, spec_.value_width, encoding_,
+                     cctx_.empty() ? nullptr : cctx_[0].get(), scratch_[0], records_[0]);
         return put_record(key, records_[0], {raw, size});
     }
     const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
@@ -105,8 +157,8 @@ Status TableWriterImpl::flush_batch() {
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,
                                                 std::size_t{batch_slots_[i]} * spec_.value_width);
-        encode_block(keys[i], raw, spec_.value_width, options_.compression, options_.lz4hc_level,
-                     scratch_[i], records_[i]);
+        encode_block(keys[i], raw, spec_.value_width, encoding_,
+                     cctx_.empty() ? nullptr : cctx_[i].get(), scratch_[i], records_[i]);
     }
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,
@@ -161,6 +213,9 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
         if (Status s = add_block(pending_.data(), slots); !s.ok()) return fail(s);
         pending_.clear();
     }
+    if (!dictionaries_ready_) {
+        if (Status s = release_held(); !s.ok()) return fail(s);
+    }
     if (!batch_slots_.empty()) {
         if (Status s = flush_batch(); !s.ok()) return fail(s);
     }
@@ -174,11 +229,14 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     info.spec = spec_;
     info.statistics = statistics;
     info.values_checksum = values_hash_.digest();
-    info.format_version = kFormatVersion;
+    // Only zstd blocks need format 2; LZ4 and raw tables are written exactly
+    // as format 1 was, so the libraries before format 2 still read them.
+    info.format_version = options_.compression == Compression::Zstd ? kFormatVersion : 1;
     info.slots_per_block = options_.slots_per_block;
     info.block_count = blocks_written_;
     info.stored_bytes = stored_bytes_;
     info.storage_id = storage_id_;
+    info.dictionary = dictionary_;
 
     Publication pub{kTableTag,
                     spec_.name,

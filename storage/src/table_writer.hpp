@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db_state.hpp"
+#include "records.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/table.hpp"
 
@@ -32,6 +33,9 @@ public:
 private:
     // A finished block: encoded and stored now, or queued for a parallel batch.
     [[nodiscard]] Status add_block(const std::uint8_t* raw, std::uint32_t slots);
+    [[nodiscard]] Status encode_and_add(const std::uint8_t* raw, std::uint32_t slots);
+    // Zstd: trains the dictionary on the held-back blocks, then stores them.
+    [[nodiscard]] Status release_held();
     [[nodiscard]] Status flush_batch();
     // Stores one encoded block (the next block number) in the staging file.
     [[nodiscard]] Status put_record(const std::string& key, const std::string& record,
@@ -56,6 +60,14 @@ private:
     std::vector<std::uint32_t> batch_slots_;  // slots of each queued block
     std::vector<std::string> records_;        // one encoded record per batch entry
     std::vector<std::string> scratch_;        // per batch entry, reused
+    std::vector<ZstdCCtx> cctx_;              // per batch entry (zstd)
+    BlockEncoding encoding_;
+    // Zstd: blocks held back until the dictionaries are trained on them.
+    bool dictionaries_ready_ = true;
+    std::vector<std::uint8_t> held_;
+    std::vector<std::uint32_t> held_slots_;
+    std::string dictionary_;
+    ZstdCDict cdict_;
     State state_ = State::Open;
 };
 

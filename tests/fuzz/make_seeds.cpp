@@ -178,10 +178,14 @@ void storage_seeds(const fs::path& out) {
             for (std::size_t i = 0; i < raw.size(); ++i) {
                 raw[i] = static_cast<std::uint8_t>(i % 7 == 0 ? i : 0);
             }
+            const detail::ZstdCCtx cctx(ZSTD_createCCtx());
             for (const auto compression :
-                 {tbf::storage::Compression::None, tbf::storage::Compression::Lz4}) {
+                 {tbf::storage::Compression::None, tbf::storage::Compression::Lz4,
+                  tbf::storage::Compression::Zstd}) {
                 std::string scratch, record;
-                detail::encode_block(key, raw, width, compression, 9, scratch, record);
+                detail::BlockEncoding encoding;
+                encoding.compression = compression;
+                detail::encode_block(key, raw, width, encoding, cctx.get(), scratch, record);
                 const std::string prefix{static_cast<char>(width_code),
                                          static_cast<char>((slots - 1) & 0xFF),
                                          static_cast<char>((slots - 1) >> 8)};

@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const std::size_t raw_size = std::size_t{slots} * width;
     auto out = std::make_unique<std::uint8_t[]>(raw_size);
-    if (!detail::decode_block("antichess/KQvK", 3, key, record, width, slots, out.get()).ok()) {
+    if (!detail::decode_block("antichess/KQvK", 3, key, record, width, slots, nullptr, out.get())
+             .ok()) {
         return 0;
     }
 
@@ -60,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == block_checksum(key, record),
                "block accepted with a bad checksum");
     const auto codec = static_cast<std::uint8_t>(record[0]);
-    FUZZ_CHECK(codec <= 1 && static_cast<std::uint8_t>(record[1]) == width &&
+    FUZZ_CHECK(codec <= 2 && static_cast<std::uint8_t>(record[1]) == width &&
                    tbf::get_le<std::uint16_t>(record.data() + 2) == 0 &&
                    tbf::get_le<std::uint32_t>(record.data() + 4) == slots,
                "block accepted with a header that does not match");
@@ -72,12 +73,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    "raw block decoded to other values");
     }
 
-    for (const auto compression : {storage::Compression::None, storage::Compression::Lz4}) {
+    static const detail::ZstdCCtx cctx(ZSTD_createCCtx());
+    for (const auto compression :
+         {storage::Compression::None, storage::Compression::Lz4, storage::Compression::Zstd}) {
         std::string scratch, again;
-        detail::encode_block(key, values, width, compression, 9, scratch, again);
+        detail::BlockEncoding encoding;
+        encoding.compression = compression;
+        detail::encode_block(key, values, width, encoding, cctx.get(), scratch, again);
         auto back = std::make_unique<std::uint8_t[]>(raw_size);
         FUZZ_CHECK(
-            detail::decode_block("antichess/KQvK", 3, key, again, width, slots, back.get()).ok() &&
+            detail::decode_block("antichess/KQvK", 3, key, again, width, slots, nullptr, back.get())
+                    .ok() &&
                 std::memcmp(back.get(), out.get(), raw_size) == 0,
             "values do not survive encoding again");
     }

@@ -251,6 +251,15 @@ TEST_CASE("tbprobe info: every table, with --json one object per line") {
         CHECK(v["checksum"].string().size() == 16);
         CHECK(v["statistics"].is_object());
         CHECK(v["statistics"]["white"]["win"].is_number());
+        // Where the bytes go: compressed values plus index metadata (block
+        // headers, 16-byte keys, dictionary) make bytes_per_position.
+        CHECK(v["format"].number() == static_cast<double>(t.format_version));
+        const double values = v["split"]["values"].number();
+        const double index = v["split"]["index_metadata"].number();
+        CHECK(values + index ==
+              static_cast<double>(t.stored_bytes + 16 * t.block_count + t.dictionary.size()));
+        CHECK(v["bytes_per_position"].number() ==
+              doctest::Approx((values + index) / static_cast<double>(t.spec.slot_count)));
     }
     const Run text = tbprobe({"info", "--db", db.path()});
     CHECK(text.rc == 0);

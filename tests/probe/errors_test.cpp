@@ -222,7 +222,11 @@ void check_damaged_block(Damage damage) {
     // The same through the C API: a checksum error naming table and block.
     tbf_db* handle = nullptr;
     REQUIRE(tbf_open(small.path.c_str(), 0, &handle) == TBF_OK);
-    auto pos = ix->position(ix->size() - 1, Color::Black);  // the last slot is in block 1
+    // A position whose slot is in block 1 (whatever the block size).
+    std::optional<Position> pos;
+    for (std::uint64_t slot = first; slot < last && !pos; ++slot) {
+        pos = ix->position(slot % ix->size(), static_cast<Color>(slot / ix->size()));
+    }
     REQUIRE(pos.has_value());
     tbf_value v{};
     CHECK(tbf_probe_fen(handle, "antichess", to_fen(*pos).c_str(), &v) == TBF_ERR_CORRUPT);

@@ -190,6 +190,115 @@ TEST_CASE("a flipped byte in a stored block is a checksum error naming table and
     CHECK(db->open_table("antichess/KRvK")->verify().ok());
 }
 
+TEST_CASE("format 2: a flipped byte in a zstd block is an error naming table and block") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    std::uint64_t id = 0;
+    {
+        DatabaseOptions o;
+        o.mode = OpenMode::ReadWrite;
+        o.create_if_missing = true;
+        auto db = Database::open(path, o);
+        REQUIRE(db.ok());
+        TableWriteOptions w;
+        w.compression = Compression::Zstd;
+        w.slots_per_block = 1024;
+        w.dictionary_bytes = 1024;
+        REQUIRE(write_synthetic(*db, "antichess/KRvK", 40 * 1024 + 5, 2, 2, w).ok());
+        id = db->table_info("antichess/KRvK")->storage_id;
+        CHECK(!db->table_info("antichess/KRvK")->dictionary.empty());
+    }
+    const std::string key = block_key(id, 3);
+    std::string original;
+    {
+        RawDb raw(path);
+        original = raw.get("blocks", key);
+    }
+    REQUIRE(original.size() > 20);
+    REQUIRE(original[0] == 2);  // codec 2: zstd
+    for (std::size_t pos = 0; pos < original.size(); ++pos) {
+        CAPTURE(pos);
+        for (const bool resealed : {false, true}) {
+            std::string damaged = original;
+            damaged[pos] = static_cast<char>(damaged[pos] ^ 0x10);
+            if (resealed) {
+                // A record whose checksum fits its damaged content: the
+                // decoder must not crash, and what it refuses is Corruption.
+                if (pos >= 8 && pos < 16) continue;
+                Xxh64 h;
+                h.update(key);
+                h.update(std::string_view(damaged).substr(0, 8));
+                h.update(std::string_view(damaged).substr(16));
+                const std::uint64_t sum = h.digest();
+                for (int i = 0; i < 8; ++i) damaged[8 + i] = static_cast<char>(sum >> (8 * i));
+            }
+            {
+                RawDb raw(path);
+                raw.put("blocks", key, damaged);
+            }
+            auto db = Database::open(path);
+            REQUIRE(db.ok());
+            auto reader = db->open_table("antichess/KRvK");
+            REQUIRE(reader.ok());
+            const auto value = reader->get(3 * 1024 + 7);
+            if (!resealed) {
+                CHECK(value.status().code() == StatusCode::ChecksumMismatch);
+                CHECK(value.status().message().find("table 'antichess/KRvK'") != std::string::npos);
+                CHECK(value.status().message().find("block 3") != std::string::npos);
+            } else if (!value.ok()) {
+                CHECK(value.status().code() == StatusCode::Corruption);
+                CHECK(value.status().message().find("block 3") != std::string::npos);
+            }
+            if (resealed) {
+                (void)reader->verify();  // any answer, but no crash
+            } else {
+                CHECK(reader->verify().code() == StatusCode::ChecksumMismatch);
+            }
+            auto fine = reader->get(2 * 1024 + 7);
+            REQUIRE(fine.ok());
+            CHECK(*fine == tbf::test::synthetic_value(2, 2 * 1024 + 7, 2));
+        }
+    }
+    {
+        RawDb raw(path);
+        raw.put("blocks", key, original.substr(0, original.size() / 2));
+    }
+    auto db = Database::open(path);
+    REQUIRE(db.ok());
+    auto reader = db->open_table("antichess/KRvK");
+    REQUIRE(reader.ok());
+    const Status truncated = reader->get(3 * 1024).status();
+    CHECK(truncated.code() == StatusCode::ChecksumMismatch);
+    CHECK(truncated.message().find("block 3") != std::string::npos);
+}
+
+TEST_CASE("a format-1 database opens; a read-write open upgrades its marker") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    make_db(path);  // LZ4 tables: format 1 records
+    {
+        RawDb raw(path);
+        std::string marker = raw.get("default", "tbforge.format");
+        marker.replace(4, 4, le32(1));
+        raw.put("default", "tbforge.format", reseal(marker));
+    }
+    {
+        auto db = Database::open(path);
+        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+        auto reader = db->open_table("antichess/KRvK");
+        REQUIRE(reader.ok());
+        CHECK(reader->info().format_version == 1);
+        CHECK(reader->verify().ok());
+    }
+    {
+        RawDb raw(path);
+        CHECK(raw.get("default", "tbforge.format").substr(4, 4) == le32(1));
+    }
+    CHECK(open_code(path, OpenMode::ReadWrite) == StatusCode::Ok);
+    RawDb raw(path);
+    CHECK(raw.get("default", "tbforge.format").substr(4, 4) == le32(kFormatVersion));
+}
+
 TEST_CASE("a flipped byte inside an SST file is an error, never a wrong value") {
     TempDir dir;
     const std::string path = dir.sub("db");
@@ -283,7 +392,7 @@ TEST_CASE("a damaged metadata record is a clear error") {
     std::string more_slots = original;
     more_slots[slot_count_at + 2] = static_cast<char>(more_slots[slot_count_at + 2] + 1);
     std::string newer = original;
-    newer.replace(4, 4, le32(2));
+    newer.replace(4, 4, le32(3));  // table records: 1 (format 1) and 2 (format 2)
     std::string wrong_name = original;
     wrong_name[12] = 'b';
     const Damage damages[] = {

@@ -22,7 +22,8 @@ inline constexpr std::string_view kGeneratorVersion = "tbforge-gen/1";
 struct GenerateOptions {
     int threads = 0;         // 0: OpenMP's default
     bool progress = false;   // progress lines on stderr (a terminal)
-    storage::Compression compression = storage::Compression::Lz4;
+    // Zstd: format 2 (docs/storage-format.md section 4); Lz4 writes format 1.
+    storage::Compression compression = storage::Compression::Zstd;
     // Memory cap in bytes, 0 for none. A table whose in-RAM estimate
     // (plan_memory) exceeds it is built out-of-core in `work_dir`.
     std::uint64_t memory_bytes = 0;

@@ -18,7 +18,9 @@ namespace tbf::storage {
 
 // Version of the on-disk format (keys, block records, metadata records)
 // written by this library; docs/storage-format.md describes each version.
-inline constexpr std::uint32_t kFormatVersion = 1;
+// Version 2 added zstd blocks (WDL and DTC frames, per-table dictionaries);
+// databases and tables of version 1 are still read.
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
 

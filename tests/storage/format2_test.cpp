@@ -1,0 +1,196 @@
+// Format 2: zstd blocks with per-table dictionaries (docs/storage-format.md
+// sections 4 and 6). The same values as through LZ4, differently encoded;
+// format-1 tables written beside them stay format 1.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "storage_support.hpp"
+#include "tbforge/storage/database.hpp"
+
+using namespace tbf;
+using namespace tbf::storage;
+using tbf::test::numbered;
+using tbf::test::synthetic_value;
+using tbf::test::TempDir;
+using tbf::test::write_synthetic;
+
+namespace {
+
+Database open_db(const std::string& path, OpenMode mode, std::size_t cache_bytes) {
+    DatabaseOptions o;
+    o.mode = mode;
+    o.create_if_missing = mode == OpenMode::ReadWrite;
+    o.block_cache_bytes = cache_bytes;
+    auto db = Database::open(path, o);
+    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+    return std::move(*db);
+}
+
+// Every slot through get() (cache disabled: each read decodes its block) and
+// the whole table through verify().
+void check_values(const Database& db, const std::string& name, std::uint64_t seed) {
+    auto reader = db.open_table(name);
+    REQUIRE_MESSAGE(reader.ok(), reader.status().to_string());
+    const TableInfo& info = reader->info();
+    std::uint64_t wrong = 0;
+    for (std::uint64_t slot = 0; slot < info.spec.slot_count; ++slot) {
+        auto v = reader->get(slot);
+        REQUIRE_MESSAGE(v.ok(), v.status().to_string());
+        wrong += *v != synthetic_value(seed, slot, info.spec.value_width);
+    }
+    CHECK(wrong == 0);
+    const Status s = reader->verify();
+    CHECK_MESSAGE(s.ok(), s.to_string());
+}
+
+TableWriteOptions zstd(std::uint32_t slots_per_block, std::uint32_t dictionary_bytes,
+                       std::size_t sample_bytes) {
+    TableWriteOptions o;
+    o.compression = Compression::Zstd;
+    o.zstd_level = 5;
+    o.slots_per_block = slots_per_block;
+    o.dictionary_bytes = dictionary_bytes;
+    o.dictionary_sample_bytes = sample_bytes;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("zstd tables round-trip: widths, block boundaries, dictionaries, noise") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    struct Case {
+        std::string name;
+        std::uint64_t slots;
+        std::uint32_t width;
+        std::uint64_t seed;
+        TableWriteOptions options;
+    };
+    std::vector<Case> cases;
+    std::uint64_t seed = 100;
+    for (std::uint32_t width : {1u, 2u, 4u}) {
+        for (std::uint64_t slots : {1ull, 1023ull, 1024ull, 1025ull, 40 * 1024ull + 17}) {
+            for (std::uint64_t parity : {0u, 1u}) {  // compressible and noise
+                // No dictionary; a dictionary trained when the writer's hold
+                // fills mid-table; one trained at commit.
+                const TableWriteOptions variants[] = {zstd(1024, 0, 0), zstd(1024, 1024, 16 * 1024),
+                                                      zstd(1024, 1024, 64ull << 20)};
+                for (std::size_t v = 0; v < 3; ++v) {
+                    const std::string name = numbered("w", width) + numbered("/n", slots) +
+                                             numbered("/", parity) + numbered("/d", v);
+                    cases.push_back({name, slots, width, seed++ * 2 + parity, variants[v]});
+                }
+            }
+        }
+    }
+    {
+        Database db = open_db(path, OpenMode::ReadWrite, 0);
+        for (const Case& c : cases) {
+            CAPTURE(c.name);
+            REQUIRE(write_synthetic(db, c.name, c.slots, c.width, c.seed, c.options).ok());
+            const TableInfo info = *db.table_info(c.name);
+            CHECK(info.format_version == 2);
+            CHECK(info.block_count == (c.slots + 1023) / 1024);
+            check_values(db, c.name, c.seed);
+        }
+    }
+    // A read-only open of the closed database: dictionaries come from the
+    // metadata records.
+    Database ro = open_db(path, OpenMode::ReadOnly, std::size_t{1} << 20);
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        check_values(ro, c.name, c.seed);
+    }
+}
+
+TEST_CASE("a dictionary is trained on large compressible tables and makes them smaller") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    const std::uint64_t slots = 300 * 1024;
+    REQUIRE(write_synthetic(db, "plain", slots, 1, 6, zstd(1024, 0, 0)).ok());
+    REQUIRE(write_synthetic(db, "dict", slots, 1, 6, zstd(1024, 2048, 1 << 20)).ok());
+    const TableInfo plain = *db.table_info("plain");
+    const TableInfo dict = *db.table_info("dict");
+    CHECK(plain.dictionary.empty());
+    REQUIRE(!dict.dictionary.empty());
+    CHECK(dict.dictionary.size() <= 2048);
+    CHECK(dict.values_checksum == plain.values_checksum);
+    CHECK(dict.stored_bytes + dict.dictionary.size() < plain.stored_bytes);
+    check_values(db, "dict", 6);
+}
+
+TEST_CASE("zstd, LZ4 and raw tables of the same values: one checksum, zstd smallest") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    const std::uint64_t slots = 70000;
+    TableWriteOptions lz4;
+    lz4.slots_per_block = 4096;
+    TableWriteOptions raw = lz4;
+    raw.compression = Compression::None;
+    for (std::uint32_t width : {1u, 2u}) {
+        CAPTURE(width);
+        REQUIRE(write_synthetic(db, numbered("lz4-", width), slots, width, 8, lz4).ok());
+        REQUIRE(write_synthetic(db, numbered("raw-", width), slots, width, 8, raw).ok());
+        REQUIRE(write_synthetic(db, numbered("zstd-", width), slots, width, 8, zstd(4096, 0, 0)).ok());
+        const TableInfo a = *db.table_info(numbered("lz4-", width));
+        const TableInfo b = *db.table_info(numbered("raw-", width));
+        const TableInfo c = *db.table_info(numbered("zstd-", width));
+        CHECK(a.values_checksum == c.values_checksum);
+        CHECK(b.values_checksum == c.values_checksum);
+        // LZ4 and raw tables are written exactly as format 1 wrote them.
+        CHECK(a.format_version == 1);
+        CHECK(b.format_version == 1);
+        CHECK(c.format_version == 2);
+        CHECK(c.stored_bytes < a.stored_bytes);
+        check_values(db, numbered("zstd-", width), 8);
+        check_values(db, numbered("lz4-", width), 8);
+    }
+}
+
+TEST_CASE("parallel zstd compression stores exactly what one thread stores") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    const std::uint64_t slots = 37 * 1024 + 100;
+    for (int threads : {1, 2, 3}) {
+        TableWriteOptions o = zstd(1024, 1024, 8 * 1024);
+        o.compression_threads = threads;
+        REQUIRE(write_synthetic(db, numbered("t", threads), slots, 2, 12, o).ok());
+    }
+    const TableInfo one = *db.table_info("t1");
+    for (int threads : {2, 3}) {
+        const TableInfo other = *db.table_info(numbered("t", threads));
+        CHECK(other.stored_bytes == one.stored_bytes);
+        CHECK(other.dictionary == one.dictionary);
+        CHECK(other.values_checksum == one.values_checksum);
+        check_values(db, numbered("t", threads), 12);
+    }
+}
+
+TEST_CASE("copying a zstd table keeps its dictionary, bytes and values") {
+    TempDir dir;
+    Database a = open_db(dir.sub("a"), OpenMode::ReadWrite, 0);
+    Database b = open_db(dir.sub("b"), OpenMode::ReadWrite, 0);
+    REQUIRE(write_synthetic(a, "t", 50 * 1024, 2, 14, zstd(1024, 1024, 1 << 20)).ok());
+    auto source = a.open_table("t");
+    REQUIRE(source.ok());
+    auto copied = b.copy_table(*source);
+    REQUIRE_MESSAGE(copied.ok(), copied.status().to_string());
+    CHECK(copied->dictionary == source->info().dictionary);
+    CHECK(copied->stored_bytes == source->info().stored_bytes);
+    CHECK(copied->format_version == 2);
+    check_values(b, "t", 14);
+}
+
+TEST_CASE("compact_write_options: the generator's format-2 settings are valid and zstd") {
+    const TableWriteOptions o = compact_write_options();
+    CHECK(o.compression == Compression::Zstd);
+    CHECK(o.slots_per_block >= kMinSlotsPerBlock);
+    CHECK(o.slots_per_block <= kMaxSlotsPerBlock);
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    REQUIRE(write_synthetic(db, "t", 3 * o.slots_per_block + 5, 1, 4, o).ok());
+    check_values(db, "t", 4);
+}
