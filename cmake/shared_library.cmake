@@ -64,4 +64,4 @@ target_link_options(tbforge PRIVATE
   -Wl,--no-undefined)
 target_link_libraries(tbforge PRIVATE
   tbf::options nlohmann_json::nlohmann_json
-  PkgConfig::ROCKSDB PkgConfig::LZ4 OpenMP::OpenMP_CXX)
+  PkgConfig::ROCKSDB PkgConfig::LZ4 PkgConfig::ZSTD OpenMP::OpenMP_CXX)
