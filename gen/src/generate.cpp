@@ -405,29 +405,38 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
     summary.built = true;
     Result<Stored> stored = Stored{};  // set by either branch
     if (!plan.out_of_core) {
-        TableValues values = build_table_values<R>(*indexer, child_value, on_progress);
+        ExactValues values = build_table_values<R>(*indexer, child_value, on_progress);
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
-        std::uint16_t max_code = 0;
-        for (const auto& side : values.values) {
-            for (auto v : side) max_code = std::max(max_code, v);
-        }
         const auto store_start = std::chrono::steady_clock::now();
-        stored = store_table(tb, *indexer, name, R::kName, material, options, max_code, [&](const ValueSink& sink) {
+        stored = store_table(tb, *indexer, name, R::kName, material, options, values.max_code(),
+                             [&](const ValueSink& sink) {
+            // Renumbered a piece at a time, handed over in the same pieces
+            // as ever.
             constexpr std::size_t kPiece = 1 << 16;
+            constexpr std::size_t kRead = 16 * kPiece;
+            std::vector<std::uint16_t> codes(kRead);
+            const std::uint64_t n = indexer->size();
             for (int c = 0; c < 2; ++c) {
-                const std::span<const std::uint16_t> side(values.values[c]);
-                for (std::size_t at = 0; at < side.size(); at += kPiece) {
-                    sink(static_cast<Color>(c), at, side.subspan(at, std::min(kPiece, side.size() - at)));
+                const auto side = static_cast<Color>(c);
+                for (std::uint64_t read = 0; read < n; read += kRead) {
+                    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - read));
+                    values.read(side, read, std::span(codes).first(count));
+                    for (std::size_t at = 0; at < count; at += kPiece) {
+                        sink(side, read + at, std::span<const std::uint16_t>(codes).subspan(at, std::min(kPiece, count - at)));
+                    }
                 }
+                values.release(side);
             }
         });
-        summary.positions = values.stats.positions;
-        summary.phases.initial = values.stats.initial_seconds;
-        summary.phases.levels = values.stats.seconds - values.stats.initial_seconds;
-        summary.phases.renumber = values.stats.renumber_seconds;
+        summary.positions = values.stats().positions;
+        summary.phases.initial = values.stats().initial_seconds;
+        summary.phases.levels = values.stats().seconds - values.stats().initial_seconds;
+        summary.phases.renumber = values.renumber_seconds();
+        // Storing includes the renumbering it drives; the phases count it once.
         summary.phases.store =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count() -
+            summary.phases.renumber;
     } else {
         OutOfCoreOptions ooc_options;
         ooc_options.work_dir = work_subdir(options.work_dir, name);
