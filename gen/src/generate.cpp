@@ -14,6 +14,7 @@
 
 #include "out_of_core.hpp"
 #include "table_build.hpp"
+#include "wdl_table.hpp"
 #include "tbforge/base/json.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -44,24 +45,33 @@ std::uint64_t material_key(const index::Material& m) {
     return key;
 }
 
-// Sub-tables of one table, decoded in memory, found by the material of a
-// child position in either colour orientation.
+// Sub-tables of one table, found by the material of a child position in
+// either colour orientation: resident by their WDL (wdl_table.hpp), or, in
+// an out-of-core build whose sub-tables do not fit, read through the
+// database's block cache.
 class SubtableValues {
 public:
+    void add(const index::Material& m, std::shared_ptr<const WdlTable> table) {
+        tables_.push_back({material_key(m), false, table, nullptr});
+        tables_.push_back({material_key(m.flipped()), true, std::move(table), nullptr});
+    }
     void add(const index::Material& m, std::shared_ptr<const probe::Table> table) {
-        tables_.push_back({material_key(m), false, table});
-        tables_.push_back({material_key(m.flipped()), true, std::move(table)});
+        tables_.push_back({material_key(m), false, nullptr, table});
+        tables_.push_back({material_key(m.flipped()), true, nullptr, std::move(table)});
     }
     // Called from parallel loops, so failures are recorded, not thrown.
+    // Only the WDL counts: every move into a sub-table converts.
     probe::Value value(const Position& pos) const {
         if (pos.units(pos.side_to_move()) == 0) return {Wdl::Win, 0};
         if (pos.units(~pos.side_to_move()) == 0) return {Wdl::Loss, 0};
         const std::uint64_t key = material_key(pos);
         for (const Entry& entry : tables_) {
             if (entry.key != key) continue;
-            const index::Index slot = entry.table->indexer().index_oriented(pos, entry.color_flipped);
+            const index::Indexer& ix = entry.wdl ? entry.wdl->indexer() : entry.table->indexer();
+            const index::Index slot = ix.index_oriented(pos, entry.color_flipped);
             if (slot == index::kNoIndex) break;
             const Color side = entry.color_flipped ? ~pos.side_to_move() : pos.side_to_move();
+            if (entry.wdl) return entry.wdl->value(side, slot);
             auto code = entry.table->code(side, slot);
             if (code.ok()) return probe::decode_value(*code);
             break;
@@ -76,7 +86,8 @@ private:
     struct Entry {
         std::uint64_t key;  // material_key of the positions it holds
         bool color_flipped;
-        std::shared_ptr<const probe::Table> table;
+        std::shared_ptr<const WdlTable> wdl;        // resident, or
+        std::shared_ptr<const probe::Table> table;  // through the block cache
     };
     mutable std::mutex mutex_;
     mutable std::string error_;
@@ -253,8 +264,10 @@ std::string work_subdir(const std::string& work_dir, const std::string& name) {
     return work_dir + "/" + leaf;
 }
 
-// Sub-tables decoded for the tables being built, each dropped after the last
-// table of the run that converts into it.
+// Sub-tables resident for the tables being built, by their WDL, each
+// dropped after the last table of the run that converts into it. A table is
+// decoded whole (probe::Tablebase::decode_table), reduced to its WDL and the
+// decoded copy dropped, one table at a time.
 class ResidentTables {
 public:
     ResidentTables(VariantId variant, const std::vector<index::Material>& order) {
@@ -262,12 +275,16 @@ public:
             for (const auto& sub : index::sub_tables(order[k], variant)) last_use_[sub.name()] = k;
         }
     }
-    probe::ProbeResult<std::shared_ptr<const probe::Table>> get(const probe::Tablebase& tb, VariantId variant,
-                                                                const index::Material& m) {
+    Result<std::shared_ptr<const WdlTable>> get(const probe::Tablebase& tb, VariantId variant,
+                                               const index::Material& m) {
         auto it = tables_.find(m.name());
         if (it != tables_.end()) return it->second;
-        auto table = tb.decode_table(variant, m);
-        if (table.ok()) tables_.emplace(m.name(), *table);
+        auto decoded = tb.decode_table(variant, m);
+        if (!decoded.ok()) return decoded.status();
+        auto wdl = WdlTable::from(**decoded);
+        if (!wdl.ok()) return wdl.status();
+        auto table = std::make_shared<const WdlTable>(std::move(*wdl));
+        tables_.emplace(m.name(), table);
         return table;
     }
     // Table k of the order is done.
@@ -277,7 +294,7 @@ public:
 
 private:
     std::unordered_map<std::string, std::size_t> last_use_;
-    std::unordered_map<std::string, std::shared_ptr<const probe::Table>> tables_;
+    std::unordered_map<std::string, std::shared_ptr<const WdlTable>> tables_;
 };
 
 // Where a finished table is read from: the database being written, else
@@ -354,7 +371,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         auto found = holders.find(probe::table_name(R::kId, sub));
         if (!found.ok()) return database_failure("building", name, found.status());
         sub_holders.push_back(found->first);
-        subtable_bytes += 2 * found->second.spec.slot_count;
+        subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count);
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
@@ -369,9 +386,15 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
     for (std::size_t k = 0; k < subs.size(); ++k) {
         const index::Material& sub = subs[k];
         const probe::Tablebase& holder = *sub_holders[k];
-        auto table = plan.resident_subtables ? resident.get(holder, R::kId, sub) : holder.table(R::kId, sub);
-        if (!table.ok()) return Status(table.status().code(), "building " + name + ": " + table.status().message());
-        subtables.add(sub, *table);
+        if (plan.resident_subtables) {
+            auto table = resident.get(holder, R::kId, sub);
+            if (!table.ok()) return Status(table.status().code(), "building " + name + ": " + table.status().message());
+            subtables.add(sub, *table);
+        } else {
+            auto table = holder.table(R::kId, sub);
+            if (!table.ok()) return Status(table.status().code(), "building " + name + ": " + table.status().message());
+            subtables.add(sub, *table);
+        }
     }
     ProgressLine progress(options.progress, name);
     auto child_value = [&](const Position& child) { return subtables.value(child); };
@@ -383,29 +406,38 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
     summary.built = true;
     Result<Stored> stored = Stored{};  // set by either branch
     if (!plan.out_of_core) {
-        TableValues values = build_table_values<R>(*indexer, child_value, on_progress);
+        ExactValues values = build_table_values<R>(*indexer, child_value, on_progress);
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
-        std::uint16_t max_code = 0;
-        for (const auto& side : values.values) {
-            for (auto v : side) max_code = std::max(max_code, v);
-        }
         const auto store_start = std::chrono::steady_clock::now();
-        stored = store_table(tb, *indexer, name, R::kName, material, options, max_code, [&](const ValueSink& sink) {
+        stored = store_table(tb, *indexer, name, R::kName, material, options, values.max_code(),
+                             [&](const ValueSink& sink) {
+            // Renumbered a piece at a time, handed over in the same pieces
+            // as ever.
             constexpr std::size_t kPiece = 1 << 16;
+            constexpr std::size_t kRead = 16 * kPiece;
+            std::vector<std::uint16_t> codes(kRead);
+            const std::uint64_t n = indexer->size();
             for (int c = 0; c < 2; ++c) {
-                const std::span<const std::uint16_t> side(values.values[c]);
-                for (std::size_t at = 0; at < side.size(); at += kPiece) {
-                    sink(static_cast<Color>(c), at, side.subspan(at, std::min(kPiece, side.size() - at)));
+                const auto side = static_cast<Color>(c);
+                for (std::uint64_t read = 0; read < n; read += kRead) {
+                    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - read));
+                    values.read(side, read, std::span(codes).first(count));
+                    for (std::size_t at = 0; at < count; at += kPiece) {
+                        sink(side, read + at, std::span<const std::uint16_t>(codes).subspan(at, std::min(kPiece, count - at)));
+                    }
                 }
+                values.release(side);
             }
         });
-        summary.positions = values.stats.positions;
-        summary.phases.initial = values.stats.initial_seconds;
-        summary.phases.levels = values.stats.seconds - values.stats.initial_seconds;
-        summary.phases.renumber = values.stats.renumber_seconds;
+        summary.positions = values.stats().positions;
+        summary.phases.initial = values.stats().initial_seconds;
+        summary.phases.levels = values.stats().seconds - values.stats().initial_seconds;
+        summary.phases.renumber = values.renumber_seconds();
+        // Storing includes the renumbering it drives; the phases count it once.
         summary.phases.store =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count() -
+            summary.phases.renumber;
     } else {
         OutOfCoreOptions ooc_options;
         ooc_options.work_dir = work_subdir(options.work_dir, name);

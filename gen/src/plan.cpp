@@ -10,6 +10,7 @@
 
 #include "out_of_core.hpp"
 #include "table_build.hpp"
+#include "wdl_table.hpp"
 #include "tbforge/base/json.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/probe/tablebase.hpp"
@@ -116,7 +117,7 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
         for (const auto& sub : subs) {
             auto s = sizes.get(sub);
             if (!s.ok()) return s.status();
-            subtable_bytes += 2 * (2 * s->slots);  // 2 bytes per stored slot, as generate counts them
+            subtable_bytes += WdlTable::bytes_for(2 * s->slots);  // as generate counts them
         }
         t.memory = plan_memory(t.slots, subtable_bytes, options.memory_bytes, t.work_slots);
         t.reserve_bytes = reserve_for(t.memory, t.slots, options.memory_bytes);

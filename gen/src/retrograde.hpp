@@ -54,7 +54,6 @@ struct BuildStats {
     int passes = 0;
     double seconds = 0;
     double initial_seconds = 0;  // the initial pass; the level passes take the rest
-    double renumber_seconds = 0;  // work index to exact index (table_build.hpp)
 };
 
 struct TableValues {

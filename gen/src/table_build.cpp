@@ -16,44 +16,6 @@ static_assert(kNoSlot == index::kNoIndex);
 
 namespace {
 
-// Values of work-index slots, renumbered in the exact index.
-TableValues to_exact_index(const index::Indexer& exact, const index::WorkIndex& work, TableValues built) {
-    // Unit k of the exact order is unit position[k] of the work order.
-    std::array<int, kMaxTableUnits> position{};
-    std::array<bool, kMaxTableUnits> taken{};
-    for (int k = 0; k < exact.unit_count(); ++k) {
-        for (int i = 0; i < work.unit_count(); ++i) {
-            if (!taken[i] && work.unit(i) == exact.unit(k)) {
-                taken[i] = true;
-                position[k] = i;
-                break;
-            }
-        }
-    }
-    TableValues out;
-    out.stats = built.stats;
-    const auto size = static_cast<std::int64_t>(exact.size());
-    for (int c = 0; c < 2; ++c) {
-        const std::vector<std::uint16_t>& from = built.values[c];
-        std::vector<std::uint16_t>& to = out.values[c];
-        to.resize(exact.size());
-#pragma omp parallel for schedule(static)
-        for (std::int64_t i = 0; i < size; ++i) {
-            Square squares[kMaxTableUnits];
-            Square placed[kMaxTableUnits];
-            std::uint16_t value = 0;
-            if (exact.decode(static_cast<index::Index>(i), squares)) {
-                for (int k = 0; k < exact.unit_count(); ++k) placed[position[k]] = squares[k];
-                const index::Index slot = work.encode(placed);
-                if (slot != index::kNoIndex) value = from[slot];
-            }
-            to[static_cast<std::size_t>(i)] = value;
-        }
-        built.values[c] = {};
-    }
-    return out;
-}
-
 }  // namespace
 
 // The work index where it applies and stays small: a group of k identical
@@ -66,24 +28,76 @@ std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact) {
     return work;
 }
 
+ExactValues::ExactValues(const index::Indexer& exact, TableValues built) : exact_(exact), built_(std::move(built)) {}
+
+ExactValues::ExactValues(const index::Indexer& exact, const index::WorkIndex& work, TableValues built)
+    : exact_(exact), work_(work), built_(std::move(built)) {
+    std::array<bool, kMaxTableUnits> taken{};
+    for (int k = 0; k < exact.unit_count(); ++k) {
+        for (int i = 0; i < work.unit_count(); ++i) {
+            if (!taken[i] && work.unit(i) == exact.unit(k)) {
+                taken[i] = true;
+                position_[k] = i;
+                break;
+            }
+        }
+    }
+}
+
+std::uint16_t ExactValues::max_code() const {
+    std::uint16_t max_code = 0;
+    for (const auto& side : built_.values) {
+        for (auto v : side) max_code = std::max(max_code, v);
+    }
+    return max_code;
+}
+
+void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t> out) {
+    const std::vector<std::uint16_t>& from = built_.values[to_index(side)];
+    if (!work_) {
+        std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const index::WorkIndex& work = *work_;
+    // Runs of consecutive slots, each decoded from its first
+    // (Indexer::decode_next).
+    constexpr std::int64_t kRun = 1 << 12;
+    const auto n = static_cast<std::int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
+        Square squares[kMaxTableUnits];
+        Square placed[kMaxTableUnits];
+        const std::int64_t end = std::min(n, (run + 1) * kRun);
+        for (std::int64_t k = run * kRun; k < end; ++k) {
+            const index::Index i = first + static_cast<std::uint64_t>(k);
+            const bool decoded = k == run * kRun ? exact_.decode(i, squares) : exact_.decode_next(i, squares);
+            std::uint16_t value = 0;
+            if (decoded) {
+                for (int u = 0; u < exact_.unit_count(); ++u) placed[position_[u]] = squares[u];
+                const index::Index slot = work.encode(placed);
+                if (slot != index::kNoIndex) value = from[slot];
+            }
+            out[static_cast<std::size_t>(k)] = value;
+        }
+    }
+    renumber_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 template <Ruleset R>
-TableValues build_table_values(const index::Indexer& exact, ChildValue child_value, BuildProgress progress) {
+ExactValues build_table_values(const index::Indexer& exact, ChildValue child_value, BuildProgress progress) {
     if (auto work = work_index_for(exact)) {
         RetrogradeBuilder<R, index::WorkIndex> builder(*work, std::move(child_value), std::move(progress));
-        const auto start = std::chrono::steady_clock::now();
-        TableValues values = to_exact_index(exact, *work, builder.build());
-        const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        values.stats.renumber_seconds = total - values.stats.seconds;
-        return values;
+        return ExactValues(exact, *work, builder.build());
     }
     RetrogradeBuilder<R, index::Indexer> builder(exact, std::move(child_value), std::move(progress));
-    return builder.build();
+    return ExactValues(exact, builder.build());
 }
 
 #define TBF_BUILD_INSTANTIATE(R)                                   \
     template class RetrogradeBuilder<R, index::Indexer>;           \
     template class RetrogradeBuilder<R, index::WorkIndex>;         \
-    template TableValues build_table_values<R>(const index::Indexer&, ChildValue, BuildProgress);
+    template ExactValues build_table_values<R>(const index::Indexer&, ChildValue, BuildProgress);
 TBF_GEN_FOR_EACH_RULESET(TBF_BUILD_INSTANTIATE)
 #undef TBF_BUILD_INSTANTIATE
 

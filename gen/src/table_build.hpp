@@ -3,7 +3,9 @@
 // work index (index/work_index.hpp) where it applies, then renumbered.
 // Defined and instantiated for each ruleset in table_build.cpp.
 
+#include <array>
 #include <optional>
+#include <span>
 
 #include "retrograde.hpp"
 #include "tbforge/index/indexer.hpp"
@@ -15,7 +17,37 @@ namespace tbf::gen {
 // exact index).
 std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact);
 
+// A built table's final values, read in exact-index order. A build on the
+// work index keeps its own values and renumbers them piece by piece as they
+// are read, so the exact-index copy never exists whole (it would take 4
+// bytes per exact slot beside the work index's 4 per work slot).
+class ExactValues {
+public:
+    ExactValues(const index::Indexer& exact, TableValues built);
+    ExactValues(const index::Indexer& exact, const index::WorkIndex& work, TableValues built);
+
+    const BuildStats& stats() const { return built_.stats; }
+    // The largest code of the table. Every work slot in use holds a position
+    // of the table and shares its value with the position's exact slot.
+    std::uint16_t max_code() const;
+    // Codes of the exact slots [first, first + out.size()) with `side` to
+    // move, in parallel.
+    void read(Color side, std::uint64_t first, std::span<std::uint16_t> out);
+    // The values of `side` will not be read again.
+    void release(Color side) { built_.values[to_index(side)] = {}; }
+    // Time spent renumbering so far.
+    double renumber_seconds() const { return renumber_seconds_; }
+
+private:
+    const index::Indexer& exact_;
+    std::optional<index::WorkIndex> work_;
+    // Unit k of the exact order is unit position_[k] of the work order.
+    std::array<int, kMaxTableUnits> position_{};
+    TableValues built_;
+    double renumber_seconds_ = 0;
+};
+
 template <Ruleset R>
-TableValues build_table_values(const index::Indexer& exact, ChildValue child_value, BuildProgress progress = {});
+ExactValues build_table_values(const index::Indexer& exact, ChildValue child_value, BuildProgress progress = {});
 
 }  // namespace tbf::gen

@@ -569,6 +569,24 @@ bool Indexer::decode(Index idx, Square* squares) const noexcept {
     return true;
 }
 
+bool Indexer::decode_next(Index idx, Square* squares) const noexcept {
+    const int g = group_count_ - 1;
+    if (idx < free_end_ && idx != 0 && g >= root_groups_ && groups_[g].count == 1) {
+        // The last digit has a fixed radix in the free choices; unless it
+        // wraps to 0 here, the higher digits and the other units stay.
+        const std::uint64_t radix = free_radix_[g].divisor;
+        if (idx != detail::quotient(free_radix_[g], idx) * radix) {
+            const int last = groups_[g].first;
+            Bitboard others = 0;
+            for (int i = 0; i < last; ++i) others |= bit(squares[i]);
+            const Bitboard at = bit(squares[last]);
+            squares[last] = lsb(groups_[g].domain & ~others & ~(at | (at - 1)));
+            return true;
+        }
+    }
+    return decode(idx, squares);
+}
+
 std::pair<Index, Index> Indexer::root_range(Index idx) const noexcept {
     if (idx < free_end_) {
         const Index first = detail::quotient(free_div_, idx) * free_size_;

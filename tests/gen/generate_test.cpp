@@ -12,6 +12,7 @@
 #include "syzygy_check.hpp"
 #include "table_check.hpp"
 #include "tbforge/gen/generate.hpp"
+#include "wdl_table.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -155,6 +156,34 @@ TEST_CASE("symmetry-reduced tables equal naive full-board tables") {
         }
         CHECK(compared > 0);
     }
+}
+
+TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
+    Built& built = Built::get(VariantId::Antichess);
+    // Draws, wins and losses at many distances, both sides, and a table with
+    // pawns (invalid slots stored as 0).
+    std::map<Wdl, std::uint64_t> seen;
+    for (const char* name : {"KQvR", "NPvB", "BBvN"}) {
+        built.build(name);
+        const auto m = index::canonical(*index::parse_table(name, VariantId::Antichess));
+        auto decoded = built.tablebase().decode_table(VariantId::Antichess, m);
+        REQUIRE(decoded.ok());
+        auto wdl = gen::WdlTable::from(**decoded);
+        REQUIRE(wdl.ok());
+        CHECK(wdl->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()));
+        std::uint64_t mismatches = 0;
+        for (const Color side : {Color::White, Color::Black}) {
+            for (std::uint64_t i = 0; i < (*decoded)->indexer().size(); ++i) {
+                const probe::Value full = probe::decode_value(*(*decoded)->code(side, i));
+                const probe::Value kept = wdl->value(side, i);
+                mismatches += kept.wdl != full.wdl || kept.dtc != 0;
+                ++seen[full.wdl];
+            }
+        }
+        CAPTURE(name);
+        CHECK(mismatches == 0);
+    }
+    CHECK(seen.size() == 3);
 }
 
 TEST_CASE("one and two threads store identical bytes") {

@@ -52,7 +52,8 @@ void check_order_and_sizes(const gen::Plan& plan) {
         CHECK(t.slots == indexer->size());
         std::uint64_t subtable_bytes = 0;
         for (const auto& sub : t.sub_tables) {
-            subtable_bytes += 4 * index::Indexer::create(plan.variant, sub)->size();
+            // 2 bits per stored slot (both sides), in whole 8-byte words.
+            subtable_bytes += (2 * index::Indexer::create(plan.variant, sub)->size() + 31) / 32 * 8;
         }
         CHECK(t.memory.subtable_bytes == subtable_bytes);
         const std::uint64_t own = t.work_slots ? 5 * t.work_slots + 4 * t.slots : 5 * t.slots;

@@ -304,6 +304,35 @@ TEST_SUITE("slow") {
     }
 }
 
+TEST_CASE("decode_next from the previous slot's placement equals decode") {
+    std::mt19937_64 rng(20261124);
+    // Tables with a single last unit (the incremental case), a group last,
+    // pawns, listed root choices and Four File; runs from random starts and
+    // from the start and end of the table.
+    for (const auto& [v, name] : std::vector<std::pair<VariantId, const char*>>{
+             {VariantId::Antichess, "KvQ"}, {VariantId::Antichess, "RBvKN"}, {VariantId::Antichess, "RBNvKN"},
+             {VariantId::Antichess, "RBPvKN"}, {VariantId::Antichess, "KRRvB"}, {VariantId::Antichess, "NPvPP"},
+             {VariantId::Antichess, "BBvNN"}, {VariantId::FourFile, "KRvKN"}, {VariantId::FourFile, "KPvKP"}}) {
+        const Indexer ix = *Indexer::create(v, canonical(*parse_table(name, v)));
+        CAPTURE(name);
+        std::vector<Index> starts{0, ix.size() > 5000 ? ix.size() - 5000 : 0};
+        for (int k = 0; k < 20; ++k) starts.push_back(rng() % ix.size());
+        std::uint64_t mismatches = 0;
+        for (const Index start : starts) {
+            Squares walked{};
+            REQUIRE(ix.decode(start, walked.data()));
+            for (Index i = start + 1; i < std::min(ix.size(), start + 5000); ++i) {
+                Squares fresh{};
+                REQUIRE(ix.decode(i, fresh.data()));
+                REQUIRE(ix.decode_next(i, walked.data()));
+                mismatches += fresh != walked;
+                walked = fresh;
+            }
+        }
+        CHECK(mismatches == 0);
+    }
+}
+
 TEST_CASE("fast path and position path agree; unit order") {
     const Indexer ix = make(VariantId::Antichess, "KQvR");
     CHECK(ix.unit_count() == 3);

@@ -49,7 +49,7 @@ struct GenerateOptions {
 // How one table is built under a memory cap (docs/generation.md, "Memory").
 struct MemoryPlan {
     std::uint64_t in_ram_bytes = 0;      // estimate of an in-RAM build, resident sub-tables included
-    std::uint64_t subtable_bytes = 0;    // the sub-tables decoded in memory
+    std::uint64_t subtable_bytes = 0;    // the sub-tables resident in memory (WDL only)
     bool out_of_core = false;
     bool resident_subtables = true;      // false: probed through the database's block cache
     std::uint64_t state_bytes = 0;       // out-of-core: budget for the chunk and update buffers
@@ -57,8 +57,8 @@ struct MemoryPlan {
 
 // In RAM: 4 bytes per slot (two sides, one 16-bit word each: value or
 // open-move counter), at most 1 more for the frontier lists (8-byte ids,
-// capped at an eighth of the slots), plus the sub-tables (2 bytes per stored
-// slot). A build on the work index (work_size slots, see table_build.hpp)
+// capped at an eighth of the slots), plus the sub-tables (their WDL, 2 bits
+// per stored slot). A build on the work index (work_size slots, see table_build.hpp)
 // takes those 5 bytes per work slot and 4 per exact slot for the renumbered
 // values. Out-of-core: the sub-tables stay resident if they take at most half
 // the cap and count against it; otherwise they are probed through the block

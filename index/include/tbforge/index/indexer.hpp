@@ -86,6 +86,10 @@ public:
     // Squares of the canonical placement of slot `index`, each group of
     // identical units in ascending square order. False if `index` >= size().
     bool decode(Index index, Square* squares) const noexcept;
+    // decode(index, squares) for `squares` holding the decoded placement of
+    // index - 1, as a scan of consecutive slots has it: within a run of the
+    // last unit's digit only that unit moves, to its next free square.
+    bool decode_next(Index index, Square* squares) const noexcept;
     // The slot of a placement or of any of its symmetric images; units of a
     // group may come in any order. Squares must be distinct. kNoIndex if a
     // unit stands outside its allowed squares (pawns off ranks 2-7, Four File

@@ -1,0 +1,82 @@
+#pragma once
+// A finished sub-table kept in memory by its win/draw/loss alone, 2 bits a
+// stored slot (an eighth of its decoded codes). The generator reads
+// sub-tables only through conversions (captures, promotions, and the
+// captures after a double push into en passant), and a converting move is
+// worth distance 1 whatever the distance of the position it reaches
+// (probe::move_value), so the DTC of a sub-table position is never needed.
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tbforge/base/status.hpp"
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/probe/value.hpp"
+
+namespace tbf::gen {
+
+class WdlTable {
+public:
+    // Bytes held for a table of `slot_count` stored slots (both sides).
+    static constexpr std::uint64_t bytes_for(std::uint64_t slot_count) { return (slot_count + 31) / 32 * 8; }
+
+    // The WDL of every slot of a decoded table (probe::Tablebase::decode_table).
+    static Result<WdlTable> from(const probe::Table& table) {
+        WdlTable out(table.indexer());
+        const std::uint64_t n = out.ix_.size();
+        const std::uint64_t slots = 2 * n;
+        out.words_.assign((slots + 31) / 32, 0);
+        const auto words = static_cast<std::int64_t>(out.words_.size());
+        bool failed = false;
+        Status error;
+#pragma omp parallel for schedule(static, 1024)
+        for (std::int64_t w = 0; w < words; ++w) {
+            std::uint64_t bits = 0;
+            const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
+            const std::uint64_t end = std::min(slots, first + 32);
+            for (std::uint64_t slot = first; slot < end; ++slot) {
+                const Color side = slot < n ? Color::White : Color::Black;
+                const auto code = table.code(side, slot < n ? slot : slot - n);
+                if (!code.ok()) {
+#pragma omp critical(wdl_table_error)
+                    {
+                        if (!failed) error = code.status();
+                        failed = true;
+                    }
+                    break;
+                }
+                bits |= static_cast<std::uint64_t>(wdl_bits(*code)) << (2 * (slot - first));
+            }
+            out.words_[static_cast<std::size_t>(w)] = bits;
+        }
+        if (failed) return error;
+        return out;
+    }
+
+    const index::Indexer& indexer() const { return ix_; }
+    std::uint64_t bytes() const { return words_.size() * sizeof(std::uint64_t); }
+
+    // The value of a slot for its side to move, DTC 0: only the WDL is kept.
+    probe::Value value(Color side, std::uint64_t index) const {
+        const std::uint64_t slot = to_index(side) * ix_.size() + index;
+        const auto bits = static_cast<unsigned>(words_[slot / 32] >> (2 * (slot % 32)) & 3);
+        return {bits == kWin ? Wdl::Win : bits == kLoss ? Wdl::Loss : Wdl::Draw, 0};
+    }
+
+private:
+    static constexpr unsigned kWin = 1, kLoss = 2;
+    // Codes (probe/value.hpp): 0 draw, odd a win, even and non-zero a loss.
+    static unsigned wdl_bits(std::uint16_t code) { return code == 0 ? 0 : (code & 1) ? kWin : kLoss; }
+
+    explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
+
+    index::Indexer ix_;
+    std::vector<std::uint64_t> words_;
+};
+
+}  // namespace tbf::gen
