@@ -175,28 +175,6 @@ constexpr const char* kInfoUsage =
     "(WDL and DTC are coded together) and index metadata (block record headers,\n"
     "block keys and the table's zstd dictionary).\n";
 
-// Where a table's bytes go (docs/storage-format.md section 4): the compressed
-// values and what finds and checks them.
-struct ByteSplit {
-    std::uint64_t values = 0;
-    std::uint64_t index = 0;
-    double per_position = 0;
-};
-
-ByteSplit byte_split(const storage::TableInfo& t) {
-    constexpr std::uint64_t kHeaderBytes = 16;  // per block record
-    constexpr std::uint64_t kKeyBytes = 16;     // per block key
-    ByteSplit split;
-    const std::uint64_t headers = kHeaderBytes * t.block_count;
-    split.values = t.stored_bytes > headers ? t.stored_bytes - headers : 0;
-    split.index = t.stored_bytes - split.values + kKeyBytes * t.block_count + t.dictionary.size();
-    split.per_position = t.spec.slot_count == 0
-                             ? 0.0
-                             : static_cast<double>(split.values + split.index) /
-                                   static_cast<double>(t.spec.slot_count);
-    return split;
-}
-
 Status run_info(const std::vector<std::string>& argv) {
     cli::Command command(kInfoUsage);
     command.value("db");

@@ -376,4 +376,18 @@ ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
     });
 }
 
+ByteSplit byte_split(const storage::TableInfo& t) {
+    constexpr std::uint64_t kHeaderBytes = 16;  // per block record
+    constexpr std::uint64_t kKeyBytes = 16;     // per block key
+    ByteSplit split;
+    const std::uint64_t headers = kHeaderBytes * t.block_count;
+    split.values = t.stored_bytes > headers ? t.stored_bytes - headers : 0;
+    split.index = t.stored_bytes - split.values + kKeyBytes * t.block_count + t.dictionary.size();
+    split.per_position = t.spec.slot_count == 0
+                             ? 0.0
+                             : static_cast<double>(split.values + split.index) /
+                                   static_cast<double>(t.spec.slot_count);
+    return split;
+}
+
 }  // namespace tbf::probe

@@ -154,9 +154,12 @@ public:
         if (!listed->ok()) raise_status(tbf::probe::probe_status(listed->status()));
         py::list out;
         for (const auto& t : **listed) {
+            const tbf::probe::ByteSplit split = tbf::probe::byte_split(t);
             out.append(py::make_tuple(t.spec.variant, t.spec.material, t.spec.slot_count,
                                       t.stored_bytes, t.values_checksum, t.spec.value_width,
-                                      t.spec.generator_version, t.statistics.json));
+                                      t.spec.generator_version, t.format_version,
+                                      split.per_position, split.values, split.index,
+                                      t.statistics.json));
         }
         return out;
     }

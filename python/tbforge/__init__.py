@@ -206,6 +206,10 @@ class TableInfo(NamedTuple):
     checksum: XXH64 of the values in slot order, 16 hex digits.
     value_width: bytes per stored value (1 or 2).
     generator: the generator's version.
+    format: the storage format of its blocks (1: LZ4, 2: zstd).
+    bytes_per_position: stored bytes per slot, index metadata included.
+    split: where the bytes go: {"values": compressed values,
+        "index_metadata": block headers, keys and the table's dictionary}.
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
     """
@@ -217,6 +221,9 @@ class TableInfo(NamedTuple):
     checksum: str
     value_width: int
     generator: str
+    format: int
+    bytes_per_position: float
+    split: Dict[str, int]
     statistics: Dict[str, Any]
 
 
@@ -360,10 +367,11 @@ class Tablebase:
     def info(self) -> List[TableInfo]:
         """The tables of the database in name order (``tbprobe info --json``)."""
         return [
-            TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator,
+            TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator, fmt,
+                      per_position, {"values": values, "index_metadata": index},
                       _json_object(statistics))
-            for variant, table, slots, stored, checksum, width, generator, statistics
-            in self._core.tables()
+            for (variant, table, slots, stored, checksum, width, generator, fmt, per_position, values,
+                 index, statistics) in self._core.tables()
         ]
 
     def strategies(self) -> List[StrategyInfo]:
