@@ -377,12 +377,6 @@ ZSTD_DCtx* thread_dctx() {
     return dctx.get();
 }
 
-std::uint32_t load_value(const std::uint8_t* p, std::uint32_t width) {
-    std::uint32_t v = 0;
-    for (std::uint32_t b = 0; b < width; ++b) v |= static_cast<std::uint32_t>(p[b]) << (8 * b);
-    return v;
-}
-
 // One zstd frame of `src`, with the dictionary when there is one; appended
 // to `out`. The dictionary id is left out of the frame header: the table
 // names its dictionaries.
