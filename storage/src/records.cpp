@@ -472,7 +472,9 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
     std::size_t compressed = 0;
     if (compression == Compression::Zstd) {
         std::span<const std::uint8_t> planes = raw;
-        thread_local std::vector<std::uint8_t> transposed;
+        // Per call, not thread_local: the writer's OpenMP pool threads are
+        // never joined, so their thread-local buffers would outlive the run.
+        std::vector<std::uint8_t> transposed;
         if (width > 1) {
             transposed.resize(raw.size());
             to_planes(raw, width, transposed.data());
