@@ -15,34 +15,15 @@
 
 using namespace tbf;
 
-namespace {
-
-void build(const std::string& path, storage::Compression compression) {
-    storage::DatabaseOptions options;
-    options.mode = storage::OpenMode::ReadWrite;
-    options.create_if_missing = true;
-    auto db = storage::Database::open(path, options);
-    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-    probe::Tablebase writer(std::move(*db));
-    gen::GenerateOptions gen_options;
-    gen_options.threads = 2;
-    gen_options.compression = compression;
-    auto result = gen::generate(writer, VariantId::Antichess,
-                                index::enumerate_tables(VariantId::Antichess, 3), gen_options);
-    if (!result.ok()) FAIL(result.status().message());
-}
-
-}  // namespace
-
 TEST_CASE("format 2 answers every code of every table up to 3 units as format 1 does") {
     test::ScratchDir dir;
-    build(dir.sub("lz4"), storage::Compression::Lz4);
-    build(dir.sub("zstd"), storage::Compression::Zstd);
+    const auto tables = index::enumerate_tables(VariantId::Antichess, 3);
+    test::build_tables(dir.sub("lz4"), VariantId::Antichess, tables, storage::Compression::Lz4);
+    test::build_tables(dir.sub("zstd"), VariantId::Antichess, tables, storage::Compression::Zstd);
     auto lz4 = probe::Tablebase::open(dir.sub("lz4"));
     auto zstd = probe::Tablebase::open(dir.sub("zstd"), {.cache_bytes = 0});
     REQUIRE(lz4.ok());
     REQUIRE(zstd.ok());
-    const auto tables = index::enumerate_tables(VariantId::Antichess, 3);
     REQUIRE(tables.size() > 100);
     std::uint64_t slots = 0;
     for (const index::Material& material : tables) {

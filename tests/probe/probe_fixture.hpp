@@ -23,9 +23,11 @@ inline index::Material table_material(VariantId variant, const std::string& name
     return index::canonical(*m);
 }
 
-// Builds `tables` (and everything they convert into) into `path`.
+// Builds `tables` (and everything they convert into) into `path`, with the
+// generator's default block compression unless one is given.
 inline void build_tables(const std::string& path, VariantId variant,
-                         const std::vector<index::Material>& tables) {
+                         const std::vector<index::Material>& tables,
+                         storage::Compression compression = gen::GenerateOptions{}.compression) {
     storage::DatabaseOptions options;
     options.mode = storage::OpenMode::ReadWrite;
     options.create_if_missing = true;
@@ -34,6 +36,7 @@ inline void build_tables(const std::string& path, VariantId variant,
     probe::Tablebase writer(std::move(*db));
     gen::GenerateOptions gen_options;
     gen_options.threads = 2;
+    gen_options.compression = compression;
     auto result = gen::generate(writer, variant, tables, gen_options);
     if (!result.ok()) FAIL(result.status().message());
 }
