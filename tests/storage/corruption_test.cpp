@@ -2,7 +2,6 @@
 // a crash. Raw RocksDB access (the documented key layout) plants the damage.
 
 #include <doctest/doctest.h>
-#include <rocksdb/db.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "raw_db.hpp"
 #include "storage_support.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
@@ -22,68 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The database opened with plain RocksDB, all column families, read-write.
-class RawDb {
-public:
-    explicit RawDb(const std::string& path) {
-        std::vector<std::string> names;
-        REQUIRE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-        std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-        for (const auto& n : names) descriptors.emplace_back(n, rocksdb::ColumnFamilyOptions());
-        REQUIRE(rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles_, &db_).ok());
-        names_ = names;
-    }
-    ~RawDb() {
-        for (auto* h : handles_) REQUIRE(db_->DestroyColumnFamilyHandle(h).ok());
-        delete db_;
-    }
-    RawDb(const RawDb&) = delete;
-    RawDb& operator=(const RawDb&) = delete;
-
-    rocksdb::ColumnFamilyHandle* family(const std::string& name) {
-        const auto it = std::find(names_.begin(), names_.end(), name);
-        REQUIRE(it != names_.end());
-        return handles_[it - names_.begin()];
-    }
-    std::string get(const std::string& family_name, const std::string& key) {
-        std::string value;
-        REQUIRE(db_->Get(rocksdb::ReadOptions(), family(family_name), key, &value).ok());
-        return value;
-    }
-    // Storage ids (first 8 key bytes, big-endian) present in a family.
-    std::set<std::uint64_t> ids(const std::string& family_name) {
-        std::set<std::uint64_t> out;
-        std::unique_ptr<rocksdb::Iterator> it(
-            db_->NewIterator(rocksdb::ReadOptions(), family(family_name)));
-        for (it->SeekToFirst(); it->Valid(); it->Next()) {
-            std::uint64_t id = 0;
-            for (int i = 0; i < 8; ++i) id = (id << 8) | static_cast<unsigned char>(it->key()[i]);
-            out.insert(id);
-        }
-        REQUIRE(it->status().ok());
-        return out;
-    }
-    void put(const std::string& family_name, const std::string& key, const std::string& value) {
-        rocksdb::WriteOptions w;
-        w.sync = true;
-        REQUIRE(db_->Put(w, family(family_name), key, value).ok());
-    }
-
-private:
-    rocksdb::DB* db_ = nullptr;
-    std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-    std::vector<std::string> names_;
-};
-
-std::string be64(std::uint64_t v) {
-    std::string s;
-    for (int i = 7; i >= 0; --i) s.push_back(static_cast<char>(v >> (8 * i)));
-    return s;
-}
-
-std::string block_key(std::uint64_t storage_id, std::uint64_t block_no) {
-    return be64(storage_id) + be64(block_no);
-}
+using tbf::test::be64;
+using tbf::test::block_key;
+using tbf::test::RawDb;
 
 void make_db(const std::string& path) {
     DatabaseOptions o;

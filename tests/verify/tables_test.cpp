@@ -5,7 +5,6 @@
 // and names the position or table.
 
 #include <doctest/doctest.h>
-#include <rocksdb/db.h>
 
 #include <algorithm>
 #include <array>
@@ -26,6 +25,7 @@
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/cli.hpp"
 #include "tbforge/verify/tables.hpp"
+#include "raw_db.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -216,55 +216,8 @@ std::uint64_t find_slot(CApi& api, const std::string& table, const TableCopy& co
     return 0;
 }
 
-// Plain RocksDB access to plant damage below the storage API (the key
-// layout is documented in docs/storage-format.md).
-class RawDb {
-public:
-    explicit RawDb(const std::string& path) {
-        std::vector<std::string> names;
-        REQUIRE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-        std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-        for (const auto& n : names) descriptors.emplace_back(n, rocksdb::ColumnFamilyOptions());
-        REQUIRE(rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles_, &db_).ok());
-        names_ = names;
-    }
-    ~RawDb() {
-        for (auto* h : handles_) CHECK(db_->DestroyColumnFamilyHandle(h).ok());
-        delete db_;
-    }
-    RawDb(const RawDb&) = delete;
-    RawDb& operator=(const RawDb&) = delete;
-
-    std::string get(const std::string& family, const std::string& key) {
-        std::string value;
-        REQUIRE(db_->Get(rocksdb::ReadOptions(), handle(family), key, &value).ok());
-        return value;
-    }
-    void put(const std::string& family, const std::string& key, const std::string& value) {
-        rocksdb::WriteOptions w;
-        w.sync = true;
-        REQUIRE(db_->Put(w, handle(family), key, value).ok());
-    }
-
-private:
-    rocksdb::ColumnFamilyHandle* handle(const std::string& family) {
-        for (std::size_t i = 0; i < names_.size(); ++i) {
-            if (names_[i] == family) return handles_[i];
-        }
-        FAIL("no column family ", family);
-        return nullptr;
-    }
-
-    rocksdb::DB* db_ = nullptr;
-    std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-    std::vector<std::string> names_;
-};
-
-std::string be64(std::uint64_t v) {
-    std::string s;
-    for (int i = 7; i >= 0; --i) s.push_back(static_cast<char>(v >> (8 * i)));
-    return s;
-}
+using tbf::test::be64;
+using tbf::test::RawDb;
 
 std::uint32_t le32_at(const std::string& s, std::size_t at) {
     std::uint32_t v = 0;
