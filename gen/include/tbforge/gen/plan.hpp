@@ -22,13 +22,15 @@ namespace tbf::gen {
 // its job gets one thread, more would only add start-up cost.
 inline constexpr std::uint64_t kSingleThreadSlots = std::uint64_t{1} << 20;
 
-// Process memory beside a build's own estimate: the program, RocksDB, the
-// manifest and per-thread lists (a tbgen building small tables peaks at
-// about 20 MiB).
-inline constexpr std::uint64_t kProcessOverheadBytes = std::uint64_t{64} << 20;
-// Measured peak RSS of in-RAM builds was up to 6 % above plan_memory's
-// estimate (the 5-unit sample, bench/gen/README.md): a job reserves a tenth
-// more.
+// Process memory beside a build's own estimate: the program, RocksDB and
+// its table writer, compression contexts, per-thread lists. The 5-unit
+// sample (bench/gen/README.md) peaked up to 80 MiB above the estimate plus a
+// tenth, on tables of 10-170 M positions where these fixed costs weigh most.
+inline constexpr std::uint64_t kProcessOverheadBytes = std::uint64_t{128} << 20;
+// Peak RSS of the larger in-RAM builds was up to 27 % above plan_memory's
+// estimate for tables with a pawn and identical units, and below it for
+// pawnless tables (the 5-unit sample): a job reserves a tenth more, and the
+// process overhead above covers the rest.
 inline constexpr std::uint64_t kEstimateMarginDivisor = 10;
 // The block cache through which an out-of-core build probes sub-tables
 // that are not resident (tbgen's setting).
