@@ -1,6 +1,7 @@
 #pragma once
 // A finished sub-table kept in memory by its win/draw/loss alone, 2 bits a
-// stored slot (an eighth of its decoded codes). The generator reads
+// stored slot (an eighth of its decoded codes). A wdl-dtc/2 table gives it
+// through the probe's WDL-only resolution. The generator reads
 // sub-tables only through conversions (captures, promotions, and the
 // captures after a double push into en passant), and a converting move is
 // worth distance 1 whatever the distance of the position it reaches
@@ -41,16 +42,20 @@ public:
             const std::uint64_t end = std::min(slots, first + 32);
             for (std::uint64_t slot = first; slot < end; ++slot) {
                 const Color side = slot < n ? Color::White : Color::Black;
-                const auto code = table.code(side, slot < n ? slot : slot - n);
-                if (!code.ok()) {
+                const std::uint64_t index = slot < n ? slot : slot - n;
+                // wdl-dtc/2: the stored WDL of a free slot, or a one-ply look
+                // at the table's own sub-tables (never its DTC).
+                const auto wdl = table.compact() ? table.wdl(side, index) : wdl_of_code(table, side, index);
+                if (!wdl.ok()) {
 #pragma omp critical(wdl_table_error)
                     {
-                        if (!failed) error = code.status();
+                        if (!failed) error = wdl.status();
                         failed = true;
                     }
                     break;
                 }
-                bits |= static_cast<std::uint64_t>(wdl_bits(*code)) << (2 * (slot - first));
+                const unsigned wdl_bits = *wdl == Wdl::Win ? kWin : *wdl == Wdl::Loss ? kLoss : 0;
+                bits |= static_cast<std::uint64_t>(wdl_bits) << (2 * (slot - first));
             }
             out.words_[static_cast<std::size_t>(w)] = bits;
         }
@@ -70,8 +75,11 @@ public:
 
 private:
     static constexpr unsigned kWin = 1, kLoss = 2;
-    // Codes (probe/value.hpp): 0 draw, odd a win, even and non-zero a loss.
-    static unsigned wdl_bits(std::uint16_t code) { return code == 0 ? 0 : (code & 1) ? kWin : kLoss; }
+    static probe::ProbeResult<Wdl> wdl_of_code(const probe::Table& table, Color side, std::uint64_t index) {
+        auto code = table.code(side, index);
+        if (!code.ok()) return code.status();
+        return probe::decode_value(*code).wdl;
+    }
 
     explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
 

@@ -200,6 +200,13 @@ tbf_status probe_value(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, 
     return ok();
 }
 
+tbf_status probe_wdl(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, int* out) {
+    auto wdl = db->tablebase.probe_wdl(id, pos);
+    if (!wdl.ok()) return fail(wdl.status());
+    *out = static_cast<int>(*wdl);
+    return ok();
+}
+
 }  // namespace
 
 extern "C" {
@@ -265,6 +272,27 @@ tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_v
         tbf::Position pos;
         if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
         return probe_value(db, id, pos, out);
+    });
+}
+
+tbf_status tbf_probe_wdl(tbf_db* db, const char* variant, const tbf_position* pos, int* wdl) {
+    return guarded([&] {
+        if (!db || !wdl) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        if (auto s = variant_of(variant, id); s != TBF_OK) return s;
+        tbf::Position p;
+        if (auto s = from_c(pos, id, p); s != TBF_OK) return s;
+        return probe_wdl(db, id, p, wdl);
+    });
+}
+
+tbf_status tbf_probe_wdl_fen(tbf_db* db, const char* variant, const char* fen, int* wdl) {
+    return guarded([&] {
+        if (!db || !wdl) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        tbf::Position pos;
+        if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+        return probe_wdl(db, id, pos, wdl);
     });
 }
 

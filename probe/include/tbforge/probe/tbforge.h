@@ -125,6 +125,12 @@ tbf_status tbf_probe(tbf_db* db, const char* variant, const tbf_position* pos, t
 /* The same for a FEN (castling rights ignored, counters optional). */
 tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_value* out);
 
+/* The WDL alone (1 win, 0 draw, -1 loss, for the side to move), without any
+ * DTC lookup or search: the fast path for engines (docs/probe.md, "WDL-only
+ * probes"). Equals tbf_probe's wdl; same errors. */
+tbf_status tbf_probe_wdl(tbf_db* db, const char* variant, const tbf_position* pos, int* wdl);
+tbf_status tbf_probe_wdl_fen(tbf_db* db, const char* variant, const char* fen, int* wdl);
+
 /* Every legal move with its value, best first for the side to move (wins by
  * increasing DTC, draws, losses by decreasing DTC; ties by UCI), so moves[0]
  * is a best move. *count receives the number of moves (0 for a terminal
