@@ -538,4 +538,12 @@ ByteSplit byte_split(const storage::TableInfo& t) {
     return split;
 }
 
+std::string dtc_side_name(const storage::TableInfo& t) {
+    if (t.spec.value_encoding != kCompactValueEncoding) return {};
+    for (const auto& c : t.statistics.counters) {
+        if (c.name == kDtcSideCounter && c.value <= 1) return c.value == 0 ? "white" : "black";
+    }
+    return {};
+}
+
 }  // namespace tbf::probe

@@ -187,4 +187,8 @@ struct ByteSplit {
 };
 ByteSplit byte_split(const storage::TableInfo& t);
 
+// "white" or "black": the DTC side of a wdl-dtc/2 table as its metadata
+// records it; empty for other encodings (and a damaged record).
+std::string dtc_side_name(const storage::TableInfo& t);
+
 }  // namespace tbf::probe
