@@ -235,11 +235,27 @@ public:
     void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         const auto n = static_cast<std::int64_t>(codes.size());
         free_.resize(codes.size());
-#pragma omp parallel for schedule(static, 1024)
-        for (std::int64_t k = 0; k < n; ++k) {
-            const auto pos = ix_.position(first + static_cast<std::uint64_t>(k), side);
+        // Runs of consecutive slots, each decoded from the one before
+        // (Indexer::decode_next); the position as Indexer::position() makes it.
+        constexpr std::int64_t kRun = 1024;
+#pragma omp parallel for schedule(static)
+        for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
+            Square squares[kMaxTableUnits];
             MoveList moves;
-            free_[static_cast<std::size_t>(k)] = pos && probe::slot_kind<R>(*pos, moves) == probe::SlotKind::Free;
+            const std::int64_t end = std::min(n, (run + 1) * kRun);
+            for (std::int64_t k = run * kRun; k < end; ++k) {
+                const std::uint64_t i = first + static_cast<std::uint64_t>(k);
+                const bool decoded = k == run * kRun ? ix_.decode(i, squares) : ix_.decode_next(i, squares);
+                bool is_free = false;
+                if (decoded) {
+                    Position pos;
+                    for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
+                    pos.set_side_to_move(side);
+                    is_free = !side_not_to_move_in_check(R::kId, pos) &&
+                              probe::slot_kind<R>(pos, moves) == probe::SlotKind::Free;
+                }
+                free_[static_cast<std::size_t>(k)] = is_free;
+            }
         }
         const int c = to_index(side);
         const std::uint64_t base = to_index(side) * ix_.size() + first;

@@ -35,29 +35,51 @@ public:
         const auto words = static_cast<std::int64_t>(out.words_.size());
         bool failed = false;
         Status error;
-#pragma omp parallel for schedule(static, 1024)
-        for (std::int64_t w = 0; w < words; ++w) {
-            std::uint64_t bits = 0;
-            const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
-            const std::uint64_t end = std::min(slots, first + 32);
-            for (std::uint64_t slot = first; slot < end; ++slot) {
-                const Color side = slot < n ? Color::White : Color::Black;
-                const std::uint64_t index = slot < n ? slot : slot - n;
-                // wdl-dtc/2: the stored WDL of a free slot, or a one-ply look
-                // at the table's own sub-tables (never its DTC).
-                const auto wdl = table.compact() ? table.wdl(side, index) : wdl_of_code(table, side, index);
-                if (!wdl.ok()) {
-#pragma omp critical(wdl_table_error)
-                    {
-                        if (!failed) error = wdl.status();
-                        failed = true;
+        // Runs of 32 words (1024 slots, never across the sides' boundary
+        // unless N is not a multiple of 1024), each decoded slot by slot from
+        // its first (Indexer::decode_next) when positions are needed.
+        constexpr std::int64_t kRunWords = 32;
+#pragma omp parallel for schedule(static)
+        for (std::int64_t run = 0; run < (words + kRunWords - 1) / kRunWords; ++run) {
+            Square squares[index::kMaxUnits];
+            std::uint64_t decoded_next = ~std::uint64_t{0};  // the index squares can step to
+            const std::int64_t end = std::min(words, (run + 1) * kRunWords);
+            for (std::int64_t w = run * kRunWords; w < end && !failed; ++w) {
+                std::uint64_t bits = 0;
+                const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
+                const std::uint64_t stop = std::min(slots, first + 32);
+                for (std::uint64_t slot = first; slot < stop; ++slot) {
+                    const Color side = slot < n ? Color::White : Color::Black;
+                    const std::uint64_t index = slot < n ? slot : slot - n;
+                    probe::ProbeResult<Wdl> wdl = Wdl::Draw;
+                    if (!table.compact()) {
+                        wdl = wdl_of_code(table, side, index);
+                    } else {
+                        // wdl-dtc/2: the stored WDL of a free slot, or a one-ply
+                        // look at the table's own sub-tables (never its DTC).
+                        const bool ok = index == decoded_next ? out.ix_.decode_next(index, squares)
+                                                              : out.ix_.decode(index, squares);
+                        decoded_next = index + 1;
+                        if (ok) {
+                            Position pos;
+                            for (int u = 0; u < out.ix_.unit_count(); ++u) pos.put(squares[u], out.ix_.unit(u));
+                            pos.set_side_to_move(side);
+                            if (!side_not_to_move_in_check(out.ix_.variant(), pos)) wdl = table.wdl(side, index, pos);
+                        }
                     }
-                    break;
+                    if (!wdl.ok()) {
+#pragma omp critical(wdl_table_error)
+                        {
+                            if (!failed) error = wdl.status();
+                            failed = true;
+                        }
+                        break;
+                    }
+                    const unsigned wdl_bits = *wdl == Wdl::Win ? kWin : *wdl == Wdl::Loss ? kLoss : 0;
+                    bits |= static_cast<std::uint64_t>(wdl_bits) << (2 * (slot - first));
                 }
-                const unsigned wdl_bits = *wdl == Wdl::Win ? kWin : *wdl == Wdl::Loss ? kLoss : 0;
-                bits |= static_cast<std::uint64_t>(wdl_bits) << (2 * (slot - first));
+                out.words_[static_cast<std::size_t>(w)] = bits;
             }
-            out.words_[static_cast<std::size_t>(w)] = bits;
         }
         if (failed) return error;
         return out;

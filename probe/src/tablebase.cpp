@@ -436,7 +436,11 @@ ProbeResult<Wdl> Table::wdl(Color side, std::uint64_t index) const {
     }
     const auto pos = indexer_.position(index, side);
     if (!pos) return Wdl::Draw;
-    auto value = owner_->slot_value(*this, side, index, *pos, Need::Wdl);
+    return wdl(side, index, *pos);
+}
+
+ProbeResult<Wdl> Table::wdl(Color side, std::uint64_t index, const Position& pos) const {
+    auto value = owner_->slot_value(*this, side, index, pos, Need::Wdl);
     if (!value.ok()) return value.status();
     return value->wdl;
 }

@@ -93,6 +93,9 @@ public:
     ProbeResult<Value> value(Color side, std::uint64_t index) const;
     // The WDL alone of the same, without any DTC work.
     ProbeResult<Wdl> wdl(Color side, std::uint64_t index) const;
+    // The same for a slot whose position the caller has decoded already
+    // (`pos`, with `side` to move, canonical orientation).
+    ProbeResult<Wdl> wdl(Color side, std::uint64_t index, const Position& pos) const;
     // wdl-dtc/1 codes of storage slots [first, first + n) (slot = side * N +
     // index), read block by block without filling the cache: for streaming.
     // A wdl-dtc/2 table resolves every slot as value() does.
