@@ -16,6 +16,7 @@
 #include "table_build.hpp"
 #include "wdl_table.hpp"
 #include "tbforge/base/json.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/rules/fen.hpp"
@@ -289,13 +290,26 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     const bool compact = options.value_encoding == probe::kCompactValueEncoding;
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
+    std::uint64_t resolved_checksum = 0;
     if (compact) {
-        // First pass: statistics, the free slots and the DTC side.
+        // First pass: statistics, the free slots and the DTC side, and the
+        // checksum the values would have as wdl-dtc/1 codes (what a reader
+        // that resolves every slot, such as tbverify, can recompute).
         free_slots.emplace(ix);
+        Xxh64 resolved;
+        std::vector<std::uint8_t> bytes;
+        const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
         source([&](Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
             statistics.add(side, first, codes);
             free_slots->add(side, first, codes);
+            bytes.resize(codes.size() * resolved_width);
+            for (std::size_t k = 0; k < codes.size(); ++k) {
+                bytes[k * resolved_width] = static_cast<std::uint8_t>(codes[k]);
+                if (resolved_width == 2) bytes[k * 2 + 1] = static_cast<std::uint8_t>(codes[k] >> 8);
+            }
+            resolved.update(bytes);
         }, false);
+        resolved_checksum = resolved.digest();
         max_code = free_slots->max_code();
     }
     storage::TableSpec spec;
@@ -343,7 +357,10 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     }, true);
     if (!status.ok()) return database_failure("writing", name, status);
     Statistics stats = statistics.finish(ix);
-    if (compact) stats.stored.counters.push_back({std::string(probe::kDtcSideCounter), static_cast<std::uint64_t>(to_index(dtc_side))});
+    if (compact) {
+        stats.stored.counters.push_back({std::string(probe::kDtcSideCounter), static_cast<std::uint64_t>(to_index(dtc_side))});
+        stats.stored.counters.push_back({std::string(probe::kResolvedChecksumCounter), resolved_checksum});
+    }
     if (auto committed = writer->commit(stats.stored); !committed.ok()) {
         return database_failure("writing", name, committed);
     }

@@ -75,6 +75,8 @@ void check_every_slot(const Pair& p, const std::vector<index::Material>& tables,
         CHECK(t2.info().spec.value_encoding == kV2);
         CHECK(t1.info().statistics.json == t2.info().statistics.json);
         CHECK(counter(t2.info(), "dtc_side") == static_cast<std::uint64_t>(to_index(t2.dtc_side())));
+        // The checksum a resolving reader recomputes: wdl-dtc/1's.
+        CHECK(counter(t2.info(), "wdl-dtc/1.checksum") == t1.info().values_checksum);
         const std::uint64_t n = t1.indexer().size();
         std::vector<std::uint16_t> x(2 * n), y(2 * n);
         REQUIRE(t1.read_codes(0, 2 * n, x.data()).ok());

@@ -36,6 +36,9 @@ inline constexpr std::string_view kValueEncoding = "wdl-dtc/1";
 inline constexpr std::string_view kCompactValueEncoding = "wdl-dtc/2";
 // The table counter naming a wdl-dtc/2 table's DTC side: 0 White, 1 Black.
 inline constexpr std::string_view kDtcSideCounter = "dtc_side";
+// The counter holding a wdl-dtc/2 table's values checksum as wdl-dtc/1 would
+// store its values (docs/storage-format.md section 15).
+inline constexpr std::string_view kResolvedChecksumCounter = "wdl-dtc/1.checksum";
 
 namespace detail {
 struct TablebaseState;
