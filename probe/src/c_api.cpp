@@ -356,6 +356,21 @@ tbf_status tbf_table_info_at(tbf_db* db, size_t i, tbf_table_info* out) {
         out->stored_bytes = info.stored_bytes;
         out->checksum = info.values_checksum;
         out->value_width = info.spec.value_width;
+        if (info.spec.value_encoding == tbf::probe::kCompactValueEncoding) {
+            // The table as tbf_table_values answers it: wdl-dtc/1 codes.
+            std::uint64_t max_dtc = 0;
+            bool recorded = false;
+            for (const auto& c : info.statistics.counters) {
+                if (c.name == "max_dtc") max_dtc = c.value;
+                if (c.name == tbf::probe::kResolvedChecksumCounter) {
+                    out->checksum = c.value;
+                    recorded = true;
+                }
+            }
+            if (!recorded) return fail(TBF_ERR_CORRUPT, "table " + info.spec.name + " has no counter " +
+                                                            std::string(tbf::probe::kResolvedChecksumCounter));
+            out->value_width = 2 + 2 * max_dtc <= 0xFF ? 1 : 2;
+        }
         return ok();
     });
 }

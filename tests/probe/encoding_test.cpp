@@ -142,6 +142,20 @@ void check_every_slot(const Pair& p, const std::vector<index::Material>& tables,
         stored_v1 += t1.info().stored_bytes;
         stored_v2 += t2.info().stored_bytes;
     }
+    // The C API describes a wdl-dtc/2 table as tbf_table_values reads it:
+    // the checksum and width of its wdl-dtc/1 codes.
+    std::size_t count1 = 0, count2 = 0;
+    REQUIRE(tbf_table_count(c1, &count1) == TBF_OK);
+    REQUIRE(tbf_table_count(c2, &count2) == TBF_OK);
+    REQUIRE(count1 == count2);
+    for (std::size_t i = 0; i < count1; ++i) {
+        tbf_table_info i1{}, i2{};
+        REQUIRE(tbf_table_info_at(c1, i, &i1) == TBF_OK);
+        REQUIRE(tbf_table_info_at(c2, i, &i2) == TBF_OK);
+        CHECK(std::string(i1.name) == std::string(i2.name));
+        CHECK(i1.checksum == i2.checksum);
+        CHECK(i1.value_width == i2.value_width);
+    }
     tbf_close(c1);
     tbf_close(c2);
     // The encoding is not wdl-dtc/1 under another name.

@@ -91,7 +91,12 @@ typedef struct tbf_table_info {
     uint64_t slots;    /* 2 * index_size: White to move first, then Black */
     uint64_t index_size;
     uint64_t stored_bytes;
-    uint64_t checksum; /* XXH64 of the values in slot order */
+    /* XXH64 of the values in slot order as wdl-dtc/1 codes of value_width
+     * bytes, little-endian (docs/values.md): what tbf_table_values answers.
+     * For a wdl-dtc/2 table these are not its stored bytes: checksum is then
+     * its counter wdl-dtc/1.checksum and value_width the width wdl-dtc/1
+     * would choose. */
+    uint64_t checksum;
     uint32_t value_width;
 } tbf_table_info;
 
