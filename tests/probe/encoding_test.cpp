@@ -174,7 +174,7 @@ TEST_CASE("wdl-dtc/2 answers every value of every antichess table up to 3 units 
     check_every_slot(p, tables, test::kSanitized ? 5 : 40);
 }
 
-TEST_CASE("wdl-dtc/2 answers as wdl-dtc/1 on 4-unit antichess tables") {
+TEST_CASE("wdl-dtc/2 answers as wdl-dtc/1 on 4-unit antichess tables" * doctest::test_suite("slow")) {
     std::vector<index::Material> tables;
     for (const char* name : test::kSanitized ? std::vector<const char*>{"KQvKR"}
                                              : std::vector<const char*>{"KQvKR", "RNvKB", "BBvNN"})
