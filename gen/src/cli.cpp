@@ -83,7 +83,8 @@ std::string perft_usage() {
 std::string gen_usage() {
     const std::string kings = royal_king_variants();
     return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR]\n"
-    "                 [--tables-from DB]... [--quiet] [--json] [--upto K] [TABLE...]\n"
+    "                 [--tables-from DB]... [--encoding E] [--quiet] [--json] [--upto K]\n"
+    "                 [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --db DIR      database directory (created if missing)\n"
@@ -98,6 +99,9 @@ std::string gen_usage() {
     "  --tables-from DB  a database of finished tables, opened read-only (repeatable):\n"
     "                its tables are not built again and are read from there as\n"
     "                sub-tables, so one table can be built into a database of its own\n"
+    "  --encoding E  value encoding of the tables built: wdl-dtc/1 (default) or\n"
+    "                wdl-dtc/2 (smaller: what a one-ply search gives back is not\n"
+    "                stored, and the DTC of one side only; docs/values.md)\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"
     "\n"
@@ -244,7 +248,7 @@ Result<storage::Database> open_for_writing(const std::string& dir, bool create) 
 
 Status run_gen(const std::vector<std::string>& argv) {
     cli::Command command(gen_usage());
-    for (const char* name : {"variant", "db", "threads", "upto", "memory", "work"}) command.value(name);
+    for (const char* name : {"variant", "db", "threads", "upto", "memory", "work", "encoding"}) command.value(name);
     command.values("tables-from");
     for (const char* name : {"quiet", "json"}) command.flag(name);
     command.positionals();
@@ -275,6 +279,14 @@ Status run_gen(const std::vector<std::string>& argv) {
         options.work_dir = *work;
     } else if (command.has("work")) {
         return invalid_argument("--work is only used with --memory");
+    }
+    if (auto encoding = command.optional("encoding")) {
+        if (*encoding != probe::kValueEncoding && *encoding != probe::kCompactValueEncoding) {
+            return invalid_argument("unknown --encoding \"" + *encoding + "\" (known: " +
+                                    std::string(probe::kValueEncoding) + ", " +
+                                    std::string(probe::kCompactValueEncoding) + ")");
+        }
+        options.value_encoding = *encoding;
     }
     const bool quiet = command.flag_set("quiet");
     const bool json = command.flag_set("json");

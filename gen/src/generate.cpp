@@ -16,7 +16,9 @@
 #include "table_build.hpp"
 #include "wdl_table.hpp"
 #include "tbforge/base/json.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/index/indexer.hpp"
+#include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/rules/fen.hpp"
 
 namespace tbf::gen {
@@ -72,8 +74,10 @@ public:
             if (slot == index::kNoIndex) break;
             const Color side = entry.color_flipped ? ~pos.side_to_move() : pos.side_to_move();
             if (entry.wdl) return entry.wdl->value(side, slot);
-            auto code = entry.table->code(side, slot);
-            if (code.ok()) return probe::decode_value(*code);
+            // A wdl-dtc/2 table answers by its stored WDL or a one-ply look
+            // at its own sub-tables.
+            auto wdl = entry.table->wdl(side, slot);
+            if (wdl.ok()) return probe::Value{*wdl, 0};
             break;
         }
         std::lock_guard lock(mutex_);
@@ -205,9 +209,10 @@ private:
 
 // Final values of a table in slot order, White to move first, handed to a
 // sink piece by piece: whichever builder produced them, they are stored and
-// counted by the same code.
+// counted by the same code. A source may be run more than once (wdl-dtc/2
+// reads the values twice); `last` says it will not be run again.
 using ValueSink = std::function<void(Color side, std::uint64_t first, std::span<const std::uint16_t> codes)>;
-using ValueSource = std::function<void(const ValueSink&)>;
+using ValueSource = std::function<void(const ValueSink&, bool last)>;
 
 struct Stored {
     std::uint64_t stored_bytes = 0;
@@ -219,15 +224,100 @@ Status database_failure(const char* step, const std::string& name, const Status&
     return {cause.code(), std::string(step) + " " + name + ": " + cause.to_string()};
 }
 
+// What wdl-dtc/2 needs to know of a table's slots before writing the first
+// one (docs/values.md): which are free, and per side how many free slots are
+// decided and their largest code. Recomputed from each slot's position, so
+// every builder stores the same bytes.
+template <Ruleset R>
+class FreeSlots {
+public:
+    explicit FreeSlots(const index::Indexer& ix) : ix_(ix), bits_((2 * ix.size() + 63) / 64, 0) {}
+
+    void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
+        const auto n = static_cast<std::int64_t>(codes.size());
+        free_.resize(codes.size());
+        // Runs of consecutive slots, each decoded from the one before
+        // (Indexer::decode_next); the position as Indexer::position() makes it.
+        constexpr std::int64_t kRun = 1024;
+#pragma omp parallel for schedule(static)
+        for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
+            Square squares[kMaxTableUnits];
+            MoveList moves;
+            const std::int64_t end = std::min(n, (run + 1) * kRun);
+            for (std::int64_t k = run * kRun; k < end; ++k) {
+                const std::uint64_t i = first + static_cast<std::uint64_t>(k);
+                const bool decoded = k == run * kRun ? ix_.decode(i, squares) : ix_.decode_next(i, squares);
+                bool is_free = false;
+                if (decoded) {
+                    Position pos;
+                    for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
+                    pos.set_side_to_move(side);
+                    is_free = !side_not_to_move_in_check(R::kId, pos) &&
+                              probe::slot_kind<R>(pos, moves) == probe::SlotKind::Free;
+                }
+                free_[static_cast<std::size_t>(k)] = is_free;
+            }
+        }
+        const int c = to_index(side);
+        const std::uint64_t base = to_index(side) * ix_.size() + first;
+        for (std::size_t k = 0; k < codes.size(); ++k) {
+            if (!free_[k]) continue;
+            const std::uint64_t slot = base + k;
+            bits_[slot / 64] |= std::uint64_t{1} << (slot % 64);
+            decided_[c] += codes[k] != 0;
+            max_code_[c] = std::max(max_code_[c], codes[k]);
+        }
+    }
+    // The DTC side: the one with fewer decided free slots (White on a tie),
+    // whose DTC costs fewer bytes (bench/storage/encoding_study.cpp).
+    Color dtc_side() const { return decided_[1] < decided_[0] ? Color::Black : Color::White; }
+    // The largest stored code: the DTC side's, or a WDL code (at most 2).
+    std::uint16_t max_code() const { return std::max<std::uint16_t>(max_code_[to_index(dtc_side())], 2); }
+    bool is_free(std::uint64_t slot) const { return bits_[slot / 64] >> (slot % 64) & 1; }
+
+private:
+    const index::Indexer& ix_;
+    std::vector<std::uint64_t> bits_;  // 2N bits, slot = side * N + index
+    std::vector<std::uint8_t> free_;   // of the current piece
+    std::array<std::uint64_t, 2> decided_{};
+    std::array<std::uint16_t, 2> max_code_{};
+};
+
+template <Ruleset R>
 Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const std::string& name,
-                           std::string_view variant_name, const index::Material& material,
-                           const GenerateOptions& options, std::uint16_t max_code, const ValueSource& source) {
+                           const index::Material& material, const GenerateOptions& options,
+                           std::uint16_t max_code, const ValueSource& source) {
+    const bool compact = options.value_encoding == probe::kCompactValueEncoding;
+    StatisticsAccumulator statistics;
+    std::optional<FreeSlots<R>> free_slots;
+    std::uint64_t resolved_checksum = 0;
+    if (compact) {
+        // First pass: statistics, the free slots and the DTC side, and the
+        // checksum the values would have as wdl-dtc/1 codes (what a reader
+        // that resolves every slot, such as tbverify, can recompute).
+        free_slots.emplace(ix);
+        Xxh64 resolved;
+        std::vector<std::uint8_t> bytes;
+        const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
+        source([&](Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
+            statistics.add(side, first, codes);
+            free_slots->add(side, first, codes);
+            bytes.resize(codes.size() * resolved_width);
+            for (std::size_t k = 0; k < codes.size(); ++k) {
+                bytes[k * resolved_width] = static_cast<std::uint8_t>(codes[k]);
+                if (resolved_width == 2) bytes[k * 2 + 1] = static_cast<std::uint8_t>(codes[k] >> 8);
+            }
+            resolved.update(bytes);
+        }, false);
+        resolved_checksum = resolved.digest();
+        max_code = free_slots->max_code();
+    }
     storage::TableSpec spec;
     spec.name = name;
-    spec.variant = std::string(variant_name);
+    spec.variant = std::string(R::kName);
     spec.material = material.name();
     spec.slot_count = 2 * ix.size();
-    spec.value_encoding = std::string(probe::kValueEncoding);
+    spec.value_encoding = compact ? std::string(probe::kCompactValueEncoding) : std::string(probe::kValueEncoding);
     spec.generator_version = std::string(kGeneratorVersion);
     spec.value_width = max_code <= 0xFF ? 1 : 2;
     storage::TableWriteOptions write_options;
@@ -235,21 +325,42 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     write_options.compression = options.compression;
     auto writer = tb.database().create_table(spec, write_options);
     if (!writer.ok()) return database_failure("writing", name, writer.status());
-    StatisticsAccumulator statistics;
     Status status;
     std::vector<std::uint8_t> narrow;
+    std::vector<std::uint16_t> stored;
+    const Color dtc_side = compact ? free_slots->dtc_side() : Color::White;
+    std::uint16_t previous = 0;  // wdl-dtc/2: the code stored in the slot before
     source([&](Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
-        statistics.add(side, first, codes);
+        if (!compact) statistics.add(side, first, codes);
         if (!status.ok()) return;
+        if (compact) {
+            // Free slots keep their code (the WDL alone off the DTC side);
+            // the others repeat the code before them, from 0 at each side's start.
+            stored.resize(codes.size());
+            const std::uint64_t base = to_index(side) * ix.size() + first;
+            if (first == 0) previous = 0;
+            for (std::size_t k = 0; k < codes.size(); ++k) {
+                if (free_slots->is_free(base + k)) {
+                    const std::uint16_t code = codes[k];
+                    previous = side == dtc_side || code == 0 ? code : static_cast<std::uint16_t>(2 - (code & 1));
+                }
+                stored[k] = previous;
+            }
+            codes = stored;
+        }
         if (spec.value_width == 1) {
             narrow.assign(codes.begin(), codes.end());
             status = writer->append(std::span<const std::uint8_t>(narrow));
         } else {
             status = writer->append(codes);
         }
-    });
+    }, true);
     if (!status.ok()) return database_failure("writing", name, status);
-    const Statistics stats = statistics.finish(ix);
+    Statistics stats = statistics.finish(ix);
+    if (compact) {
+        stats.stored.counters.push_back({std::string(probe::kDtcSideCounter), static_cast<std::uint64_t>(to_index(dtc_side))});
+        stats.stored.counters.push_back({std::string(probe::kResolvedChecksumCounter), resolved_checksum});
+    }
     if (auto committed = writer->commit(stats.stored); !committed.ok()) {
         return database_failure("writing", name, committed);
     }
@@ -410,8 +521,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
         const auto store_start = std::chrono::steady_clock::now();
-        stored = store_table(tb, *indexer, name, R::kName, material, options, values.max_code(),
-                             [&](const ValueSink& sink) {
+        stored = store_table<R>(tb, *indexer, name, material, options, values.max_code(),
+                                [&](const ValueSink& sink, bool last) {
             // Renumbered a piece at a time, handed over in the same pieces
             // as ever.
             constexpr std::size_t kPiece = 1 << 16;
@@ -427,7 +538,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                         sink(side, read + at, std::span<const std::uint16_t>(codes).subspan(at, std::min(kPiece, count - at)));
                     }
                 }
-                values.release(side);
+                if (last) values.release(side);
             }
         });
         summary.positions = values.stats().positions;
@@ -460,8 +571,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                                                             ooc_options.work_dir);
             }
             const auto store_start = std::chrono::steady_clock::now();
-            stored = store_table(tb, *indexer, name, R::kName, material, options, builder.max_code(),
-                                 [&](const ValueSink& sink) { builder.stream_values(sink); });
+            stored = store_table<R>(tb, *indexer, name, material, options, builder.max_code(),
+                                    [&](const ValueSink& sink, bool) { builder.stream_values(sink); });
             store_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
             if (stored.ok()) builder.remove_work();
         } catch (const StatusError& e) {

@@ -1,6 +1,7 @@
 #pragma once
 // A finished sub-table kept in memory by its win/draw/loss alone, 2 bits a
-// stored slot (an eighth of its decoded codes). The generator reads
+// stored slot (an eighth of its decoded codes). A wdl-dtc/2 table gives it
+// through the probe's WDL-only resolution. The generator reads
 // sub-tables only through conversions (captures, promotions, and the
 // captures after a double push into en passant), and a converting move is
 // worth distance 1 whatever the distance of the position it reaches
@@ -34,25 +35,51 @@ public:
         const auto words = static_cast<std::int64_t>(out.words_.size());
         bool failed = false;
         Status error;
-#pragma omp parallel for schedule(static, 1024)
-        for (std::int64_t w = 0; w < words; ++w) {
-            std::uint64_t bits = 0;
-            const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
-            const std::uint64_t end = std::min(slots, first + 32);
-            for (std::uint64_t slot = first; slot < end; ++slot) {
-                const Color side = slot < n ? Color::White : Color::Black;
-                const auto code = table.code(side, slot < n ? slot : slot - n);
-                if (!code.ok()) {
-#pragma omp critical(wdl_table_error)
-                    {
-                        if (!failed) error = code.status();
-                        failed = true;
+        // Runs of 32 words (1024 slots, never across the sides' boundary
+        // unless N is not a multiple of 1024), each decoded slot by slot from
+        // its first (Indexer::decode_next) when positions are needed.
+        constexpr std::int64_t kRunWords = 32;
+#pragma omp parallel for schedule(static)
+        for (std::int64_t run = 0; run < (words + kRunWords - 1) / kRunWords; ++run) {
+            Square squares[index::kMaxUnits];
+            std::uint64_t decoded_next = ~std::uint64_t{0};  // the index squares can step to
+            const std::int64_t end = std::min(words, (run + 1) * kRunWords);
+            for (std::int64_t w = run * kRunWords; w < end && !failed; ++w) {
+                std::uint64_t bits = 0;
+                const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
+                const std::uint64_t stop = std::min(slots, first + 32);
+                for (std::uint64_t slot = first; slot < stop; ++slot) {
+                    const Color side = slot < n ? Color::White : Color::Black;
+                    const std::uint64_t index = slot < n ? slot : slot - n;
+                    probe::ProbeResult<Wdl> wdl = Wdl::Draw;
+                    if (!table.compact()) {
+                        wdl = wdl_of_code(table, side, index);
+                    } else {
+                        // wdl-dtc/2: the stored WDL of a free slot, or a one-ply
+                        // look at the table's own sub-tables (never its DTC).
+                        const bool ok = index == decoded_next ? out.ix_.decode_next(index, squares)
+                                                              : out.ix_.decode(index, squares);
+                        decoded_next = index + 1;
+                        if (ok) {
+                            Position pos;
+                            for (int u = 0; u < out.ix_.unit_count(); ++u) pos.put(squares[u], out.ix_.unit(u));
+                            pos.set_side_to_move(side);
+                            if (!side_not_to_move_in_check(out.ix_.variant(), pos)) wdl = table.wdl(side, index, pos);
+                        }
                     }
-                    break;
+                    if (!wdl.ok()) {
+#pragma omp critical(wdl_table_error)
+                        {
+                            if (!failed) error = wdl.status();
+                            failed = true;
+                        }
+                        break;
+                    }
+                    const unsigned wdl_bits = *wdl == Wdl::Win ? kWin : *wdl == Wdl::Loss ? kLoss : 0;
+                    bits |= static_cast<std::uint64_t>(wdl_bits) << (2 * (slot - first));
                 }
-                bits |= static_cast<std::uint64_t>(wdl_bits(*code)) << (2 * (slot - first));
+                out.words_[static_cast<std::size_t>(w)] = bits;
             }
-            out.words_[static_cast<std::size_t>(w)] = bits;
         }
         if (failed) return error;
         return out;
@@ -70,8 +97,11 @@ public:
 
 private:
     static constexpr unsigned kWin = 1, kLoss = 2;
-    // Codes (probe/value.hpp): 0 draw, odd a win, even and non-zero a loss.
-    static unsigned wdl_bits(std::uint16_t code) { return code == 0 ? 0 : (code & 1) ? kWin : kLoss; }
+    static probe::ProbeResult<Wdl> wdl_of_code(const probe::Table& table, Color side, std::uint64_t index) {
+        auto code = table.code(side, index);
+        if (!code.ok()) return code.status();
+        return probe::decode_value(*code).wdl;
+    }
 
     explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
 

@@ -200,6 +200,13 @@ tbf_status probe_value(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, 
     return ok();
 }
 
+tbf_status probe_wdl(tbf_db* db, tbf::VariantId id, const tbf::Position& pos, int* out) {
+    auto wdl = db->tablebase.probe_wdl(id, pos);
+    if (!wdl.ok()) return fail(wdl.status());
+    *out = static_cast<int>(*wdl);
+    return ok();
+}
+
 }  // namespace
 
 extern "C" {
@@ -268,6 +275,27 @@ tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_v
     });
 }
 
+tbf_status tbf_probe_wdl(tbf_db* db, const char* variant, const tbf_position* pos, int* wdl) {
+    return guarded([&] {
+        if (!db || !wdl) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        if (auto s = variant_of(variant, id); s != TBF_OK) return s;
+        tbf::Position p;
+        if (auto s = from_c(pos, id, p); s != TBF_OK) return s;
+        return probe_wdl(db, id, p, wdl);
+    });
+}
+
+tbf_status tbf_probe_wdl_fen(tbf_db* db, const char* variant, const char* fen, int* wdl) {
+    return guarded([&] {
+        if (!db || !wdl) return fail(TBF_ERR_BAD_INPUT, "null argument");
+        tbf::VariantId id{};
+        tbf::Position pos;
+        if (auto s = position_of_fen(variant, fen, id, pos); s != TBF_OK) return s;
+        return probe_wdl(db, id, pos, wdl);
+    });
+}
+
 tbf_status tbf_probe_moves(tbf_db* db, const char* variant, const tbf_position* pos,
                            tbf_move_value* moves, size_t capacity, size_t* count) {
     return guarded([&] {
@@ -328,6 +356,21 @@ tbf_status tbf_table_info_at(tbf_db* db, size_t i, tbf_table_info* out) {
         out->stored_bytes = info.stored_bytes;
         out->checksum = info.values_checksum;
         out->value_width = info.spec.value_width;
+        if (info.spec.value_encoding == tbf::probe::kCompactValueEncoding) {
+            // The table as tbf_table_values answers it: wdl-dtc/1 codes.
+            std::uint64_t max_dtc = 0;
+            bool recorded = false;
+            for (const auto& c : info.statistics.counters) {
+                if (c.name == "max_dtc") max_dtc = c.value;
+                if (c.name == tbf::probe::kResolvedChecksumCounter) {
+                    out->checksum = c.value;
+                    recorded = true;
+                }
+            }
+            if (!recorded) return fail(TBF_ERR_CORRUPT, "table " + info.spec.name + " has no counter " +
+                                                            std::string(tbf::probe::kResolvedChecksumCounter));
+            out->value_width = 2 + 2 * max_dtc <= 0xFF ? 1 : 2;
+        }
         return ok();
     });
 }

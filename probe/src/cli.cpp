@@ -173,7 +173,8 @@ constexpr const char* kInfoUsage =
     "Lists the tables of a database: slots, stored bytes, checksum, W/D/L counts,\n"
     "storage format, bytes per position and where the bytes go: compressed values\n"
     "(WDL and DTC are coded together) and index metadata (block record headers,\n"
-    "block keys and the table's zstd dictionary).\n";
+    "block keys and the table's zstd dictionary), the value encoding and, for\n"
+    "wdl-dtc/2, the side to move whose DTC is stored (docs/values.md).\n";
 
 Status run_info(const std::vector<std::string>& argv) {
     cli::Command command(kInfoUsage);
@@ -200,6 +201,9 @@ Status run_info(const std::vector<std::string>& argv) {
             line["checksum"] = checksum;
             line["value_width"] = t.spec.value_width;
             line["generator"] = t.spec.generator_version;
+            line["encoding"] = t.spec.value_encoding;
+            const std::string dtc_side = dtc_side_name(t);
+            line["dtc_side"] = dtc_side.empty() ? Json() : Json(dtc_side);
             const ByteSplit split = byte_split(t);
             line["format"] = t.format_version;
             line["bytes_per_position"] = split.per_position;
@@ -224,11 +228,13 @@ Status run_info(const std::vector<std::string>& argv) {
                         " bytes  format %u  %.4f B/position (values %" PRIu64
                         ", index metadata %" PRIu64 ")  checksum %s  "
                         "wtm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64 "  btm W/D/L %" PRIu64
-                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "\n",
+                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "  %s%s%s\n",
                         t.spec.variant.c_str(), t.spec.material.c_str(), t.spec.slot_count,
                         t.stored_bytes, t.format_version, split.per_position, split.values,
                         split.index, checksum, counters[0], counters[1], counters[2],
-                        counters[3], counters[4], counters[5], counters[6]);
+                        counters[3], counters[4], counters[5], counters[6],
+                        t.spec.value_encoding.c_str(), dtc_side_name(t).empty() ? "" : " DTC side ",
+                        dtc_side_name(t).c_str());
         }
     }
     return {};

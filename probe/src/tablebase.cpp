@@ -6,6 +6,7 @@
 #include <mutex>
 #include <utility>
 
+#include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
 
@@ -52,37 +53,6 @@ Result<TableId> parse_table_name(std::string_view name) {
     auto material = index::parse_table(name.substr(slash + 1), *variant);
     if (!material.ok()) return material.status();
     return TableId{*variant, index::canonical(*material)};
-}
-
-ProbeResult<bool> Table::read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const {
-    const auto& info = reader_.info();
-    if (first > info.spec.slot_count || n > info.spec.slot_count - first) {
-        return invalid_argument("slot range outside table " + info.spec.name);
-    }
-    if (!resident_.empty()) {
-        std::copy_n(resident_.begin() + static_cast<long>(first), n, out);
-        return true;
-    }
-    const std::uint64_t per_block = info.slots_per_block;
-    std::uint64_t slot = first;
-    const std::uint64_t end = first + n;
-    while (slot < end) {
-        auto block = reader_.read_block(slot / per_block, storage::CacheUse::Bypass);
-        if (!block.ok()) return probe_status(block.status());
-        const storage::Block& b = **block;
-        const std::uint64_t stop = std::min<std::uint64_t>(end, b.first_slot() + b.size());
-        for (; slot < stop; ++slot)
-            *out++ = static_cast<std::uint16_t>(b.value(slot - b.first_slot()));
-    }
-    return true;
-}
-
-ProbeResult<std::uint16_t> Table::code(Color side, std::uint64_t index) const {
-    const std::uint64_t slot = to_index(side) * indexer_.size() + index;
-    if (!resident_.empty()) return resident_[slot];
-    auto value = reader_.get(slot);
-    if (!value.ok()) return probe_status(value.status());
-    return static_cast<std::uint16_t>(*value);
 }
 
 namespace {
@@ -152,15 +122,18 @@ std::uint64_t table_key(VariantId variant, const index::Material& m) {
 
 }  // namespace
 
-struct Tablebase::State {
-    explicit State(storage::Database db) : database(std::move(db)) {
+// What a probe needs of a value: the WDL alone, or the DTC too.
+enum class Need : std::uint8_t { Wdl, Full };
+
+struct detail::TablebaseState {
+    explicit TablebaseState(storage::Database db) : database(std::move(db)) {
         indexes.push_back(std::make_unique<TableIndex>(16));
         index.store(indexes.back().get());
     }
 
     // Publishes `table` under `key` (writers hold `mutex`).
     const std::shared_ptr<const Table>& publish(std::uint64_t key,
-                                                std::shared_ptr<const Table> table) {
+                                                std::shared_ptr<const Table> table) const {
         TableIndex* current = indexes.back().get();  // the one readers see
         owned.push_back(std::move(table));
         const bool is_new = current->find(key) == nullptr;
@@ -177,12 +150,24 @@ struct Tablebase::State {
         return owned.back();
     }
 
+    ProbeResult<std::shared_ptr<const Table>> table(VariantId variant, const index::Material& material) const;
+    ProbeResult<Value> probe(VariantId variant, const Position& pos, Need need) const;
+    // Value of the slot (canonical side `side`, index `idx`) that holds pos
+    // in either colour orientation; `stored` is its stored code when the
+    // caller has read it already.
+    ProbeResult<Value> slot_value(const Table& t, Color side, std::uint64_t idx, const Position& pos, Need need,
+                                  const std::uint16_t* stored = nullptr) const;
+    // The best move value of pos over its legal moves (at least one): a
+    // conversion needs only the WDL of the position it reaches.
+    ProbeResult<Value> best_move(VariantId variant, const Position& pos, const MoveList& moves, Need need) const;
+
     storage::Database database;
-    std::atomic<const TableIndex*> index{nullptr};
-    std::mutex mutex;                                  // writers: opening and publishing tables
-    std::vector<std::unique_ptr<TableIndex>> indexes;  // the current one and every older one
-    std::deque<std::shared_ptr<const Table>> owned;    // stable addresses for the index entries
-    std::size_t count = 0;
+    // Tables open lazily from const probes: what opening changes is mutable.
+    mutable std::atomic<const TableIndex*> index{nullptr};
+    mutable std::mutex mutex;                                  // writers: opening and publishing tables
+    mutable std::vector<std::unique_ptr<TableIndex>> indexes;  // the current one and every older one
+    mutable std::deque<std::shared_ptr<const Table>> owned;    // stable addresses for the index entries
+    mutable std::size_t count = 0;
 };
 
 namespace {
@@ -196,7 +181,7 @@ const std::shared_ptr<const Table>* find_open(const TableIndex& index, VariantId
 }  // namespace
 
 Tablebase::Tablebase(storage::Database database)
-    : state_(std::make_unique<State>(std::move(database))) {}
+    : state_(std::make_unique<detail::TablebaseState>(std::move(database))) {}
 Tablebase::Tablebase(Tablebase&&) noexcept = default;
 Tablebase& Tablebase::operator=(Tablebase&&) noexcept = default;
 Tablebase::~Tablebase() = default;
@@ -220,82 +205,122 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
 const storage::Database& Tablebase::database() const { return state_->database; }
 storage::Database& Tablebase::database() { return state_->database; }
 
-ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
-                                                           const index::Material& material) const {
-    if (auto* open = find_open(*state_->index.load(std::memory_order_acquire), variant, material))
-        return *open;
+ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::table(VariantId variant,
+                                                                      const index::Material& material) const {
+    if (auto* open = find_open(*index.load(std::memory_order_acquire), variant, material)) return *open;
     // Opening builds the indexer, which can take a while for large tables:
     // once, under the writers' lock.
-    std::lock_guard lock(state_->mutex);
-    if (auto* open = find_open(*state_->index.load(), variant, material)) return *open;
+    std::lock_guard lock(mutex);
+    if (auto* open = find_open(*index.load(), variant, material)) return *open;
     const std::string name = table_name(variant, material);
-    auto reader = state_->database.open_table(name);
+    auto reader = database.open_table(name);
     if (!reader.ok()) {
         if (reader.status().code() == StatusCode::NotFound) return missing_table(name);
         return probe_status(reader.status());
     }
+    const auto& info = reader->info();
+    const auto& spec = info.spec;
+    const bool compact = spec.value_encoding == kCompactValueEncoding;
+    if (!compact && spec.value_encoding != kValueEncoding) {
+        return corruption("table " + name + " has value encoding \"" + spec.value_encoding +
+                          "\", which this version does not read (it reads " + std::string(kValueEncoding) +
+                          " and " + std::string(kCompactValueEncoding) + ")");
+    }
+    Color dtc_side = Color::White;
+    if (compact) {
+        auto counter = std::find_if(info.statistics.counters.begin(), info.statistics.counters.end(),
+                                    [](const storage::Counter& c) { return c.name == kDtcSideCounter; });
+        if (counter == info.statistics.counters.end() || counter->value > 1) {
+            return corruption("table " + name + " (" + std::string(kCompactValueEncoding) +
+                              ") has no valid counter " + std::string(kDtcSideCounter));
+        }
+        dtc_side = counter->value == 0 ? Color::White : Color::Black;
+    }
     auto indexer = index::Indexer::create(variant, material);
     if (!indexer.ok()) return indexer.status();
-    const auto& spec = reader->info().spec;
-    if (spec.value_encoding != kValueEncoding || spec.slot_count != 2 * indexer->size() ||
-        spec.value_width > 2 || spec.variant != variant_name(variant)) {
+    if (spec.slot_count != 2 * indexer->size() || spec.value_width > 2 || spec.variant != variant_name(variant)) {
         return corruption("table " + name + " does not match this version's index or value encoding");
     }
-    std::shared_ptr<const Table> table(new Table(std::move(*reader), std::move(*indexer)));
-    return state_->publish(table_key(variant, material), std::move(table));
+    std::shared_ptr<Table> table(new Table(std::move(*reader), std::move(*indexer), this));
+    table->compact_ = compact;
+    table->dtc_side_ = dtc_side;
+    return publish(table_key(variant, material), std::move(table));
 }
 
-ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
-    VariantId variant, const index::Material& material) const {
-    auto copy = decode_table(variant, material);
-    if (!copy.ok() || !(*copy)->resident()) return copy;
-    std::lock_guard lock(state_->mutex);
-    // Another thread may have made it resident meanwhile; either copy serves.
-    return state_->publish(table_key(variant, material), std::move(*copy));
+ProbeResult<Value> detail::TablebaseState::best_move(VariantId variant, const Position& pos,
+                                                     const MoveList& moves, Need need) const {
+    Value best{Wdl::Loss, 0};
+    for (Move m : moves) {
+        const bool conversion = pos.is_conversion(m);
+        auto child = probe(variant, pos.after(m), conversion ? Need::Wdl : need);
+        if (!child.ok()) return child.status();
+        const Value v = move_value(*child, conversion);
+        if (better_for_mover(v, best)) best = v;
+    }
+    if (need == Need::Wdl) best.dtc = 0;  // only the WDL was asked for
+    return best;
 }
 
-ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
-    VariantId variant, const index::Material& material) const {
-    auto opened = table(variant, material);
-    if (!opened.ok() || (*opened)->resident()) return opened;
-    const Table& source = **opened;
-    std::shared_ptr<Table> copy(new Table(source.reader_, source.indexer_));
-    const auto& info = source.info();
-    copy->resident_.resize(info.spec.slot_count);
-    for (std::uint64_t b = 0; b < info.block_count; ++b) {
-        auto block = source.reader_.read_block(b, storage::CacheUse::Bypass);
-        if (!block.ok()) return probe_status(block.status());
-        const storage::Block& values = **block;
-        for (std::uint32_t i = 0; i < values.size(); ++i) {
-            copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
+ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side, std::uint64_t idx,
+                                                      const Position& pos, Need need,
+                                                      const std::uint16_t* stored) const {
+    auto read_stored = [&]() -> ProbeResult<std::uint16_t> {
+        if (stored != nullptr) return *stored;
+        return t.code(side, idx);
+    };
+    if (!t.compact_) {
+        auto code = read_stored();
+        if (!code.ok()) return code.status();
+        return decode_value(*code);
+    }
+    const VariantId variant = t.indexer().variant();
+    return with_variant(variant, [&]<class R>() -> ProbeResult<Value> {
+        MoveList moves;
+        switch (slot_kind<R>(pos, moves)) {
+            case SlotKind::NotAPosition:
+                return Value{};
+            case SlotKind::Terminal:
+                return Value{*terminal_value<R>(pos, false), 0};
+            case SlotKind::OutsideResolved:
+                return best_move(variant, pos, moves, need);
+            case SlotKind::Free:
+                break;
         }
-    }
-    return std::shared_ptr<const Table>(std::move(copy));
+        auto code = read_stored();
+        if (!code.ok()) return code.status();
+        const Value value = decode_value(*code);
+        if (side == t.dtc_side_) return value;
+        const std::string where = [&] {
+            return "table " + t.info().spec.name + " slot " + std::to_string(to_index(side) * t.indexer().size() + idx);
+        }();
+        if (*code > 2) return corruption(where + ": code " + std::to_string(*code) + " where a WDL is stored");
+        if (need == Need::Wdl || value.wdl == Wdl::Draw) return value;
+        auto best = best_move(variant, pos, moves, Need::Full);
+        if (!best.ok()) return best.status();
+        if (best->wdl != value.wdl) {
+            return corruption(where + ": the stored WDL disagrees with the values of its moves");
+        }
+        return *best;
+    });
 }
 
-ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {
-    auto slot = table.indexer().locate(pos);
-    if (!slot) {
-        return invalid_argument("position is not in table " + table.info().spec.name);
-    }
-    auto code = table.code(slot->side_to_move, slot->index);
-    if (!code.ok()) return code.status();
-    return decode_value(*code);
-}
-
-ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) const {
+ProbeResult<Value> detail::TablebaseState::probe(VariantId variant, const Position& pos, Need need) const {
     // As terminal_value(): under compulsory captures a side without units has won.
     if (variant_traits(variant).captures_compulsory) {
         if (pos.units(pos.side_to_move()) == 0) return Value{Wdl::Win, 0};
         if (pos.units(~pos.side_to_move()) == 0) return Value{Wdl::Loss, 0};
     }
     if (pos.ep_square() != kNoSquare) {
-        auto moves = probe_moves(variant, pos);
-        if (!moves.ok()) return moves.status();
-        if (moves->empty()) {
-            return invalid_argument("position with en passant has no moves");
-        }
-        return moves->front().for_mover;
+        // Captures are compulsory and one exists: every move converts.
+        return with_variant(variant, [&]<class R>() -> ProbeResult<Value> {
+            if (side_not_to_move_in_check(variant, pos)) {
+                return invalid_argument("the side not to move is in check");
+            }
+            MoveList moves;
+            generate_legal<R>(pos, moves);
+            if (moves.empty()) return invalid_argument("position with en passant has no moves");
+            return best_move(variant, pos, moves, need);
+        });
     }
     const index::Material material = index::material_of(pos);
     if (material.total() > index::kMaxUnits) {
@@ -316,7 +341,7 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
     const bool flip = index::needs_color_flip(material);
     const index::Material canonical = flip ? material.flipped() : material;
     const std::shared_ptr<const Table>* open =
-        find_open(*state_->index.load(std::memory_order_acquire), variant, canonical);
+        find_open(*index.load(std::memory_order_acquire), variant, canonical);
     std::shared_ptr<const Table> opened;
     if (open == nullptr) {
         auto t = table(variant, canonical);
@@ -341,9 +366,136 @@ ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) cons
     if (idx == index::kNoIndex) {
         return invalid_argument("position is not in table " + t.info().spec.name);
     }
-    auto code = t.code(flip ? ~pos.side_to_move() : pos.side_to_move(), idx);
-    if (!code.ok()) return code.status();
-    return decode_value(*code);
+    return slot_value(t, flip ? ~pos.side_to_move() : pos.side_to_move(), idx, pos, need);
+}
+
+ProbeResult<bool> Table::read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const {
+    const auto& info = reader_.info();
+    if (first > info.spec.slot_count || n > info.spec.slot_count - first) {
+        return invalid_argument("slot range outside table " + info.spec.name);
+    }
+    if (!resident_.empty()) {
+        std::copy_n(resident_.begin() + static_cast<long>(first), n, out);
+    } else {
+        const std::uint64_t per_block = info.slots_per_block;
+        std::uint64_t slot = first;
+        std::uint16_t* at = out;
+        const std::uint64_t end = first + n;
+        while (slot < end) {
+            auto block = reader_.read_block(slot / per_block, storage::CacheUse::Bypass);
+            if (!block.ok()) return probe_status(block.status());
+            const storage::Block& b = **block;
+            const std::uint64_t stop = std::min<std::uint64_t>(end, b.first_slot() + b.size());
+            for (; slot < stop; ++slot) *at++ = static_cast<std::uint16_t>(b.value(slot - b.first_slot()));
+        }
+    }
+    if (!compact_) return true;
+    // Stored codes become values slot by slot, each from its position.
+    const std::uint64_t size = indexer_.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::uint64_t slot = first + k;
+        const Color side = slot < size ? Color::White : Color::Black;
+        const std::uint64_t idx = slot < size ? slot : slot - size;
+        const auto pos = indexer_.position(idx, side);
+        if (!pos) {
+            out[k] = 0;
+            continue;
+        }
+        const std::uint16_t stored = out[k];
+        auto value = owner_->slot_value(*this, side, idx, *pos, Need::Full, &stored);
+        if (!value.ok()) return value.status();
+        out[k] = encode_value(*value);
+    }
+    return true;
+}
+
+ProbeResult<std::uint16_t> Table::code(Color side, std::uint64_t index) const {
+    const std::uint64_t slot = to_index(side) * indexer_.size() + index;
+    if (!resident_.empty()) return resident_[slot];
+    auto value = reader_.get(slot);
+    if (!value.ok()) return probe_status(value.status());
+    return static_cast<std::uint16_t>(*value);
+}
+
+ProbeResult<Value> Table::value(Color side, std::uint64_t index) const {
+    if (!compact_) {
+        auto code = this->code(side, index);
+        if (!code.ok()) return code.status();
+        return decode_value(*code);
+    }
+    const auto pos = indexer_.position(index, side);
+    if (!pos) return Value{};
+    return owner_->slot_value(*this, side, index, *pos, Need::Full);
+}
+
+ProbeResult<Wdl> Table::wdl(Color side, std::uint64_t index) const {
+    if (!compact_) {
+        auto code = this->code(side, index);
+        if (!code.ok()) return code.status();
+        return decode_value(*code).wdl;
+    }
+    const auto pos = indexer_.position(index, side);
+    if (!pos) return Wdl::Draw;
+    return wdl(side, index, *pos);
+}
+
+ProbeResult<Wdl> Table::wdl(Color side, std::uint64_t index, const Position& pos) const {
+    auto value = owner_->slot_value(*this, side, index, pos, Need::Wdl);
+    if (!value.ok()) return value.status();
+    return value->wdl;
+}
+
+ProbeResult<std::shared_ptr<const Table>> Tablebase::table(VariantId variant,
+                                                           const index::Material& material) const {
+    return state_->table(variant, material);
+}
+
+ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
+    VariantId variant, const index::Material& material) const {
+    auto copy = decode_table(variant, material);
+    if (!copy.ok() || !(*copy)->resident()) return copy;
+    std::lock_guard lock(state_->mutex);
+    // Another thread may have made it resident meanwhile; either copy serves.
+    return state_->publish(table_key(variant, material), std::move(*copy));
+}
+
+ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
+    VariantId variant, const index::Material& material) const {
+    auto opened = table(variant, material);
+    if (!opened.ok() || (*opened)->resident()) return opened;
+    const Table& source = **opened;
+    std::shared_ptr<Table> copy(new Table(source.reader_, source.indexer_, state_.get()));
+    copy->compact_ = source.compact_;
+    copy->dtc_side_ = source.dtc_side_;
+    const auto& info = source.info();
+    copy->resident_.resize(info.spec.slot_count);
+    for (std::uint64_t b = 0; b < info.block_count; ++b) {
+        auto block = source.reader_.read_block(b, storage::CacheUse::Bypass);
+        if (!block.ok()) return probe_status(block.status());
+        const storage::Block& values = **block;
+        for (std::uint32_t i = 0; i < values.size(); ++i) {
+            copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
+        }
+    }
+    return std::shared_ptr<const Table>(std::move(copy));
+}
+
+ProbeResult<Value> Tablebase::value_in(const Table& table, const Position& pos) const {
+    auto slot = table.indexer().locate(pos);
+    if (!slot) {
+        return invalid_argument("position is not in table " + table.info().spec.name);
+    }
+    return state_->slot_value(table, slot->side_to_move, slot->index, pos, Need::Full);
+}
+
+ProbeResult<Value> Tablebase::probe(VariantId variant, const Position& pos) const {
+    return state_->probe(variant, pos, Need::Full);
+}
+
+ProbeResult<Wdl> Tablebase::probe_wdl(VariantId variant, const Position& pos) const {
+    auto value = state_->probe(variant, pos, Need::Wdl);
+    if (!value.ok()) return value.status();
+    return value->wdl;
 }
 
 ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
@@ -388,6 +540,14 @@ ByteSplit byte_split(const storage::TableInfo& t) {
                              : static_cast<double>(split.values + split.index) /
                                    static_cast<double>(t.spec.slot_count);
     return split;
+}
+
+std::string dtc_side_name(const storage::TableInfo& t) {
+    if (t.spec.value_encoding != kCompactValueEncoding) return {};
+    for (const auto& c : t.statistics.counters) {
+        if (c.name == kDtcSideCounter && c.value <= 1) return c.value == 0 ? "white" : "black";
+    }
+    return {};
 }
 
 }  // namespace tbf::probe

@@ -143,7 +143,9 @@ public:
     }
 
     // One tuple per table in name order: (variant, material, slots, stored
-    // bytes, values checksum, value width, generator, statistics JSON text).
+    // bytes, values checksum, value width, generator, format, bytes per
+    // position, values and index bytes, statistics JSON text, value
+    // encoding, DTC side or "").
     py::list tables() const {
         const auto tablebase = handle_->use();
         std::optional<tbf::Result<std::vector<tbf::storage::TableInfo>>> listed;
@@ -159,7 +161,8 @@ public:
                                       t.stored_bytes, t.values_checksum, t.spec.value_width,
                                       t.spec.generator_version, t.format_version,
                                       split.per_position, split.values, split.index,
-                                      t.statistics.json));
+                                      t.statistics.json, t.spec.value_encoding,
+                                      tbf::probe::dtc_side_name(t)));
         }
         return out;
     }

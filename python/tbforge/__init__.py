@@ -212,6 +212,9 @@ class TableInfo(NamedTuple):
         "index_metadata": block headers, keys and the table's dictionary}.
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
+    encoding: the value encoding, "wdl-dtc/1" or "wdl-dtc/2".
+    dtc_side: for wdl-dtc/2, the side to move ("white" or "black") whose
+        DTC is stored; None otherwise.
     """
 
     variant: str
@@ -225,6 +228,8 @@ class TableInfo(NamedTuple):
     bytes_per_position: float
     split: Dict[str, int]
     statistics: Dict[str, Any]
+    encoding: str
+    dtc_side: Optional[str]
 
 
 class StrategyInfo(NamedTuple):
@@ -369,9 +374,9 @@ class Tablebase:
         return [
             TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator, fmt,
                       per_position, {"values": values, "index_metadata": index},
-                      _json_object(statistics))
+                      _json_object(statistics), encoding, dtc_side or None)
             for (variant, table, slots, stored, checksum, width, generator, fmt, per_position, values,
-                 index, statistics) in self._core.tables()
+                 index, statistics, encoding, dtc_side) in self._core.tables()
         ]
 
     def strategies(self) -> List[StrategyInfo]:

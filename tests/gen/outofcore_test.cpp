@@ -399,6 +399,33 @@ TEST_CASE("chunk size and thread count do not change the stored bytes") {
     omp_set_num_threads(2);
 }
 
+TEST_CASE("wdl-dtc/2: in-RAM and out-of-core builds, 1 and 2 threads, store the same bytes") {
+    // KQvR: no pawns; NPvQ: promotions and the kinds of slots they make.
+    for (const std::string table : {std::string("KQvR"), std::string(test::kSanitized ? "PvP" : "NPvQ")}) {
+        INFO(table);
+        auto compact = [](gen::GenerateOptions options) {
+            options.value_encoding = std::string(probe::kCompactValueEncoding);
+            return options;
+        };
+        Db ram;
+        const auto expected = ram.build(VariantId::Antichess, {table}, compact(in_ram(2)));
+        Db ram1;
+        check_same_tables(ram.tb(), ram1.tb(), ram1.build(VariantId::Antichess, {table}, compact(in_ram(1))));
+        for (const auto& [memory, threads] : std::vector<std::pair<std::uint64_t, int>>{{8 << 10, 1}, {40 << 10, 2}}) {
+            INFO(memory << " bytes, " << threads << " threads");
+            Db ooc;
+            const auto built = ooc.build(VariantId::Antichess, {table}, compact(out_of_core(ooc, memory, threads)));
+            CHECK(built.back().out_of_core);
+            check_same_tables(ram.tb(), ooc.tb(), expected);
+        }
+        const Stored last = stored(ram.tb(), expected.back().name);
+        CHECK(last.info.spec.value_encoding == probe::kCompactValueEncoding);
+        // Not the wdl-dtc/1 bytes.
+        CHECK(last.info.values_checksum != in_ram_table(table).info.values_checksum);
+    }
+    omp_set_num_threads(2);
+}
+
 TEST_CASE("buckets beyond their disk limit are applied at once, to the same bytes") {
     // NPvQ: late wins and losses, a pawn's promotions; PvP under sanitizers.
     const std::string table = test::kSanitized ? "PvP" : "NPvQ";

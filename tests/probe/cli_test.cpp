@@ -251,6 +251,8 @@ TEST_CASE("tbprobe info: every table, with --json one object per line") {
         CHECK(v["checksum"].string().size() == 16);
         CHECK(v["statistics"].is_object());
         CHECK(v["statistics"]["white"]["win"].is_number());
+        CHECK(v["encoding"].string() == "wdl-dtc/1");
+        CHECK_FALSE(v["dtc_side"].is_string());
         // Where the bytes go: compressed values plus index metadata (block
         // headers, 16-byte keys, dictionary) make bytes_per_position.
         CHECK(v["format"].number() == static_cast<double>(t.format_version));
@@ -267,4 +269,32 @@ TEST_CASE("tbprobe info: every table, with --json one object per line") {
     CHECK(text.lines()[0].find((*tables)[0].spec.material) != std::string::npos);
     CHECK(tbprobe({"info", "--db", db.path() + "/nowhere"}).rc == 3);
     CHECK(tbprobe({"info"}).rc == 2);
+}
+
+TEST_CASE("tbprobe info: the value encoding and, for wdl-dtc/2, the DTC side") {
+    ScratchDir dir;
+    build_tables(dir.sub("db"), VariantId::Antichess, {table_material(VariantId::Antichess, "KQvK")},
+                 gen::GenerateOptions{}.compression, std::string(probe::kCompactValueEncoding));
+    auto tb = probe::Tablebase::open(dir.sub("db"));
+    REQUIRE(tb.ok());
+    auto kqvk = tb->table(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
+    REQUIRE(kqvk.ok());
+    const std::string side = (*kqvk)->dtc_side() == Color::White ? "white" : "black";
+    const Run r = tbprobe({"info", "--db", dir.sub("db"), "--json"});
+    REQUIRE(r.rc == 0);
+    bool seen = false;
+    for (const auto& line : r.lines()) {
+        const json::Value v = json::parse(line);
+        CHECK(v["encoding"].string() == "wdl-dtc/2");
+        REQUIRE(v["dtc_side"].is_string());
+        CHECK((v["dtc_side"].string() == "white" || v["dtc_side"].string() == "black"));
+        if (v["table"].string() == "KQvK") {
+            seen = true;
+            CHECK(v["dtc_side"].string() == side);
+        }
+    }
+    CHECK(seen);
+    const Run text = tbprobe({"info", "--db", dir.sub("db")});
+    REQUIRE(text.rc == 0);
+    CHECK(text.out.find("wdl-dtc/2 DTC side " + side) != std::string::npos);
 }

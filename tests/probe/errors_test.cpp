@@ -8,6 +8,7 @@
 #include <map>
 
 #include "probe_fixture.hpp"
+#include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/probe/tbforge.h"
 
 using namespace tbf;
@@ -25,15 +26,16 @@ bool contains(const std::string& text, const std::string& part) {
 struct SmallDb {
     ScratchDir dir;
     std::string path = dir.sub("db");
-    SmallDb() {
+    explicit SmallDb(const std::string& encoding = std::string(probe::kValueEncoding)) {
         static ScratchDir pristine;
-        static const bool built = [] {
-            build_tables(pristine.sub("db"), VariantId::Antichess,
-                         std::vector<std::string>{"KQvK"});
-            return true;
-        }();
-        REQUIRE(built);
-        fs::copy(pristine.sub("db"), path, fs::copy_options::recursive);
+        static std::map<std::string, bool> built;
+        const std::string source = pristine.sub(encoding == probe::kValueEncoding ? "db" : "compact");
+        if (!built[encoding]) {
+            build_tables(source, VariantId::Antichess, {table_material(VariantId::Antichess, "KQvK")},
+                         gen::GenerateOptions{}.compression, encoding);
+            built[encoding] = true;
+        }
+        fs::copy(source, path, fs::copy_options::recursive);
     }
 };
 
@@ -245,6 +247,46 @@ TEST_CASE("a flipped byte in a stored block is Corrupt, never a wrong value") {
 
 TEST_CASE("a deleted block of a published table is Corrupt, not a missing table") {
     check_damaged_block(Damage::Delete);
+}
+
+TEST_CASE("a flipped byte in a wdl-dtc/2 block is Corrupt naming table and block, never a wrong value") {
+    SmallDb small{std::string(probe::kCompactValueEncoding)};
+    const auto before = all_codes(small.path, "KQvK");
+    storage::TableInfo info;
+    {
+        auto tb = probe::Tablebase::open(small.path);
+        REQUIRE(tb.ok());
+        auto i = tb->database().table_info("antichess/KQvK");
+        REQUIRE(i.ok());
+        info = *i;
+    }
+    REQUIRE(info.spec.value_encoding == probe::kCompactValueEncoding);
+    REQUIRE(info.block_count >= 2);
+    damage_block(small.path, info.storage_id, 1, Damage::FlipByte);
+    // Positions that read block 1 (their own stored value, or a child's
+    // through the one-ply search) fail; every other answer is as before.
+    CHECK(probe_all_after_damage(small.path, before) > 0);
+    // A free position of block 1 reads its stored value: the C API names
+    // the table and the block.
+    auto ix = index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
+    REQUIRE(ix.ok());
+    std::optional<Position> pos;
+    for (std::uint64_t slot = info.slots_per_block; slot < 2 * info.slots_per_block && !pos; ++slot) {
+        auto p = ix->position(slot % ix->size(), static_cast<Color>(slot / ix->size()));
+        MoveList moves;
+        if (p && probe::slot_kind<Antichess>(*p, moves) == probe::SlotKind::Free) pos = p;
+    }
+    REQUIRE(pos.has_value());
+    tbf_db* handle = nullptr;
+    REQUIRE(tbf_open(small.path.c_str(), 0, &handle) == TBF_OK);
+    tbf_value v{};
+    CHECK(tbf_probe_fen(handle, "antichess", to_fen(*pos).c_str(), &v) == TBF_ERR_CORRUPT);
+    const std::string message = tbf_last_error();
+    CAPTURE(message);
+    CHECK(contains(message, "checksum"));
+    CHECK(contains(message, "antichess/KQvK"));
+    CHECK(contains(message, "block 1"));
+    tbf_close(handle);
 }
 
 TEST_CASE("a flipped byte inside an SST file is Corrupt, never a wrong value") {

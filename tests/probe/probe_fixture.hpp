@@ -24,10 +24,11 @@ inline index::Material table_material(VariantId variant, const std::string& name
 }
 
 // Builds `tables` (and everything they convert into) into `path`, with the
-// generator's default block compression unless one is given.
+// generator's default block compression and value encoding unless given.
 inline void build_tables(const std::string& path, VariantId variant,
                          const std::vector<index::Material>& tables,
-                         storage::Compression compression = gen::GenerateOptions{}.compression) {
+                         storage::Compression compression = gen::GenerateOptions{}.compression,
+                         const std::string& encoding = gen::GenerateOptions{}.value_encoding, int threads = 2) {
     storage::DatabaseOptions options;
     options.mode = storage::OpenMode::ReadWrite;
     options.create_if_missing = true;
@@ -35,8 +36,9 @@ inline void build_tables(const std::string& path, VariantId variant,
     REQUIRE_MESSAGE(db.ok(), db.status().to_string());
     probe::Tablebase writer(std::move(*db));
     gen::GenerateOptions gen_options;
-    gen_options.threads = 2;
+    gen_options.threads = threads;
     gen_options.compression = compression;
+    gen_options.value_encoding = encoding;
     auto result = gen::generate(writer, variant, tables, gen_options);
     if (!result.ok()) FAIL(result.status().message());
 }

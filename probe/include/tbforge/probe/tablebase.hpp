@@ -3,9 +3,12 @@
 // and of each of its moves. Positions are rules/ Positions here; the C API in
 // tbforge.h takes FEN strings or plain structs instead.
 //
-// Layout of a stored table (value encoding "wdl-dtc/1"): 2 N slots, the N
-// slots of the indexer with White to move first, then the N slots with Black
-// to move; each value is probe::encode_value (1 or 2 bytes).
+// Layout of a stored table: 2 N slots, the N slots of the indexer with White
+// to move first, then the N slots with Black to move. Value encoding
+// "wdl-dtc/1": each value is probe::encode_value (1 or 2 bytes). Encoding
+// "wdl-dtc/2" (docs/values.md) stores the same codes for the positions that
+// need them only, so some values are found by a one-ply search: every
+// method below answers the wdl-dtc/1 values either way.
 //
 // Thread safety: all const methods may be called from many threads at once
 // (a table is opened once, under a lock, on first use; after that probes take
@@ -28,7 +31,18 @@
 
 namespace tbf::probe {
 
+// The value encodings this version reads and writes (docs/values.md).
 inline constexpr std::string_view kValueEncoding = "wdl-dtc/1";
+inline constexpr std::string_view kCompactValueEncoding = "wdl-dtc/2";
+// The table counter naming a wdl-dtc/2 table's DTC side: 0 White, 1 Black.
+inline constexpr std::string_view kDtcSideCounter = "dtc_side";
+// The counter holding a wdl-dtc/2 table's values checksum as wdl-dtc/1 would
+// store its values (docs/storage-format.md section 15).
+inline constexpr std::string_view kResolvedChecksumCounter = "wdl-dtc/1.checksum";
+
+namespace detail {
+struct TablebaseState;
+}  // namespace detail
 
 // Errors are tbf::Status codes (tbforge/base/status.hpp), one line each:
 //   InvalidArgument  malformed FEN, illegal position, unknown variant
@@ -67,21 +81,42 @@ class Table {
 public:
     const index::Indexer& indexer() const { return indexer_; }
     const storage::TableInfo& info() const { return reader_.info(); }
-    // Stored value code of slot `index` with `side` to move (canonical orientation).
+    // True for value encoding wdl-dtc/2, whose stored codes are not all values.
+    bool compact() const { return compact_; }
+    // wdl-dtc/2: the side to move whose free slots keep their DTC.
+    Color dtc_side() const { return dtc_side_; }
+    // Stored code of slot `index` with `side` to move (canonical orientation):
+    // the value's code under wdl-dtc/1; under wdl-dtc/2 only where
+    // docs/values.md says so.
     ProbeResult<std::uint16_t> code(Color side, std::uint64_t index) const;
-    // Codes of storage slots [first, first + n) (slot = side * N + index),
-    // read block by block without filling the cache: for streaming.
+    // Value of slot `index` with `side` to move, as wdl-dtc/1 stores it (a
+    // slot holding no position: a draw). wdl-dtc/2 tables may probe their
+    // sub-tables, through the Tablebase that opened this table, which must
+    // still exist.
+    ProbeResult<Value> value(Color side, std::uint64_t index) const;
+    // The WDL alone of the same, without any DTC work.
+    ProbeResult<Wdl> wdl(Color side, std::uint64_t index) const;
+    // The same for a slot whose position the caller has decoded already
+    // (`pos`, with `side` to move, canonical orientation).
+    ProbeResult<Wdl> wdl(Color side, std::uint64_t index, const Position& pos) const;
+    // wdl-dtc/1 codes of storage slots [first, first + n) (slot = side * N +
+    // index), read block by block without filling the cache: for streaming.
+    // A wdl-dtc/2 table resolves every slot as value() does.
     ProbeResult<bool> read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const;
     // True when the whole table is decoded in memory.
     bool resident() const { return !resident_.empty(); }
 
 private:
     friend class Tablebase;
-    Table(storage::TableReader reader, index::Indexer indexer)
-        : reader_(std::move(reader)), indexer_(std::move(indexer)) {}
+    friend struct detail::TablebaseState;
+    Table(storage::TableReader reader, index::Indexer indexer, const detail::TablebaseState* owner)
+        : reader_(std::move(reader)), indexer_(std::move(indexer)), owner_(owner) {}
 
     storage::TableReader reader_;
     index::Indexer indexer_;
+    const detail::TablebaseState* owner_;
+    bool compact_ = false;
+    Color dtc_side_ = Color::White;
     std::vector<std::uint16_t> resident_;
 };
 
@@ -111,6 +146,11 @@ public:
     // units), BadInput (e.g. a Four File position whose side not to move is
     // in check), Corrupt, IoError.
     ProbeResult<Value> probe(VariantId variant, const Position& pos) const;
+    // The WDL of pos alone (docs/probe.md, "WDL-only probes"): no DTC is
+    // looked up or searched for, so a wdl-dtc/2 table answers from its
+    // stored WDL or a one-ply look at its sub-tables. Equals probe().wdl;
+    // same errors.
+    ProbeResult<Wdl> probe_wdl(VariantId variant, const Position& pos) const;
     // Every legal move with its value, best first for the side to move (wins by
     // increasing DTC, draws, losses by decreasing DTC; ties by UCI).
     ProbeResult<std::vector<MoveValue>> probe_moves(VariantId variant, const Position& pos) const;
@@ -134,8 +174,7 @@ public:
     storage::Database& database();
 
 private:
-    struct State;
-    std::unique_ptr<State> state_;
+    std::unique_ptr<detail::TablebaseState> state_;
 };
 
 // A storage failure in the probe vocabulary: NotFound (of a block: tables
@@ -153,5 +192,9 @@ struct ByteSplit {
     double per_position = 0;
 };
 ByteSplit byte_split(const storage::TableInfo& t);
+
+// "white" or "black": the DTC side of a wdl-dtc/2 table as its metadata
+// records it; empty for other encodings (and a damaged record).
+std::string dtc_side_name(const storage::TableInfo& t);
 
 }  // namespace tbf::probe

@@ -91,7 +91,12 @@ typedef struct tbf_table_info {
     uint64_t slots;    /* 2 * index_size: White to move first, then Black */
     uint64_t index_size;
     uint64_t stored_bytes;
-    uint64_t checksum; /* XXH64 of the values in slot order */
+    /* XXH64 of the values in slot order as wdl-dtc/1 codes of value_width
+     * bytes, little-endian (docs/values.md): what tbf_table_values answers.
+     * For a wdl-dtc/2 table these are not its stored bytes: checksum is then
+     * its counter wdl-dtc/1.checksum and value_width the width wdl-dtc/1
+     * would choose. */
+    uint64_t checksum;
     uint32_t value_width;
 } tbf_table_info;
 
@@ -124,6 +129,12 @@ void tbf_close(tbf_db* db);
 tbf_status tbf_probe(tbf_db* db, const char* variant, const tbf_position* pos, tbf_value* out);
 /* The same for a FEN (castling rights ignored, counters optional). */
 tbf_status tbf_probe_fen(tbf_db* db, const char* variant, const char* fen, tbf_value* out);
+
+/* The WDL alone (1 win, 0 draw, -1 loss, for the side to move), without any
+ * DTC lookup or search: the fast path for engines (docs/probe.md, "WDL-only
+ * probes"). Equals tbf_probe's wdl; same errors. */
+tbf_status tbf_probe_wdl(tbf_db* db, const char* variant, const tbf_position* pos, int* wdl);
+tbf_status tbf_probe_wdl_fen(tbf_db* db, const char* variant, const char* fen, int* wdl);
 
 /* Every legal move with its value, best first for the side to move (wins by
  * increasing DTC, draws, losses by decreasing DTC; ties by UCI), so moves[0]

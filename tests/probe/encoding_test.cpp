@@ -1,0 +1,293 @@
+// Value encoding wdl-dtc/2 against wdl-dtc/1 (docs/values.md): the
+// generator builds the same tables in both encodings; every slot of every
+// table reads back the same value (Table::read_codes and Table::value), and
+// probe(), probe_wdl(), probe_moves() and the C API agree on sampled
+// positions. A stored WDL that disagrees with the moves is Corruption.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "probe_fixture.hpp"
+#include "tbforge/gen/generate.hpp"
+#include "tbforge/index/material.hpp"
+#include "tbforge/probe/slot_kind.hpp"
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/probe/tbforge.h"
+#include "tbforge/rules/fen.hpp"
+
+using namespace tbf;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const std::string kV1(probe::kValueEncoding);
+const std::string kV2(probe::kCompactValueEncoding);
+
+// The same tables built in both encodings, opened read-only.
+struct Pair {
+    Pair(VariantId v, const std::vector<index::Material>& tables) : variant(v) {
+        test::build_tables(dir.sub("v1"), variant, tables, gen::GenerateOptions{}.compression, kV1);
+        test::build_tables(dir.sub("v2"), variant, tables, gen::GenerateOptions{}.compression, kV2);
+        auto a = probe::Tablebase::open(dir.sub("v1"));
+        auto b = probe::Tablebase::open(dir.sub("v2"));
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        v1 = std::make_unique<probe::Tablebase>(std::move(*a));
+        v2 = std::make_unique<probe::Tablebase>(std::move(*b));
+    }
+
+    VariantId variant;
+    test::ScratchDir dir;
+    std::unique_ptr<probe::Tablebase> v1, v2;
+};
+
+std::uint64_t counter(const storage::TableInfo& info, const std::string& name) {
+    for (const auto& c : info.statistics.counters)
+        if (c.name == name) return c.value;
+    FAIL("no counter " << name);
+    return 0;
+}
+
+// Every slot of every table of both databases: the same values, the same
+// statistics; and sampled positions through every probe path.
+void check_every_slot(const Pair& p, const std::vector<index::Material>& tables, std::size_t samples) {
+    std::uint64_t slots = 0, stored_v1 = 0, stored_v2 = 0, differing_codes = 0;
+    tbf_db* c1 = nullptr;
+    tbf_db* c2 = nullptr;
+    REQUIRE(tbf_open(p.dir.sub("v1").c_str(), 0, &c1) == TBF_OK);
+    REQUIRE(tbf_open(p.dir.sub("v2").c_str(), 0, &c2) == TBF_OK);
+    const std::string variant(variant_name(p.variant));
+    for (const index::Material& material : tables) {
+        const std::string name = probe::table_name(p.variant, material);
+        CAPTURE(name);
+        auto a = p.v1->table(p.variant, material);
+        auto b = p.v2->table(p.variant, material);
+        REQUIRE(a.ok());
+        REQUIRE_MESSAGE(b.ok(), b.status().to_string());
+        const probe::Table& t1 = **a;
+        const probe::Table& t2 = **b;
+        CHECK_FALSE(t1.compact());
+        REQUIRE(t2.compact());
+        CHECK(t1.info().spec.value_encoding == kV1);
+        CHECK(t2.info().spec.value_encoding == kV2);
+        CHECK(t1.info().statistics.json == t2.info().statistics.json);
+        CHECK(counter(t2.info(), "dtc_side") == static_cast<std::uint64_t>(to_index(t2.dtc_side())));
+        // The checksum a resolving reader recomputes: wdl-dtc/1's.
+        CHECK(counter(t2.info(), "wdl-dtc/1.checksum") == t1.info().values_checksum);
+        const std::uint64_t n = t1.indexer().size();
+        std::vector<std::uint16_t> x(2 * n), y(2 * n);
+        REQUIRE(t1.read_codes(0, 2 * n, x.data()).ok());
+        auto read = t2.read_codes(0, 2 * n, y.data());
+        REQUIRE_MESSAGE(read.ok(), read.status().to_string());
+        std::uint64_t wrong = 0;
+        for (std::uint64_t s = 0; s < 2 * n; ++s) {
+            wrong += x[s] != y[s];
+            const Color side = s < n ? Color::White : Color::Black;
+            auto stored = t2.code(side, s % n);
+            REQUIRE(stored.ok());
+            differing_codes += *stored != x[s];
+            // Slot by slot: the value and the WDL alone.
+            if (s % 7 == 0) {
+                auto v = t2.value(side, s % n);
+                auto w = t2.wdl(side, s % n);
+                REQUIRE(v.ok());
+                REQUIRE(w.ok());
+                wrong += probe::encode_value(*v) != x[s];
+                wrong += *w != probe::decode_value(x[s]).wdl;
+            }
+        }
+        CHECK(wrong == 0);
+        // A range that starts mid-table, through the C API as tbverify reads it.
+        const std::uint64_t first = n / 3, count = std::min<std::uint64_t>(n, 5000);
+        std::vector<tbf_value> cx(count), cy(count);
+        REQUIRE(tbf_table_values(c1, name.c_str(), first, count, cx.data()) == TBF_OK);
+        REQUIRE(tbf_table_values(c2, name.c_str(), first, count, cy.data()) == TBF_OK);
+        std::uint64_t c_wrong = 0;
+        for (std::uint64_t k = 0; k < count; ++k) c_wrong += cx[k].wdl != cy[k].wdl || cx[k].dtc != cy[k].dtc;
+        CHECK(c_wrong == 0);
+
+        for (const Position& pos : test::sample_positions(p.variant, material.name(), samples)) {
+            CAPTURE(to_fen(pos));
+            auto v1 = p.v1->probe(p.variant, pos);
+            auto v2 = p.v2->probe(p.variant, pos);
+            auto w2 = p.v2->probe_wdl(p.variant, pos);
+            REQUIRE(v1.ok());
+            REQUIRE(v2.ok());
+            REQUIRE(w2.ok());
+            CHECK(*v1 == *v2);
+            CHECK(*w2 == v1->wdl);
+            auto m1 = p.v1->probe_moves(p.variant, pos);
+            auto m2 = p.v2->probe_moves(p.variant, pos);
+            REQUIRE(m1.ok());
+            REQUIRE(m2.ok());
+            REQUIRE(m1->size() == m2->size());
+            for (std::size_t k = 0; k < m1->size(); ++k) {
+                CHECK((*m1)[k].uci == (*m2)[k].uci);
+                CHECK((*m1)[k].child == (*m2)[k].child);
+            }
+            const std::string fen = to_fen(pos);
+            tbf_value cv1{}, cv2{};
+            int cw = 9;
+            REQUIRE(tbf_probe_fen(c1, variant.c_str(), fen.c_str(), &cv1) == TBF_OK);
+            REQUIRE(tbf_probe_fen(c2, variant.c_str(), fen.c_str(), &cv2) == TBF_OK);
+            REQUIRE(tbf_probe_wdl_fen(c2, variant.c_str(), fen.c_str(), &cw) == TBF_OK);
+            CHECK(cv1.wdl == cv2.wdl);
+            CHECK(cv1.dtc == cv2.dtc);
+            CHECK(cw == cv1.wdl);
+        }
+        slots += 2 * n;
+        stored_v1 += t1.info().stored_bytes;
+        stored_v2 += t2.info().stored_bytes;
+    }
+    // The C API describes a wdl-dtc/2 table as tbf_table_values reads it:
+    // the checksum and width of its wdl-dtc/1 codes.
+    std::size_t count1 = 0, count2 = 0;
+    REQUIRE(tbf_table_count(c1, &count1) == TBF_OK);
+    REQUIRE(tbf_table_count(c2, &count2) == TBF_OK);
+    REQUIRE(count1 == count2);
+    for (std::size_t i = 0; i < count1; ++i) {
+        tbf_table_info i1{}, i2{};
+        REQUIRE(tbf_table_info_at(c1, i, &i1) == TBF_OK);
+        REQUIRE(tbf_table_info_at(c2, i, &i2) == TBF_OK);
+        CHECK(std::string(i1.name) == std::string(i2.name));
+        CHECK(i1.checksum == i2.checksum);
+        CHECK(i1.value_width == i2.value_width);
+    }
+    tbf_close(c1);
+    tbf_close(c2);
+    // The encoding is not wdl-dtc/1 under another name.
+    CHECK(differing_codes > slots / 10);
+    CHECK(stored_v2 < stored_v1);
+    MESSAGE(slots << " slots compared; stored bytes " << stored_v1 << " (wdl-dtc/1), " << stored_v2
+                  << " (wdl-dtc/2)");
+}
+
+}  // namespace
+
+TEST_CASE("wdl-dtc/2 answers every value of every antichess table up to 3 units as wdl-dtc/1") {
+    const auto tables = index::enumerate_tables(VariantId::Antichess, 3);
+    REQUIRE(tables.size() > 100);
+    const Pair p(VariantId::Antichess, tables);
+    check_every_slot(p, tables, test::kSanitized ? 5 : 40);
+}
+
+TEST_CASE("wdl-dtc/2 answers as wdl-dtc/1 on 4-unit antichess tables" * doctest::test_suite("slow")) {
+    std::vector<index::Material> tables;
+    for (const char* name : test::kSanitized ? std::vector<const char*>{"KQvKR"}
+                                             : std::vector<const char*>{"KQvKR", "RNvKB", "BBvNN"})
+        tables.push_back(test::table_material(VariantId::Antichess, name));
+    const Pair p(VariantId::Antichess, tables);
+    check_every_slot(p, tables, 200);
+}
+
+TEST_CASE("wdl-dtc/2 answers as wdl-dtc/1 under the other stalemate rules and in Four File") {
+    for (const VariantId variant : {VariantId::AntichessFics, VariantId::AntichessJoint}) {
+        CAPTURE(variant_name(variant));
+        std::vector<index::Material> tables{test::table_material(variant, "PvP"),
+                                            test::table_material(variant, "KvPP"),
+                                            test::table_material(variant, "NvB")};
+        const Pair p(variant, tables);
+        check_every_slot(p, tables, 50);
+    }
+    // Four File: slots holding no position, no compulsory captures, checkmate.
+    const auto tables = index::enumerate_tables(VariantId::FourFile, 3);
+    const Pair p(VariantId::FourFile, tables);
+    check_every_slot(p, tables, 20);
+}
+
+TEST_CASE("a stored WDL that its moves contradict is Corruption naming table and slot") {
+    test::ScratchDir dir;
+    const auto kqvk = test::table_material(VariantId::Antichess, "KQvK");
+    test::build_tables(dir.sub("db"), VariantId::Antichess, {kqvk}, gen::GenerateOptions{}.compression, kV2);
+    // The slot: a free position off the DTC side that is won or lost.
+    std::uint64_t planted = 0;
+    std::optional<Position> position;
+    {
+        storage::DatabaseOptions rw;
+        rw.mode = storage::OpenMode::ReadWrite;
+        auto db = storage::Database::open(dir.sub("db"), rw);
+        REQUIRE(db.ok());
+        probe::Tablebase tb(std::move(*db));
+        auto t = tb.decode_table(VariantId::Antichess, kqvk);
+        REQUIRE(t.ok());
+        const probe::Table& table = **t;
+        const std::uint64_t n = table.indexer().size();
+        const Color other = ~table.dtc_side();
+        std::vector<std::uint16_t> codes(2 * n);
+        for (std::uint64_t s = 0; s < 2 * n; ++s) {
+            auto c = table.code(s < n ? Color::White : Color::Black, s % n);
+            REQUIRE(c.ok());
+            codes[s] = *c;
+        }
+        for (std::uint64_t i = 0; i < n && !position; ++i) {
+            auto pos = table.indexer().position(i, other);
+            MoveList moves;
+            if (pos && probe::slot_kind<Antichess>(*pos, moves) == probe::SlotKind::Free &&
+                codes[to_index(other) * n + i] != 0) {
+                planted = to_index(other) * n + i;
+                position = pos;
+            }
+        }
+        REQUIRE(position.has_value());
+        codes[planted] = codes[planted] == 1 ? 2 : 1;  // win <-> loss
+        // Rewritten through the storage writer: the block checksums are right.
+        storage::TableWriteOptions options = storage::compact_write_options();
+        options.replace = true;
+        auto writer = tb.database().create_table(table.info().spec, options);
+        REQUIRE(writer.ok());
+        std::vector<std::uint8_t> bytes(codes.begin(), codes.end());
+        REQUIRE(table.info().spec.value_width == 1);
+        REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
+        REQUIRE(writer->commit(table.info().statistics).ok());
+    }
+    auto tb = probe::Tablebase::open(dir.sub("db"));
+    REQUIRE(tb.ok());
+    const std::string slot = "antichess/KQvK slot " + std::to_string(planted);
+    auto v = tb->probe(VariantId::Antichess, *position);
+    REQUIRE_FALSE(v.ok());
+    CHECK(v.status().code() == StatusCode::Corruption);
+    CHECK(contains(v.status().message(), slot));
+    auto t = tb->table(VariantId::Antichess, kqvk);
+    REQUIRE(t.ok());
+    std::vector<std::uint16_t> all((*t)->info().spec.slot_count);
+    auto read = (*t)->read_codes(0, all.size(), all.data());
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.status().code() == StatusCode::Corruption);
+    CHECK(contains(read.status().message(), slot));
+    // The WDL-only path reads the stored WDL without looking at the moves.
+    auto w = tb->probe_wdl(VariantId::Antichess, *position);
+    REQUIRE(w.ok());
+}
+
+TEST_CASE("an unknown value encoding is refused naming it") {
+    test::ScratchDir dir;
+    const auto kvk = test::table_material(VariantId::Antichess, "KvK");
+    test::build_tables(dir.sub("db"), VariantId::Antichess, {kvk});
+    {
+        storage::DatabaseOptions rw;
+        rw.mode = storage::OpenMode::ReadWrite;
+        auto db = storage::Database::open(dir.sub("db"), rw);
+        REQUIRE(db.ok());
+        auto reader = db->open_table("antichess/KvK");
+        REQUIRE(reader.ok());
+        storage::TableSpec spec = reader->info().spec;
+        spec.value_encoding = "wdl-dtc/9";
+        auto options = storage::compact_write_options();
+        options.replace = true;
+        auto writer = db->create_table(spec, options);
+        REQUIRE(writer.ok());
+        std::vector<std::uint8_t> zeros(spec.slot_count, 0);
+        REQUIRE(writer->append(std::span<const std::uint8_t>(zeros)).ok());
+        REQUIRE(writer->commit(reader->info().statistics).ok());
+    }
+    auto tb = probe::Tablebase::open(dir.sub("db"));
+    REQUIRE(tb.ok());
+    auto t = tb->table(VariantId::Antichess, kvk);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.status().code() == StatusCode::Corruption);
+    CHECK(contains(t.status().message(), "wdl-dtc/9"));
+    CHECK(contains(t.status().message(), "antichess/KvK"));
+}
