@@ -319,6 +319,33 @@ constexpr const char* kKRvK = "antichess/KRvK";
 
 // The whole-set checks are in the doctest suite "clean"; CMakeLists.txt runs
 // each as its own ctest test so that they can run side by side.
+TEST_CASE("antichess tables in the compact encoding wdl-dtc/2 verify clean" * doctest::test_suite("clean")) {
+    // wdl-dtc/2 stores one side's DTC and leaves positions valued by one ply
+    // out (docs/values.md); the verifier reads every value resolved through
+    // the C API, so it checks the prober's resolution as well as the table.
+    ScratchDir dir;
+    const std::string path = dir.sub("db");
+    tbgen(path, "antichess", {"--encoding", "wdl-dtc/2", "KRvK", "NPvK", "PvP", "BvN"});
+    const Run r = tbverify({"tables", "--db", path, "--threads", "2", "--json"});
+    INFO(r.err);
+    CHECK(r.code == tbf::verify::kExitOk);
+    CHECK(r.err.empty());
+    storage::Database db = std::move(storage::Database::open(path).value());
+    const auto tables = db.list_tables();
+    REQUIRE(tables.ok());
+    int compact = 0;
+    for (const storage::TableInfo& t : *tables) {
+        CAPTURE(t.spec.name);
+        compact += t.spec.value_encoding == "wdl-dtc/2";
+        const std::string line = table_line(r.out, t.spec.name);
+        CHECK(number(line, "errors") == 0);
+        CHECK(contains(line, "\"checksum_ok\":true"));
+    }
+    // The four requested tables and every sub-table they need, all compact.
+    CHECK(compact == static_cast<int>(tables->size()));
+    CHECK(tables->size() > 4);
+}
+
 TEST_CASE("every antichess table up to 3 units verifies clean" * doctest::test_suite("clean")) {
     ScratchDir dir;
     const std::string path = dir.sub("db");

@@ -47,12 +47,19 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
     auto found = database_.table_info(name);
     if (!found.ok()) return found.status();
     const storage::TableInfo& info = *found;
-    if (info.spec.value_encoding != kValueEncoding) {
+    if (info.spec.value_encoding != kValueEncoding && info.spec.value_encoding != "wdl-dtc/2") {
         return Status(StatusCode::Corruption, "table " + name + " has value encoding \"" +
                                                    info.spec.value_encoding +
                                                    "\", which tbverify does not read");
     }
-    const std::uint32_t width = info.spec.value_width;
+    std::uint32_t width = info.spec.value_width;
+    if (info.spec.value_encoding == "wdl-dtc/2") {
+        // The values are read as wdl-dtc/1 codes: the width wdl-dtc/1 would choose.
+        std::uint64_t max_dtc = 0;
+        for (const auto& c : info.statistics.counters)
+            if (c.name == "max_dtc") max_dtc = c.value;
+        width = 2 + 2 * max_dtc <= 0xFF ? 1 : 2;
+    }
     const std::uint32_t per_block = info.slots_per_block;
     if ((width != 1 && width != 2 && width != 4) || per_block == 0 ||
         !std::has_single_bit(per_block) ||
