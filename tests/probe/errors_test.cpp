@@ -194,17 +194,18 @@ TEST_CASE("a missing child table: the position still probes, its moves name the 
 
 namespace {
 
+storage::TableInfo stored_info(const std::string& path, const std::string& table) {
+    auto tb = probe::Tablebase::open(path);
+    REQUIRE(tb.ok());
+    auto info = tb->database().table_info(table);
+    REQUIRE(info.ok());
+    return *info;
+}
+
 void check_damaged_block(Damage damage) {
     SmallDb small;
     const auto before = all_codes(small.path, "KQvK");
-    storage::TableInfo info;
-    {
-        auto tb = probe::Tablebase::open(small.path);
-        REQUIRE(tb.ok());
-        auto i = tb->database().table_info("antichess/KQvK");
-        REQUIRE(i.ok());
-        info = *i;
-    }
+    const storage::TableInfo info = stored_info(small.path, "antichess/KQvK");
     REQUIRE(info.block_count >= 2);
     damage_block(small.path, info.storage_id, 1, damage);
 
@@ -252,14 +253,7 @@ TEST_CASE("a deleted block of a published table is Corrupt, not a missing table"
 TEST_CASE("a flipped byte in a wdl-dtc/2 block is Corrupt naming table and block, never a wrong value") {
     SmallDb small{std::string(probe::kCompactValueEncoding)};
     const auto before = all_codes(small.path, "KQvK");
-    storage::TableInfo info;
-    {
-        auto tb = probe::Tablebase::open(small.path);
-        REQUIRE(tb.ok());
-        auto i = tb->database().table_info("antichess/KQvK");
-        REQUIRE(i.ok());
-        info = *i;
-    }
+    const storage::TableInfo info = stored_info(small.path, "antichess/KQvK");
     REQUIRE(info.spec.value_encoding == probe::kCompactValueEncoding);
     REQUIRE(info.block_count >= 2);
     damage_block(small.path, info.storage_id, 1, Damage::FlipByte);
