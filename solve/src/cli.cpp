@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
-    "                   [--no-regions] [--region-depth D] [--replace] [--quiet] [--json]\n"
+    "                   [--no-regions] [--region-depth D] [--quiet-budget N] [--replace]\n"
+    "                   [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
     "to move there (X), and stores it under NAME (kind non-loss) for `tbverify strategy`.\n"
@@ -55,6 +56,8 @@ constexpr const char* kUsage =
     "                        (no proof-number switching)\n"
     "  --no-regions          no region leaves (locked pawn structures solved whole)\n"
     "  --region-depth D      captures followed into smaller regions, 0-3 (default 1)\n"
+    "  --quiet-budget N      positions one quiet game may explore (X's pawns step too,\n"
+    "                        a capture ends it; default 2000000, 0: no quiet games)\n"
     "  --replace             replace a strategy of the same name\n"
     "  --quiet               no progress lines\n"
     "  --json                print one JSON summary object\n"
@@ -106,7 +109,7 @@ Result<double> positive_seconds(const cli::Command& command, std::string_view na
 Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
-                             "max-nodes", "checkpoint-seconds", "region-depth"}) {
+                             "max-nodes", "checkpoint-seconds", "region-depth", "quiet-budget"}) {
         command.value(name);
     }
     for (const char* name : {"fixed-moves", "no-regions", "replace", "json", "quiet"}) command.flag(name);
@@ -154,6 +157,8 @@ Status run(const std::vector<std::string>& args) {
     if (!max_nodes.ok()) return max_nodes.status();
     auto region_depth = command.number("region-depth", 0, 3);
     if (!region_depth.ok()) return region_depth.status();
+    auto quiet_budget = command.number("quiet-budget", 0, 1'000'000'000);
+    if (!quiet_budget.ok()) return quiet_budget.status();
     auto checkpoint_seconds = positive_seconds(command, "checkpoint-seconds", 600);
     if (!checkpoint_seconds.ok()) return checkpoint_seconds.status();
     const std::string tables_path = command.optional("tables").value_or("");
@@ -198,6 +203,7 @@ Status run(const std::vector<std::string>& args) {
     options.proof_number_switching = !command.flag_set("fixed-moves");
     options.region_leaves = !command.flag_set("no-regions");
     options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
+    options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
     options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;
@@ -205,12 +211,15 @@ Status run(const std::vector<std::string>& args) {
         options.progress = [](const SolveProgress& p) {
             std::fprintf(stderr,
                          "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  "
-                         "regions %llu (%llu positions)  %s  %.0f nodes/s\n",
+                         "regions %llu (%llu positions)  quiet %llu (%llu positions)  %s  %.0f nodes/s\n",
                          p.seconds, static_cast<unsigned long long>(p.nodes),
                          static_cast<unsigned long long>(p.expanded), static_cast<unsigned long long>(p.open),
                          static_cast<unsigned long long>(p.reachable), static_cast<unsigned long long>(p.lost),
                          static_cast<unsigned long long>(p.region_explorations),
-                         static_cast<unsigned long long>(p.region_positions), human_bytes(p.memory_bytes).c_str(), p.seconds > 0 ? p.nodes / p.seconds : 0.0);
+                         static_cast<unsigned long long>(p.region_positions),
+                         static_cast<unsigned long long>(p.quiet_explorations),
+                         static_cast<unsigned long long>(p.quiet_positions), human_bytes(p.memory_bytes).c_str(),
+                         p.seconds > 0 ? p.nodes / p.seconds : 0.0);
         };
     }
     std::signal(SIGINT, on_signal);
@@ -249,6 +258,8 @@ Status run(const std::vector<std::string>& args) {
                        {"lost", summary.final.lost},
                        {"region_explorations", summary.final.region_explorations},
                        {"region_positions", summary.final.region_positions},
+                       {"quiet_explorations", summary.final.quiet_explorations},
+                       {"quiet_positions", summary.final.quiet_positions},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

@@ -26,19 +26,44 @@ enum class Kind : std::uint8_t {
     Safe,   // the game ends without a loss for X, or known safe from an earlier exploration
 };
 
-// X keeps its pawns (its walls): pieces only. A capture (X's or the
-// opponent's) leaves the region for one with less material, whose value is
-// that region's own.
-bool piece_move(const Position& pos, Move m) {
-    return !m.is_promotion() && unit_type(pos.unit_on(m.from())) != UnitType::Pawn;
+// In the locked game X keeps its pawns (its walls): pieces only; in the
+// quiet game its pawns may step too. Never a promotion of X's: the game is
+// pessimistic, so a move X does not make costs nothing but proofs. A
+// capture (X's or the opponent's) leaves the region for one with less
+// material, whose value is that region's own.
+bool allowed_for_x(const Position& pos, Move m, RegionGame game) {
+    if (m.is_promotion()) return false;
+    return game == RegionGame::Quiet || unit_type(pos.unit_on(m.from())) != UnitType::Pawn;
 }
+
+// Pawns that can still move: not facing a pawn of the other side head-on.
+int free_pawns(const Position& pos) {
+    const Bitboard white = pos.units(Color::White, UnitType::Pawn);
+    const Bitboard black = pos.units(Color::Black, UnitType::Pawn);
+    const Bitboard locked_white = white & (black >> 8);
+    const Bitboard locked_black = black & (white << 8);
+    return popcount(white & ~locked_white) + popcount(black & ~locked_black);
+}
+
+// Where a quiet game is tried: each free pawn multiplies the structures and
+// each piece of the opponent's the squares, so only positions with few of
+// both are worth a whole budget (docs/fourfile.md, "Quiet games").
+constexpr int kQuietMaxFreePawns = 6;
+constexpr int kQuietMaxOpponentPieces = 1;
 
 }  // namespace
 
-RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth)
-    : x_(x), budget_(budget), cache_cap_(cache_cap), max_capture_depth_(max_capture_depth) {}
+RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth,
+                           RegionGame game)
+    : x_(x), budget_(budget), cache_cap_(cache_cap), max_capture_depth_(max_capture_depth), game_(game) {}
 
 bool RegionSolver::applies(const Position& pos) const {
+    if (game_ == RegionGame::Quiet) {
+        if (overflows_ >= kMaxQuietOverflows || values_.size() >= cache_cap_) return false;
+        const Color o = ~x_;
+        const Bitboard their_pieces = pos.units(o) & ~pos.units(o, UnitType::Pawn) & ~pos.units(o, UnitType::King);
+        return popcount(their_pieces) <= kQuietMaxOpponentPieces && free_pawns(pos) <= kQuietMaxFreePawns;
+    }
     const Bitboard mine = pos.units(x_, UnitType::Pawn);
     if (!mine) return false;
     const Bitboard theirs = pos.units(~x_, UnitType::Pawn);
@@ -105,6 +130,7 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
         if (too_large_.count(key)) return false;
         if (!explore(pos, d)) {
             too_large_.insert(key);
+            if (game_ == RegionGame::Quiet) ++overflows_;
             return false;
         }
     }
@@ -117,9 +143,11 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
 // there.
 RegionSolver::Exit RegionSolver::exit_value(const Position& pos, int depth) {
     if (depth < 0) return Exit::Loss;
-    const Bitboard mine = pos.units(x_, UnitType::Pawn);
-    const Bitboard ahead = x_ == Color::White ? mine << 8 : mine >> 8;
-    if ((ahead & pos.units(~x_, UnitType::Pawn)) != ahead) return Exit::Loss;
+    if (game_ == RegionGame::LockedPawns) {
+        const Bitboard mine = pos.units(x_, UnitType::Pawn);
+        const Bitboard ahead = x_ == Color::White ? mine << 8 : mine >> 8;
+        if ((ahead & pos.units(~x_, UnitType::Pawn)) != ahead) return Exit::Loss;
+    }
     if (!explore_region(pos, depth)) return Exit::Loss;
     return known(pos) == true ? Exit::Safe : Exit::Loss;
 }
@@ -163,7 +191,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
         }
         if (x_moves) {
             bool any = false;
-            for (Move m : legal) any = any || piece_move(pos, m);
+            for (Move m : legal) any = any || allowed_for_x(pos, m, game_);
             if (!any) {
                 kind[v] = Kind::Loss;
                 continue;
@@ -182,14 +210,14 @@ bool RegionSolver::explore(const Position& start, int depth) {
         const std::size_t edges_before = child.size();
         first[v] = static_cast<std::uint32_t>(edges_before);
         for (Move m : legal) {
-            if (pos.is_capture(m) || (x_moves && !piece_move(pos, m))) continue;
+            if (pos.is_capture(m) || (x_moves && !allowed_for_x(pos, m, game_))) continue;
             child.push_back(add(pack(pos.after(m))));
             move.push_back(m.raw());
             ++count[v];
         }
         bool opponent_wins_exit = false;
         for (Move m : legal) {
-            if (!pos.is_capture(m) || (x_moves && !piece_move(pos, m))) continue;
+            if (!pos.is_capture(m) || (x_moves && !allowed_for_x(pos, m, game_))) continue;
             const Position after = pos.after(m);
             const Exit value = exit_value(after, depth - 1);
             if (value == Exit::Loss && !x_moves) {

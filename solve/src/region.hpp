@@ -1,6 +1,6 @@
 #pragma once
-// A leaf solver for locked pawn structures (docs/fourfile.md, "Region
-// leaves"). Pawns never capture in Four File, so once every pawn of X's
+// A leaf solver for locked pawn structures and for quiet games
+// (docs/fourfile.md, "Region leaves"). Pawns never capture in Four File, so once every pawn of X's
 // faces an enemy pawn head-on, the structure changes only when a piece takes
 // a pawn. From such a node X moves only its pieces and the opponent anything;
 // the positions reached form a region, whose safety game (X must stay inside
@@ -23,6 +23,17 @@
 
 namespace tbf::solve::detail {
 
+// Which of X's moves a region game allows.
+enum class RegionGame : std::uint8_t {
+    // X moves its pieces only; tried where every pawn of X's is locked.
+    LockedPawns,
+    // X may also push its pawns (not promote): the whole quiet game, where
+    // any capture leaves it. Tried where few pawns are still free and the
+    // opponent has few pieces, so that the game fits the budget (the pawn
+    // structures multiply the positions).
+    Quiet,
+};
+
 class RegionSolver {
 public:
     // `budget`: positions one exploration may hold before it is given up;
@@ -30,10 +41,11 @@ public:
     // (no new exploration once it is full).
     // `max_capture_depth`: how many captures deep the values of the regions
     // a capture leads to are explored (0: every capture counts as a loss).
-    RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth);
+    RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth,
+                 RegionGame game = RegionGame::LockedPawns);
 
-    // True if `pos` (X to move) is the kind of position a region is tried
-    // on: X has pawns and each of them faces an enemy pawn head-on.
+    // True if `pos` (X to move) is the kind of position this game is tried
+    // on (see RegionGame), and the game has not been given up.
     bool applies(const Position& pos) const;
 
     // X's move at `pos` (X to move) in the region game if X stays inside for
@@ -66,6 +78,7 @@ private:
     std::size_t budget_;
     std::size_t cache_cap_;
     int max_capture_depth_;
+    RegionGame game_;
     // Every position an exploration finished, with its exact value in the
     // region game: X to move and safe: X's move (raw); opponent to move and
     // safe: kSafe; unsafe: kUnsafe.
@@ -77,6 +90,10 @@ private:
     // kMaxFailures the region is given up like a too large one.
     static constexpr int kMaxFailures = 8;
     std::unordered_map<std::string, int> failures_;
+    // Quiet games too large for the budget: every one costs a whole budget
+    // of work, so after kMaxQuietOverflows the quiet game is not tried again.
+    static constexpr int kMaxQuietOverflows = 16;
+    int overflows_ = 0;
     std::uint64_t explorations_ = 0;
 };
 

@@ -63,6 +63,13 @@ std::size_t region_cache_cap(std::uint64_t memory_bytes) {
     if (memory_bytes == 0) return kRegionCacheCap;
     return static_cast<std::size_t>(std::min<std::uint64_t>(kRegionCacheCap, memory_bytes / 4 / 60));
 }
+// Quiet games are larger: their cache may take another quarter of the cap
+// (32 million positions at most).
+constexpr std::size_t kQuietCacheCap = 32000000;
+std::size_t quiet_cache_cap(std::uint64_t memory_bytes) {
+    if (memory_bytes == 0) return kQuietCacheCap;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(kQuietCacheCap, memory_bytes / 4 / 60));
+}
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class NodeStatus : std::uint8_t {
@@ -85,6 +92,8 @@ struct Expansion {
     // leaf when the batch is merged (serially, so runs do not depend on the
     // thread count).
     bool region_candidate = false;
+    // Likewise for a quiet game (region.hpp, RegionGame::Quiet).
+    bool quiet_candidate = false;
 };
 
 // A table that cannot answer for a position the search reached is a fault of
@@ -146,6 +155,10 @@ struct Solver::Impl {
     std::unordered_map<PackedPosition, std::uint32_t, PlacementHash> placements;
     RegionSolver region;
     bool use_regions = true;
+    // Quiet games: a second cache, since its values are exact for another
+    // game (a position safe in either game is safe in the real one).
+    RegionSolver quiet;
+    bool use_quiet = true;
 
     std::uint64_t lost_count = 0;
     std::uint64_t nodes_at_attractor = 0;
@@ -159,14 +172,20 @@ struct Solver::Impl {
           x(options.side),
           region(options.side, kRegionBudget, region_cache_cap(options.memory_bytes),
                  options.region_capture_depth),
-          use_regions(options.region_leaves) {}
+          use_regions(options.region_leaves),
+          // Depth 0: a capture ends a quiet game (a loss for X if the
+          // opponent's); following captures would multiply whole games.
+          quiet(options.side, static_cast<std::size_t>(options.quiet_budget),
+                quiet_cache_cap(options.memory_bytes), 0, RegionGame::Quiet),
+          use_quiet(options.quiet_budget > 0) {}
 
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
                bytes_of(safe) + bytes_of(first_edge) + bytes_of(edge_count) + bytes_of(choice) +
                bytes_of(live) + bytes_of(pred_head) + bytes_of(proof) + bytes_of(edge_child) +
                bytes_of(pred_parent) + bytes_of(pred_next) + bytes_of(edge_move) +
-               bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48 + region.memory_bytes();
+               bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48 + region.memory_bytes() +
+               quiet.memory_bytes();
     }
 
     // ---- The position index ----
@@ -216,6 +235,7 @@ struct Solver::Impl {
         // A position a region exploration proved safe is as good as one
         // outside the attractor (its region strategy is stored with it).
         if (use_regions && (id == kNone || !lost[id]) && region.known(pos) == true) return Known::Safe;
+        if (use_quiet && (id == kNone || !lost[id]) && quiet.known(pos) == true) return Known::Safe;
         if (id == kNone) return Known::Unknown;
         if (lost[id]) return Known::Lost;
         if (safe[id]) return Known::Safe;
@@ -257,6 +277,7 @@ struct Solver::Impl {
         }
         out.status = NodeStatus::Expanded;
         out.region_candidate = x_moves && given == nullptr && use_regions && region.applies(pos);
+        out.quiet_candidate = x_moves && given == nullptr && use_quiet && quiet.applies(pos);
         if (x_moves && given != nullptr) {
             for (std::uint16_t raw : *given) {
                 const Move m = move_from_raw(raw);
@@ -307,7 +328,8 @@ struct Solver::Impl {
     void apply(const Expansion& e) {
         const std::uint32_t n = e.node;
         status[n] = e.status;
-        if (e.region_candidate && region.solve(unpack(keys[n]))) {
+        if ((e.region_candidate && region.solve(unpack(keys[n]))) ||
+            (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n])))) {
             status[n] = NodeStatus::RegionSafe;
             expansion_order.push_back(n);
             return;
@@ -667,6 +689,8 @@ struct Solver::Impl {
         p.lost = lost_count;
         p.region_explorations = region.explorations();
         p.region_positions = region.cached();
+        p.quiet_explorations = quiet.explorations();
+        p.quiet_positions = quiet.cached();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;
@@ -846,7 +870,11 @@ struct Solver::Impl {
             while (!pending.empty()) {
                 const Position p = pending.front();
                 pending.pop_front();
-                const auto m = region.move_at(p);
+                // A position safe in the locked game stays with it (its
+                // replies are safe there too); the others are the quiet
+                // game's.
+                auto m = region.move_at(p);
+                if (!m) m = quiet.move_at(p);
                 if (!m) return Status(StatusCode::Internal, "region strategy has no move at " + to_fen(p));
                 visit(p, *m);
                 ++count;

@@ -21,21 +21,30 @@ run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side wh
 expect("${err}" "--memory")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --region-depth 4)
 expect("${err}" "--region-depth")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --quiet-budget x)
+expect("${err}" "--quiet-budget")
 run_tool(0 ${TBGEN} solve --help)
 expect("${out}" "--tables")
 expect("${out}" "--no-regions")
+expect("${out}" "--quiet-budget")
 
 # Locked pawns: the root is a region leaf (one position in the graph), and
 # the region's strategy is stored with it and verifies; without region
-# leaves the search expands many more.
+# leaves and quiet games the search expands many more, and with quiet games
+# alone a few.
 set(locked "r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked --quiet --json)
 expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"region_explorations\":[1-9]")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked)
 expect("${out}" "closed")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-plain
+         --no-regions --quiet-budget 0 --quiet --json)
+expect("${out}" "\"nodes\":[0-9][0-9][0-9][0-9]+,.*\"region_explorations\":0,.*\"quiet_explorations\":0,")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-quiet
          --no-regions --quiet --json)
-expect("${out}" "\"nodes\":[0-9][0-9][0-9][0-9]+,.*\"region_explorations\":0,")
+expect("${out}" "\"nodes\":[0-9]+,.*\"region_explorations\":0,.*\"quiet_explorations\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked-quiet)
+expect("${out}" "closed")
 
 # A database path that is a file: exit 3.
 file(WRITE "${WORK}/solve-cli-file" "x")

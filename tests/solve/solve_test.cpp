@@ -274,6 +274,89 @@ TEST_CASE("region leaves on sampled positions are stored and verify") {
     CHECK(leaves > 0);
 }
 
+TEST_CASE("a quiet-game value is never claimed where the tables say X loses") {
+    // The quiet game (X's pawns may step too, every capture ends it: a loss
+    // for X if the opponent's, no move for X if X's) on the sampled positions
+    // of the tables, both sides to move: every position it calls safe must
+    // be a draw or a win for the side to move, and X's move must keep it so.
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 30 : 300;
+    using solve::detail::RegionGame;
+    solve::detail::RegionSolver white(Color::White, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    solve::detail::RegionSolver black(Color::Black, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    int claimed = 0, checked = 0, pawn_moves = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 19;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            auto& quiet = pos.side_to_move() == Color::White ? white : black;
+            if (!quiet.applies(pos)) continue;
+            ++checked;
+            const auto move = quiet.solve(pos);
+            if (!move) continue;
+            ++claimed;
+            INFO(to_fen(pos), " ", to_uci(*move));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            MoveList legal;
+            generate_legal<FourFile>(pos, legal);
+            REQUIRE(std::find(legal.begin(), legal.end(), *move) != legal.end());
+            CHECK_FALSE(pos.is_capture(*move));
+            CHECK_FALSE(move->is_promotion());
+            if (unit_type(pos.unit_on(move->from())) == UnitType::Pawn) ++pawn_moves;
+            const Position after = pos.after(*move);
+            if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
+            CHECK(quiet.known(after) == true);
+        }
+    }
+    MESSAGE(checked, " positions, ", claimed, " quiet-game claims, ", pawn_moves, " of them by a pawn step; ",
+            white.explorations() + black.explorations(), " explorations");
+    CHECK(claimed > 0);
+    CHECK(pawn_moves > 0);
+}
+
+TEST_CASE("quiet-game leaves with free pawns are stored and verify") {
+    // Sampled pawn positions the locked game does not apply to (a pawn is
+    // free) and no fortress closes, but the quiet game proves: the solver stops at the root, the
+    // stored strategy passes the verifier, and without quiet games the same
+    // root needs a search.
+    const auto& tb = Tables::get().tablebase();
+    using solve::detail::RegionGame;
+    int leaves = 0, searched = 0;
+    for (const std::string& table : {std::string("KPvKP"), std::string("KNvKP"), std::string("KBPvK")}) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, test::kSanitized ? 40 : 200, 23)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            // Not where the locked game or a fortress closure (tried first) decides.
+            solve::detail::RegionSolver locked(pos.side_to_move(), 20000, std::size_t{1} << 20, 1);
+            if (locked.applies(pos) || solve::detail::find_fortress(pos, 20000)) continue;
+            solve::detail::RegionSolver quiet(pos.side_to_move(), 20000, std::size_t{1} << 20, 0,
+                                              RegionGame::Quiet);
+            if (!quiet.applies(pos) || !quiet.solve(pos)) continue;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            auto options = options_for(pos);
+            options.quiet_budget = 20000;
+            solve::Solver solver(pos, options);
+            const auto s = run(solver);
+            REQUIRE(s.verdict == solve::Verdict::Proven);
+            CHECK(s.final.expanded == 1);
+            CHECK(s.final.quiet_explorations > 0);
+            const std::uint64_t entries = store(solver, pos, "quiet-leaf");
+            const auto report = verify_strategy("quiet-leaf");
+            CHECK(report.closed());
+            CHECK(report.entries == entries);
+            ++leaves;
+            options.quiet_budget = 0;
+            solve::Solver plain(pos, options);
+            const auto p = run(plain);
+            CHECK(p.final.quiet_explorations == 0);
+            if (p.final.expanded > 1) ++searched;
+        }
+    }
+    MESSAGE(leaves, " quiet-game leaves stored and verified; ", searched, " of them need a search without");
+    CHECK(leaves > 0);
+    CHECK(searched > 0);
+}
+
 TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
     // Rooks behind locked a- and e-pawns: the region is the rooks' and
     // kings' placements; solved whole, the root needs no search at all.
@@ -288,8 +371,10 @@ TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
     const auto report = verify_strategy("rooks-region");
     CHECK(report.closed());
     CHECK(report.entries == entries);
-    // Without region leaves the same root takes thousands of expansions.
+    // Without region leaves (and quiet games, which close it too) the same
+    // root takes thousands of expansions.
     options.region_leaves = false;
+    options.quiet_budget = 0;
     solve::Solver plain(root, options);
     const auto p = run(plain);
     REQUIRE(p.verdict == solve::Verdict::Proven);
@@ -482,10 +567,10 @@ TEST_CASE("leaf tables decide positions and the stored strategy needs no tables"
 
 // Six and eight units, beyond any table: the strategies close by
 // repetition (the locked a- and e-pawns keep the kings apart).
-void check_closes(const std::string& root_fen, const std::string& name) {
+void check_closes(const std::string& root_fen, const std::string& name, unsigned memory_gib = 1) {
     const Position root = fen(root_fen);
     auto options = options_for(root);
-    options.memory_bytes = std::uint64_t{1} << 30;
+    options.memory_bytes = std::uint64_t{memory_gib} << 30;
     options.threads = 2;
     solve::Solver solver(root, options);
     const auto s = run(solver);
@@ -510,6 +595,15 @@ TEST_CASE("bishops with all eight pawns from their start squares: closes and ver
     // No pawn locked yet: X must set up its barrier by search before the
     // fortress leaves take over.
     check_closes("2b1k3/p1p1p1p1/8/8/8/8/P1P1P1P1/2B1K3 w - - 0 1", "bishops-pawns");
+}
+
+TEST_CASE("knights with all pawns after 1. e4 e5: closes by quiet games and verifies" *
+          doctest::test_suite("slow")) {
+    // No leaf of the locked game or the fortress applies at first: White
+    // still has to play Ke2 and lock its pawns on the squares the black
+    // knight can never reach, which the quiet game finds whole.
+    // Its quiet games hold about 6 million positions: a quarter of 2 GiB.
+    check_closes("4k1n1/p1p3p1/8/4p3/4P3/8/P1P3P1/4K1N1 w - - 0 1", "knights-e4-e5", 2);
 }
 
 TEST_CASE("the memory cap stops a run as not proven") {

@@ -40,6 +40,8 @@ struct SolveProgress {
     std::uint64_t lost = 0;       // positions proven lost for X
     std::uint64_t region_explorations = 0;  // locked-structure regions explored
     std::uint64_t region_positions = 0;     // positions whose region value is cached
+    std::uint64_t quiet_explorations = 0;   // quiet games explored
+    std::uint64_t quiet_positions = 0;      // positions whose quiet-game value is cached
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
@@ -61,6 +63,11 @@ struct SolveOptions {
     // regions they lead to (0: every capture of the opponent's is a loss
     // for X and X captures nothing).
     int region_capture_depth = 1;
+    // Positions one quiet-game exploration may hold (X's pawns may step as
+    // well, every capture ends the game: docs/fourfile.md, "Quiet games");
+    // tried at X nodes with few free pawns and at most one piece of the
+    // opponent's. 0: no quiet games.
+    std::uint64_t quiet_budget = 2'000'000;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;
