@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -231,7 +232,17 @@ Status database_failure(const char* step, const std::string& name, const Status&
 template <Ruleset R>
 class FreeSlots {
 public:
-    explicit FreeSlots(const index::Indexer& ix) : ix_(ix), bits_((2 * ix.size() + 63) / 64, 0) {}
+    // `slots_per_block`: the storage blocks, whose sample chooses the DTC side.
+    FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block)
+        : ix_(ix),
+          bits_((2 * ix.size() + 63) / 64, 0),
+          slots_per_block_(slots_per_block),
+          block_shift_(static_cast<unsigned>(std::countr_zero(slots_per_block))) {
+        // Up to kSampleBlocks blocks spread evenly over the table.
+        const std::uint64_t blocks = (2 * ix.size() + slots_per_block - 1) / slots_per_block;
+        const std::uint64_t count = std::min<std::uint64_t>(blocks, kSampleBlocks);
+        for (std::uint64_t i = 0; i < count; ++i) sample_blocks_.push_back(i * blocks / count);
+    }
 
     void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         const auto n = static_cast<std::int64_t>(codes.size());
@@ -252,8 +263,12 @@ public:
                     Position pos;
                     for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
                     pos.set_side_to_move(side);
-                    is_free = !side_not_to_move_in_check(R::kId, pos) &&
-                              probe::slot_kind<R>(pos, moves) == probe::SlotKind::Free;
+                    if (!side_not_to_move_in_check(R::kId, pos)) {
+                        // Attack sets decide most slots; the move list the rest.
+                        auto kind = probe::quick_slot_kind<R>(pos);
+                        if (!kind) kind = probe::slot_kind<R>(pos, moves);
+                        is_free = *kind == probe::SlotKind::Free;
+                    }
                 }
                 free_[static_cast<std::size_t>(k)] = is_free;
             }
@@ -267,20 +282,72 @@ public:
             decided_[c] += codes[k] != 0;
             max_code_[c] = std::max(max_code_[c], codes[k]);
         }
+        // The codes the sampled blocks would store with either side as the
+        // DTC side, as store_table writes them (a slot that is not free
+        // repeats the code before it).
+        if (first == 0) previous_ = {};
+        for (std::size_t k = 0; k < codes.size(); ++k) {
+            if (free_[k]) {
+                const std::uint16_t wdl = codes[k] == 0 ? 0 : static_cast<std::uint16_t>(2 - (codes[k] & 1));
+                previous_[0] = side == Color::White ? codes[k] : wdl;
+                previous_[1] = side == Color::Black ? codes[k] : wdl;
+            }
+            // Slots come in increasing order: the cursor only moves forward.
+            const std::uint64_t block = (base + k) >> block_shift_;
+            while (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] < block) ++cursor_;
+            if (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] == block) {
+                sample_[0].push_back(previous_[0]);
+                sample_[1].push_back(previous_[1]);
+            }
+        }
     }
-    // The DTC side: the one with fewer decided free slots (White on a tie),
-    // whose DTC costs fewer bytes (bench/storage/encoding_study.cpp).
-    Color dtc_side() const { return decided_[1] < decided_[0] ? Color::Black : Color::White; }
-    // The largest stored code: the DTC side's, or a WDL code (at most 2).
-    std::uint16_t max_code() const { return std::max<std::uint16_t>(max_code_[to_index(dtc_side())], 2); }
+
+    // The DTC side, once every slot is added: the one whose sampled blocks
+    // compress smaller with the table's write options; on a tie (or no
+    // sample) the one with fewer decided free slots, White on a tie
+    // (bench/storage/encoding_study.cpp). It depends on the values alone.
+    Color choose_dtc_side(const storage::TableWriteOptions& options) {
+        std::array<std::uint64_t, 2> bytes{};
+        for (int c = 0; c < 2; ++c) {
+            const unsigned width = max_code(static_cast<Color>(c)) <= 0xFF ? 1 : 2;
+            std::vector<std::uint8_t> raw;
+            for (std::size_t at = 0; at < sample_[c].size(); at += slots_per_block_) {
+                const std::size_t n = std::min<std::size_t>(slots_per_block_, sample_[c].size() - at);
+                raw.resize(n * width);
+                for (std::size_t k = 0; k < n; ++k) {
+                    raw[k * width] = static_cast<std::uint8_t>(sample_[c][at + k]);
+                    if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(sample_[c][at + k] >> 8);
+                }
+                bytes[c] += storage::block_record_bytes(raw, width, options);
+            }
+        }
+        if (bytes[0] != bytes[1]) {
+            dtc_side_ = bytes[1] < bytes[0] ? Color::Black : Color::White;
+        } else {
+            dtc_side_ = decided_[1] < decided_[0] ? Color::Black : Color::White;
+        }
+        return dtc_side_;
+    }
+    Color dtc_side() const { return dtc_side_; }
+    // The largest stored code with DTC side d: its codes, or a WDL code (at most 2).
+    std::uint16_t max_code(Color d) const { return std::max<std::uint16_t>(max_code_[to_index(d)], 2); }
+    std::uint16_t max_code() const { return max_code(dtc_side_); }
     bool is_free(std::uint64_t slot) const { return bits_[slot / 64] >> (slot % 64) & 1; }
 
 private:
+    static constexpr std::uint64_t kSampleBlocks = 16;
     const index::Indexer& ix_;
     std::vector<std::uint64_t> bits_;  // 2N bits, slot = side * N + index
     std::vector<std::uint8_t> free_;   // of the current piece
     std::array<std::uint64_t, 2> decided_{};
     std::array<std::uint16_t, 2> max_code_{};
+    std::uint64_t slots_per_block_;
+    unsigned block_shift_;                        // slots_per_block_ is a power of two
+    std::vector<std::uint64_t> sample_blocks_;    // ascending block numbers
+    std::size_t cursor_ = 0;                      // the first not behind the slots added
+    std::array<std::uint16_t, 2> previous_{};     // per candidate DTC side
+    std::array<std::vector<std::uint16_t>, 2> sample_;  // per candidate, the sampled blocks' slots in order
+    Color dtc_side_ = Color::White;
 };
 
 template <Ruleset R>
@@ -288,6 +355,9 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
                            const index::Material& material, const GenerateOptions& options,
                            std::uint16_t max_code, const ValueSource& source) {
     const bool compact = options.value_encoding == probe::kCompactValueEncoding;
+    storage::TableWriteOptions write_options;
+    if (options.compression == storage::Compression::Zstd) write_options = storage::compact_write_options();
+    write_options.compression = options.compression;
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
     std::uint64_t resolved_checksum = 0;
@@ -295,7 +365,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         // First pass: statistics, the free slots and the DTC side, and the
         // checksum the values would have as wdl-dtc/1 codes (what a reader
         // that resolves every slot, such as tbverify, can recompute).
-        free_slots.emplace(ix);
+        free_slots.emplace(ix, write_options.slots_per_block);
         Xxh64 resolved;
         std::vector<std::uint8_t> bytes;
         const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
@@ -310,6 +380,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
             resolved.update(bytes);
         }, false);
         resolved_checksum = resolved.digest();
+        free_slots->choose_dtc_side(write_options);
         max_code = free_slots->max_code();
     }
     storage::TableSpec spec;
@@ -320,9 +391,6 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     spec.value_encoding = compact ? std::string(probe::kCompactValueEncoding) : std::string(probe::kValueEncoding);
     spec.generator_version = std::string(kGeneratorVersion);
     spec.value_width = max_code <= 0xFF ? 1 : 2;
-    storage::TableWriteOptions write_options;
-    if (options.compression == storage::Compression::Zstd) write_options = storage::compact_write_options();
-    write_options.compression = options.compression;
     auto writer = tb.database().create_table(spec, write_options);
     if (!writer.ok()) return database_failure("writing", name, writer.status());
     Status status;

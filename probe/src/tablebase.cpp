@@ -120,6 +120,18 @@ std::uint64_t table_key(VariantId variant, const index::Material& m) {
     return key;
 }
 
+// table_key of a position's material in its own colour orientation, from
+// its unit counts (at most kMaxUnits units, so each fits 4 bits).
+std::uint64_t position_key(VariantId variant, const Position& pos) {
+    std::uint64_t key = static_cast<std::uint64_t>(variant) + 1;
+    for (Color c : {Color::White, Color::Black}) {
+        for (int t = 0; t < kUnitTypeCount; ++t) {
+            key = key << 4 | static_cast<std::uint64_t>(popcount(pos.units(c, static_cast<UnitType>(t))));
+        }
+    }
+    return key;
+}
+
 }  // namespace
 
 // What a probe needs of a value: the WDL alone, or the DTC too.
@@ -131,22 +143,27 @@ struct detail::TablebaseState {
         index.store(indexes.back().get());
     }
 
-    // Publishes `table` under `key` (writers hold `mutex`).
-    const std::shared_ptr<const Table>& publish(std::uint64_t key,
-                                                std::shared_ptr<const Table> table) const {
+    // Publishes `table` under the keys of both colour orientations of its
+    // material (writers hold `mutex`), so a probe finds it from a position's
+    // unit counts alone.
+    const std::shared_ptr<const Table>& publish(std::shared_ptr<const Table> table) const {
+        const std::uint64_t keys[2] = {table->key_, table_key(table->indexer().variant(),
+                                                              table->indexer().material().flipped())};
+        const std::size_t key_count = keys[1] == keys[0] ? 1 : 2;
         TableIndex* current = indexes.back().get();  // the one readers see
         owned.push_back(std::move(table));
-        const bool is_new = current->find(key) == nullptr;
-        if (is_new && 2 * (count + 1) > current->capacity()) {
+        std::size_t added = 0;
+        for (std::size_t k = 0; k < key_count; ++k) added += current->find(keys[k]) == nullptr;
+        if (added != 0 && 2 * (count + added) > current->capacity()) {
             // Grow: readers keep using the old array until they see the new one.
             auto bigger = std::make_unique<TableIndex>(2 * current->capacity());
             current->for_each([&](std::uint64_t k, TableIndex::Entry e) { bigger->put(k, e); });
             indexes.push_back(std::move(bigger));
             current = indexes.back().get();
         }
-        current->put(key, &owned.back());
+        for (std::size_t k = 0; k < key_count; ++k) current->put(keys[k], &owned.back());
         index.store(current, std::memory_order_release);
-        count += is_new;
+        count += added;
         return owned.back();
     }
 
@@ -158,8 +175,16 @@ struct detail::TablebaseState {
     ProbeResult<Value> slot_value(const Table& t, Color side, std::uint64_t idx, const Position& pos, Need need,
                                   const std::uint16_t* stored = nullptr) const;
     // The best move value of pos over its legal moves (at least one): a
-    // conversion needs only the WDL of the position it reaches.
+    // conversion needs only the WDL of the position it reaches. Stops at the
+    // first move nothing can beat (a win in 1, or any win when only the WDL
+    // is needed).
     ProbeResult<Value> best_move(VariantId variant, const Position& pos, const MoveList& moves, Need need) const;
+    // wdl-dtc/2: the best move of a free position `pos` of table t off its
+    // DTC side (canonical side `side`) whose stored WDL is decided (`stored`),
+    // found as best_move() would, with in-table children read straight from
+    // t and the search cut where no later move can be better.
+    template <Ruleset R>
+    ProbeResult<Value> dtc_search(const Table& t, Color side, const Position& pos, const MoveList& moves) const;
 
     storage::Database database;
     // Tables open lazily from const probes: what opening changes is mutable.
@@ -244,7 +269,8 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::table(VariantI
     std::shared_ptr<Table> table(new Table(std::move(*reader), std::move(*indexer), this));
     table->compact_ = compact;
     table->dtc_side_ = dtc_side;
-    return publish(table_key(variant, material), std::move(table));
+    table->key_ = table_key(variant, material);
+    return publish(std::move(table));
 }
 
 ProbeResult<Value> detail::TablebaseState::best_move(VariantId variant, const Position& pos,
@@ -256,8 +282,135 @@ ProbeResult<Value> detail::TablebaseState::best_move(VariantId variant, const Po
         if (!child.ok()) return child.status();
         const Value v = move_value(*child, conversion);
         if (better_for_mover(v, best)) best = v;
+        // A move is worth a win in 1 at best (in 1 too when the DTC is not asked for).
+        if (best.wdl == Wdl::Win && (need == Need::Wdl || best.dtc <= 1)) break;
     }
     if (need == Need::Wdl) best.dtc = 0;  // only the WDL was asked for
+    return best;
+}
+
+namespace {
+
+// The stored codes of one table as one search reads them: the last block
+// read stays pinned for the next child (the children of a position mostly
+// share its block, docs/index.md). Lives for one probe only, so it can
+// never hold a block of a replaced table.
+class PinnedReader {
+public:
+    PinnedReader(const storage::TableReader& reader, const std::vector<std::uint16_t>& resident)
+        : reader_(reader), resident_(resident) {}
+
+    ProbeResult<std::uint16_t> code(std::uint64_t slot) {
+        if (!resident_.empty()) return resident_[slot];
+        if (!block_ || slot - block_->first_slot() >= block_->size()) {
+            auto block = reader_.read_block(slot / reader_.info().slots_per_block);
+            if (!block.ok()) return probe_status(block.status());
+            block_ = std::move(*block);
+        }
+        return static_cast<std::uint16_t>(block_->value(slot - block_->first_slot()));
+    }
+
+private:
+    const storage::TableReader& reader_;
+    const std::vector<std::uint16_t>& resident_;
+    storage::BlockRef block_;
+};
+
+// The placement of pos (its material that of ix, colour-flipped if `flip`)
+// in the indexer's unit order, in the table's colour orientation.
+void oriented_placement(const index::Indexer& ix, const Position& pos, bool flip, Square* squares) {
+    Bitboard group = 0;
+    for (int i = 0; i < ix.unit_count(); ++i) {
+        const Unit u = ix.unit(i);
+        // Units of a group are consecutive in the indexer's order.
+        if (i == 0 || u != ix.unit(i - 1)) {
+            group = flip ? pos.units(~unit_color(u), unit_type(u)) : pos.units(unit_color(u), unit_type(u));
+        }
+        const Square s = pop_lsb(group);
+        squares[i] = flip ? static_cast<Square>(s ^ 56) : s;
+    }
+}
+
+std::string slot_name(const Table& t, Color side, std::uint64_t idx) {
+    return "table " + t.info().spec.name + " slot " + std::to_string(to_index(side) * t.indexer().size() + idx);
+}
+
+}  // namespace
+
+template <Ruleset R>
+ProbeResult<Value> detail::TablebaseState::dtc_search(const Table& t, Color side, const Position& pos,
+                                                      const MoveList& moves) const {
+    const VariantId variant = R::kId;
+    Value best{Wdl::Loss, 0};
+    auto better = [&](Value v) {
+        if (better_for_mover(v, best)) best = v;
+        return best.wdl == Wdl::Win && best.dtc <= 1;  // nothing beats a win in 1
+    };
+    // A quiet move scores a win in 1 only into a terminal position, and a
+    // win in 2 into an outside-resolved one (its side to move wins or loses
+    // in 1) or better than a free one (distance at least 1). So conversions
+    // come first, outside-resolved and terminal children as they are met,
+    // and the stored codes of free children are read last, only while no win
+    // in 2 is found. Once one is, only a terminal child could still be
+    // better, which needs a stalemate the side then to move loses.
+    const bool terminal_child_can_lose = [&] {
+        if constexpr (R::kRoyalKing) return true;  // checkmate
+        Position child = pos;
+        child.set_side_to_move(~pos.side_to_move());  // a quiet move keeps every unit
+        return stalemate_value<R>(child) == Wdl::Loss;
+    }();
+    auto won_in_two = [&] { return best.wdl == Wdl::Win && best.dtc <= 2; };
+    MoveList free_moves;
+    for (Move m : moves) {
+        if (stays_in_table(pos, m)) continue;
+        const bool conversion = pos.is_conversion(m);
+        auto child = probe(variant, pos.after(m), conversion ? Need::Wdl : Need::Full);
+        if (!child.ok()) return child.status();
+        if (better(move_value(*child, conversion))) return best;
+    }
+    for (Move m : moves) {
+        if (!stays_in_table(pos, m)) continue;
+        if (won_in_two() && !terminal_child_can_lose) return best;
+        std::optional<SlotKind> kind = quick_slot_kind_after<R>(pos, m);
+        if (!kind) {
+            MoveList child_moves;
+            kind = slot_kind<R>(pos.after(m), child_moves);
+        }
+        if (*kind == SlotKind::Free) {
+            free_moves.push(m);
+        } else if (*kind == SlotKind::Terminal) {
+            if (better(move_value({*terminal_value<R>(pos.after(m), false), 0}, false))) return best;
+        } else if (*kind == SlotKind::OutsideResolved && !won_in_two()) {
+            const Position child = pos.after(m);
+            MoveList child_moves;
+            generate_legal<R>(child, child_moves);
+            auto v = best_move(variant, child, child_moves, Need::Full);
+            if (!v.ok()) return v.status();
+            if (better(move_value(*v, false))) return best;
+        }
+    }
+    if (free_moves.empty()) return best;
+    // Each child's placement is pos's with one square changed.
+    const index::Indexer& ix = t.indexer();
+    const bool flip = side != pos.side_to_move();
+    const auto oriented = [flip](Square s) { return flip ? static_cast<Square>(s ^ 56) : s; };
+    Square squares[index::kMaxUnits];
+    oriented_placement(ix, pos, flip, squares);
+    const std::uint64_t child_base = to_index(~side) * ix.size();
+    PinnedReader reader(t.reader_, t.resident_);
+    for (Move m : free_moves) {
+        if (won_in_two()) return best;
+        Square moved[index::kMaxUnits];
+        std::copy_n(squares, ix.unit_count(), moved);
+        *std::find(moved, moved + ix.unit_count(), oriented(m.from())) = oriented(m.to());
+        const index::Index slot = ix.encode(moved);
+        if (slot == index::kNoIndex) {
+            return invalid_argument("a move of a position of table " + t.info().spec.name + " leaves its index");
+        }
+        auto code = reader.code(child_base + slot);
+        if (!code.ok()) return code.status();
+        better(move_value(decode_value(*code), false));
+    }
     return best;
 }
 
@@ -275,13 +428,21 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
     }
     const VariantId variant = t.indexer().variant();
     return with_variant(variant, [&]<class R>() -> ProbeResult<Value> {
+        // Attack sets classify most positions; the move list only where needed.
         MoveList moves;
-        switch (slot_kind<R>(pos, moves)) {
+        bool listed = false;
+        std::optional<SlotKind> kind = quick_slot_kind<R>(pos);
+        if (!kind) {
+            kind = slot_kind<R>(pos, moves);
+            listed = true;
+        }
+        switch (*kind) {
             case SlotKind::NotAPosition:
                 return Value{};
             case SlotKind::Terminal:
                 return Value{*terminal_value<R>(pos, false), 0};
             case SlotKind::OutsideResolved:
+                if (!listed) generate_legal<R>(pos, moves);
                 return best_move(variant, pos, moves, need);
             case SlotKind::Free:
                 break;
@@ -290,15 +451,15 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
         if (!code.ok()) return code.status();
         const Value value = decode_value(*code);
         if (side == t.dtc_side_) return value;
-        const std::string where = [&] {
-            return "table " + t.info().spec.name + " slot " + std::to_string(to_index(side) * t.indexer().size() + idx);
-        }();
-        if (*code > 2) return corruption(where + ": code " + std::to_string(*code) + " where a WDL is stored");
+        if (*code > 2) {
+            return corruption(slot_name(t, side, idx) + ": code " + std::to_string(*code) + " where a WDL is stored");
+        }
         if (need == Need::Wdl || value.wdl == Wdl::Draw) return value;
-        auto best = best_move(variant, pos, moves, Need::Full);
+        if (!listed) generate_legal<R>(pos, moves);
+        auto best = dtc_search<R>(t, side, pos, moves);
         if (!best.ok()) return best.status();
         if (best->wdl != value.wdl) {
-            return corruption(where + ": the stored WDL disagrees with the values of its moves");
+            return corruption(slot_name(t, side, idx) + ": the stored WDL disagrees with the values of its moves");
         }
         return *best;
     });
@@ -322,46 +483,45 @@ ProbeResult<Value> detail::TablebaseState::probe(VariantId variant, const Positi
             return best_move(variant, pos, moves, need);
         });
     }
-    const index::Material material = index::material_of(pos);
-    if (material.total() > index::kMaxUnits) {
-        // A legal position, just beyond any table this library builds.
-        return not_found("missing table " + table_name(variant, index::canonical(material)) +
-                              " (more than " + std::to_string(index::kMaxUnits) + " units)");
+    // An open table is found from the unit counts in either orientation;
+    // the material is checked only when none is.
+    const Table* open = nullptr;
+    bool flip = false;
+    if (popcount(pos.occupied()) <= index::kMaxUnits) {
+        const std::uint64_t key = position_key(variant, pos);
+        if (const auto* entry = index.load(std::memory_order_acquire)->find(key)) {
+            open = entry->get();
+            flip = key != open->key_;
+        }
     }
-    if (auto why = index::material_error(material, variant)) {
-        return invalid_argument(*why);
+    std::shared_ptr<const Table> opened;
+    if (open == nullptr) {
+        const index::Material material = index::material_of(pos);
+        if (material.total() > index::kMaxUnits) {
+            // A legal position, just beyond any table this library builds.
+            return not_found("missing table " + table_name(variant, index::canonical(material)) +
+                             " (more than " + std::to_string(index::kMaxUnits) + " units)");
+        }
+        if (auto why = index::material_error(material, variant)) {
+            return invalid_argument(*why);
+        }
+        flip = index::needs_color_flip(material);
+        auto t = table(variant, flip ? material.flipped() : material);
+        if (!t.ok()) return t.status();
+        opened = std::move(t).value();
+        open = opened.get();
     }
     // A royal-king index holds such placements, but they are not positions:
     // their slots store no value.
     if (side_not_to_move_in_check(variant, pos)) {
         return invalid_argument("the side not to move is in check");
     }
-    // Either orientation is found without building a flipped Position: the
+    // Either orientation is read without building a flipped Position: the
     // placement is read off the bitboards in the indexer's unit order.
-    const bool flip = index::needs_color_flip(material);
-    const index::Material canonical = flip ? material.flipped() : material;
-    const std::shared_ptr<const Table>* open =
-        find_open(*index.load(std::memory_order_acquire), variant, canonical);
-    std::shared_ptr<const Table> opened;
-    if (open == nullptr) {
-        auto t = table(variant, canonical);
-        if (!t.ok()) return t.status();
-        opened = std::move(t).value();
-    }
-    const Table& t = open ? **open : *opened;
+    const Table& t = *open;
     const index::Indexer& ix = t.indexer();
     Square squares[index::kMaxUnits];
-    Bitboard group = 0;
-    for (int i = 0; i < ix.unit_count(); ++i) {
-        const Unit u = ix.unit(i);
-        // Units of a group are consecutive in the indexer's order.
-        if (i == 0 || u != ix.unit(i - 1)) {
-            group = flip ? pos.units(~unit_color(u), unit_type(u))
-                         : pos.units(unit_color(u), unit_type(u));
-        }
-        const Square s = pop_lsb(group);
-        squares[i] = flip ? static_cast<Square>(s ^ 56) : s;
-    }
+    oriented_placement(ix, pos, flip, squares);
     const index::Index idx = ix.encode(squares);
     if (idx == index::kNoIndex) {
         return invalid_argument("position is not in table " + t.info().spec.name);
@@ -456,7 +616,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::load_resident(
     if (!copy.ok() || !(*copy)->resident()) return copy;
     std::lock_guard lock(state_->mutex);
     // Another thread may have made it resident meanwhile; either copy serves.
-    return state_->publish(table_key(variant, material), std::move(*copy));
+    return state_->publish(std::move(*copy));
 }
 
 ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
@@ -467,6 +627,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     std::shared_ptr<Table> copy(new Table(source.reader_, source.indexer_, state_.get()));
     copy->compact_ = source.compact_;
     copy->dtc_side_ = source.dtc_side_;
+    copy->key_ = source.key_;
     const auto& info = source.info();
     copy->resident_.resize(info.spec.slot_count);
     for (std::uint64_t b = 0; b < info.block_count; ++b) {

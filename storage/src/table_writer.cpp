@@ -306,4 +306,16 @@ void TableWriter::abort() {
     if (impl_) impl_->abort();
 }
 
+std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32_t value_width,
+                               const TableWriteOptions& options) {
+    detail::BlockEncoding encoding;
+    encoding.compression = options.compression;
+    encoding.lz4hc_level = options.lz4hc_level;
+    encoding.zstd_level = options.zstd_level;
+    detail::ZstdCCtx cctx(options.compression == Compression::Zstd ? ZSTD_createCCtx() : nullptr);
+    std::string scratch, record;
+    detail::encode_block("", values, value_width, encoding, cctx.get(), scratch, record);
+    return record.size();
+}
+
 }  // namespace tbf::storage

@@ -194,3 +194,35 @@ TEST_CASE("compact_write_options: the generator's format-2 settings are valid an
     REQUIRE(write_synthetic(db, "t", 3 * o.slots_per_block + 5, 1, 4, o).ok());
     check_values(db, "t", 4);
 }
+
+// A writer choosing between candidate contents (the generator's DTC side of
+// wdl-dtc/2) asks what one block would take: exactly what a one-block table
+// written with the same options stores.
+TEST_CASE("block_record_bytes is the stored size of a one-block table") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    TableWriteOptions lz4;
+    TableWriteOptions raw;
+    raw.compression = Compression::None;
+    int tables = 0;
+    for (const TableWriteOptions& options : {compact_write_options(), lz4, raw}) {
+        for (std::uint32_t width : {1u, 2u}) {
+            for (std::uint64_t seed : {4u, 5u}) {
+                const std::uint64_t slots = 3000 + seed;
+                CAPTURE(width);
+                CAPTURE(seed);
+                const std::string name = numbered("b", ++tables);
+                REQUIRE(write_synthetic(db, name, slots, width, seed, options).ok());
+                const TableInfo info = *db.table_info(name);
+                REQUIRE(info.block_count == 1);
+                std::vector<std::uint8_t> values(slots * width);
+                for (std::uint64_t s = 0; s < slots; ++s) {
+                    const std::uint32_t v = synthetic_value(seed, s, width);
+                    values[s * width] = static_cast<std::uint8_t>(v);
+                    if (width == 2) values[s * 2 + 1] = static_cast<std::uint8_t>(v >> 8);
+                }
+                CHECK(block_record_bytes(values, width, options) == info.stored_bytes);
+            }
+        }
+    }
+}

@@ -117,6 +117,7 @@ private:
     const detail::TablebaseState* owner_;
     bool compact_ = false;
     Color dtc_side_ = Color::White;
+    std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::vector<std::uint16_t> resident_;
 };
 

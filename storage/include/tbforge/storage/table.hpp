@@ -108,6 +108,13 @@ struct TableWriteOptions {
     return options;
 }
 
+// The bytes of the block record that holds `values` (little-endian, of
+// `value_width` bytes each) in a table written with `options`, a trained
+// dictionary aside: for a writer choosing between candidate contents before
+// it writes (docs/values.md, the DTC side of wdl-dtc/2). Thread-safe.
+[[nodiscard]] std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32_t value_width,
+                                             const TableWriteOptions& options);
+
 // The decoded values of one block. Immutable, shared between the cache and
 // callers.
 class Block {
