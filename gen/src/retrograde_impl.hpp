@@ -73,11 +73,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t chunk = 0; chunk < (total + kChunk - 1) / kChunk; ++chunk) {
             const std::int64_t end = std::min(total, (chunk + 1) * kChunk);
-            for (std::int64_t slot = chunk * kChunk; slot < end; ++slot) {
-                // Sides interleave per chunk so both sides' arrays fill together.
-                const Color side = static_cast<Color>(slot & 1);
-                const auto index = static_cast<std::uint64_t>(slot >> 1);
-                const SlotStart s = moves_.start(side, index);
+            auto record = [&](Color side, std::uint64_t index, const SlotStart& s) {
                 values_[to_index(side)][index] = s.word();
                 valid += s.value != StateWord::kInvalid;
                 open += s.value == StateWord::kUndecided;
@@ -86,6 +82,35 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 if (s.late_win) late_win.push_back(packed);
                 if (s.late_loss) late_loss.push_back(packed);
                 if (s.stabilizer > 1) symmetric.push_back(packed << 3 | s.stabilizer);
+            };
+            if constexpr (!R::kRoyalKing) {
+                // Without a royal king a slot is a position for both sides or
+                // for neither: one decode serves both (chunks are even).
+                static_assert(kChunk % 2 == 0);
+                for (std::int64_t slot = chunk * kChunk; slot < end; slot += 2) {
+                    const auto index = static_cast<std::uint64_t>(slot >> 1);
+                    Position pos;
+                    Square squares[kMaxTableUnits];
+                    if (!moves_.decode_both(index, squares, pos)) {
+                        SlotStart invalid;
+                        invalid.value = StateWord::kInvalid;
+                        record(Color::White, index, invalid);
+                        if (slot + 1 < end) record(Color::Black, index, invalid);
+                        continue;
+                    }
+                    record(Color::White, index, moves_.start(pos, squares));
+                    if (slot + 1 < end) {
+                        pos.set_side_to_move(Color::Black);
+                        record(Color::Black, index, moves_.start(pos, squares));
+                    }
+                }
+            } else {
+                for (std::int64_t slot = chunk * kChunk; slot < end; ++slot) {
+                    // Sides interleave per chunk so both sides' arrays fill together.
+                    const Color side = static_cast<Color>(slot & 1);
+                    const auto index = static_cast<std::uint64_t>(slot >> 1);
+                    record(side, index, moves_.start(side, index));
+                }
             }
             const auto d = done.fetch_add(static_cast<std::uint64_t>(end - chunk * kChunk)) +
                            static_cast<std::uint64_t>(end - chunk * kChunk);

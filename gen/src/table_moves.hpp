@@ -143,7 +143,14 @@ public:
         for (std::size_t k = 0; k < symmetries_.size(); ++k) {
             for (int s = 0; s < 64; ++s) {
                 transformed_[k][s] = transform_square(static_cast<Square>(s), symmetries_[k]);
+                if (transformed_[k][s] == s) fixed_squares_[k] |= bit(static_cast<Square>(s));
             }
+        }
+        // Units alone of their kind.
+        for (int i = 0; i < ix_.unit_count(); ++i) {
+            int same = 0;
+            for (int k = 0; k < ix_.unit_count(); ++k) same += ix_.unit(k) == ix_.unit(i);
+            if (same == 1) single_units_.push_back(ix_.unit(i));
         }
         if constexpr (kAttackSetStart) prepare_conversions();
     }
@@ -163,8 +170,13 @@ public:
 
     // Number of table symmetries that map the position onto itself.
     int stabilizer(const Position& pos) const {
+        // A unit alone of its kind stays on its square under a symmetry
+        // that fixes the position: most symmetries fix no square at all.
+        Bitboard singles = 0;
+        for (const Unit u : single_units_) singles |= pos.units(unit_color(u), unit_type(u));
         int count = 1;
         for (std::size_t k = 0; k < symmetries_.size(); ++k) {
+            if (singles & ~fixed_squares_[k]) continue;
             Bitboard occ = pos.occupied();
             bool fixed = true;
             while (occ && fixed) {
@@ -180,6 +192,15 @@ public:
     // Inlined into the passes: returned through memory, the verdict's
     // narrow fields cost a store-forwarding stall per slot.
     [[gnu::always_inline]] inline SlotStart start(Color side, std::uint64_t index) const;
+    // start() of a decoded position (decode() true), its squares in `squares`.
+    [[gnu::always_inline]] inline SlotStart start(const Position& pos, const Square* squares) const;
+    // The placement of a slot as a position without a side to move (White),
+    // valid for either side: false if it is not a position for one of them.
+    // For indexers whose slots are positions for both sides (no royal king).
+    bool decode_both(std::uint64_t index, Square* squares, Position& pos) const {
+        static_assert(!R::kRoyalKing);
+        return decode(index, Color::White, squares, pos);
+    }
 
     // Slots of the predecessors of pos by quiet un-moves of the units before
     // `units_end`, repeated once per un-move, sorted if asked; under
@@ -303,17 +324,24 @@ private:
     // with their square maps.
     std::vector<int> symmetries_;
     Square transformed_[kSymmetryCount][64]{};
+    Bitboard fixed_squares_[kSymmetryCount]{};  // per entry of symmetries_: the squares it maps onto themselves
+    std::vector<Unit> single_units_;
 };
 
 template <Ruleset R, TableIndexer Ix>
 SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
-    SlotStart out;
     Position pos;
     Square squares[kMaxTableUnits];
     if (!decode(index, side, squares, pos)) {
+        SlotStart out;
         out.value = StateWord::kInvalid;
         return out;
     }
+    return start(pos, squares);
+}
+
+template <Ruleset R, TableIndexer Ix>
+SlotStart TableMoves<R, Ix>::start(const Position& pos, const Square* squares) const {
     MoveSummary moves;
     if constexpr (kAttackSetStart) {
         if (summarize_by_attacks(pos, squares, moves)) return finish_start(pos, moves);
