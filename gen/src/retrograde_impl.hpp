@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cassert>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -17,7 +18,8 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     size_ = moves_.indexer().size();
     for (int c = 0; c < 2; ++c) values_[c].assign(size_, StateWord::kUndecided);
     frontier_ = {};
-    frontier_.budget = size_ / 8;
+    const bool ids_fit = 2 * size_ - 1 <= std::numeric_limits<ListedId>::max();
+    frontier_.budget = ids_fit ? size_ / 8 : 0;
     initial_pass();
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -179,7 +181,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         }
         pull_pass(level);
     } else if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
-        const std::vector<std::uint64_t> current = std::move(frontier_.lists[l]);
+        const std::vector<ListedId> current = std::move(frontier_.lists[l]);
         frontier_.lists[l] = {};
         frontier_.budget += current.size();
         const auto count = static_cast<std::int64_t>(current.size());
