@@ -254,7 +254,9 @@ private:
     [[gnu::always_inline]] inline void summarize_listed(const Position& pos, MoveSummary& moves) const;
     [[gnu::always_inline]] inline bool summarize_by_attacks(const Position& pos, const Square* squares,
                                                             MoveSummary& moves) const;
-    SlotStart finish_start(const Position& pos, const MoveSummary& moves) const;
+    // Inlined like start(): a SlotStart returned through memory costs a
+    // store-forwarding stall per slot.
+    [[gnu::always_inline]] inline SlotStart finish_start(const Position& pos, const MoveSummary& moves) const;
 
     // A conversion seen from the slot's squares: the resident sub-table it
     // lands in and, per unit of that table's indexer, the unit of this
