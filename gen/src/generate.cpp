@@ -85,6 +85,14 @@ public:
         if (error_.empty()) error_ = "no sub-table value for " + to_fen(pos);
         return {};
     }
+    // The resident table value() reads for a material, if any.
+    ResidentSubtable resident(const index::Material& m) const {
+        const std::uint64_t key = material_key(m);
+        for (const Entry& entry : tables_) {
+            if (entry.key == key) return {entry.wdl.get(), entry.color_flipped};
+        }
+        return {};
+    }
     const std::string& error() const { return error_; }
 
 private:
@@ -576,7 +584,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         }
     }
     ProgressLine progress(options.progress, name);
-    auto child_value = [&](const Position& child) { return subtables.value(child); };
+    const ChildValue child_value([&](const Position& child) { return subtables.value(child); },
+                                 [&](const index::Material& m) { return subtables.resident(m); });
     auto on_progress = [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
         progress.update(pass, level, done, total);
     };

@@ -74,11 +74,14 @@ public:
 
 private:
     // Positions decided at each distance, both sides to move. A level is
-    // listed while the lists of all levels fit a budget of half a byte per
-    // slot; a level that outgrows it is found again by a scan of the values,
-    // which also reaches predecessors in index order.
+    // listed while the lists of all levels fit a budget of one entry per 16
+    // slots (a quarter byte per slot: entries are 32-bit packed ids); a
+    // level that outgrows it is found again by a scan of the values, which
+    // also reaches predecessors in index order. Tables whose packed ids do
+    // not fit 32 bits list nothing.
+    using ListedId = std::uint32_t;
     struct LocalFrontier {
-        std::vector<std::vector<std::uint64_t>> lists;
+        std::vector<std::vector<ListedId>> lists;
         std::vector<std::uint64_t> counts;
         std::vector<char> overflow;
         std::size_t cap = 0;
@@ -96,11 +99,11 @@ private:
                 lists[l] = {};
                 return;
             }
-            lists[l].push_back(packed);
+            lists[l].push_back(static_cast<ListedId>(packed));
         }
     };
     struct Frontier {
-        std::vector<std::vector<std::uint64_t>> lists;
+        std::vector<std::vector<ListedId>> lists;
         std::vector<std::uint64_t> counts;
         std::vector<char> overflow;
         std::uint64_t budget = 0;  // list entries still allowed

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cassert>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -17,7 +18,8 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     size_ = moves_.indexer().size();
     for (int c = 0; c < 2; ++c) values_[c].assign(size_, StateWord::kUndecided);
     frontier_ = {};
-    frontier_.budget = size_ / 8;
+    const bool ids_fit = 2 * size_ - 1 <= std::numeric_limits<ListedId>::max();
+    frontier_.budget = ids_fit ? size_ / 8 : 0;
     initial_pass();
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -73,11 +75,7 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t chunk = 0; chunk < (total + kChunk - 1) / kChunk; ++chunk) {
             const std::int64_t end = std::min(total, (chunk + 1) * kChunk);
-            for (std::int64_t slot = chunk * kChunk; slot < end; ++slot) {
-                // Sides interleave per chunk so both sides' arrays fill together.
-                const Color side = static_cast<Color>(slot & 1);
-                const auto index = static_cast<std::uint64_t>(slot >> 1);
-                const SlotStart s = moves_.start(side, index);
+            auto record = [&](Color side, std::uint64_t index, const SlotStart& s) {
                 values_[to_index(side)][index] = s.word();
                 valid += s.value != StateWord::kInvalid;
                 open += s.value == StateWord::kUndecided;
@@ -86,6 +84,35 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 if (s.late_win) late_win.push_back(packed);
                 if (s.late_loss) late_loss.push_back(packed);
                 if (s.stabilizer > 1) symmetric.push_back(packed << 3 | s.stabilizer);
+            };
+            if constexpr (!R::kRoyalKing) {
+                // Without a royal king a slot is a position for both sides or
+                // for neither: one decode serves both (chunks are even).
+                static_assert(kChunk % 2 == 0);
+                for (std::int64_t slot = chunk * kChunk; slot < end; slot += 2) {
+                    const auto index = static_cast<std::uint64_t>(slot >> 1);
+                    Position pos;
+                    Square squares[kMaxTableUnits];
+                    if (!moves_.decode_both(index, squares, pos)) {
+                        SlotStart invalid;
+                        invalid.value = StateWord::kInvalid;
+                        record(Color::White, index, invalid);
+                        if (slot + 1 < end) record(Color::Black, index, invalid);
+                        continue;
+                    }
+                    record(Color::White, index, moves_.start(pos, squares));
+                    if (slot + 1 < end) {
+                        pos.set_side_to_move(Color::Black);
+                        record(Color::Black, index, moves_.start(pos, squares));
+                    }
+                }
+            } else {
+                for (std::int64_t slot = chunk * kChunk; slot < end; ++slot) {
+                    // Sides interleave per chunk so both sides' arrays fill together.
+                    const Color side = static_cast<Color>(slot & 1);
+                    const auto index = static_cast<std::uint64_t>(slot >> 1);
+                    record(side, index, moves_.start(side, index));
+                }
             }
             const auto d = done.fetch_add(static_cast<std::uint64_t>(end - chunk * kChunk)) +
                            static_cast<std::uint64_t>(end - chunk * kChunk);
@@ -154,7 +181,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         }
         pull_pass(level);
     } else if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
-        const std::vector<std::uint64_t> current = std::move(frontier_.lists[l]);
+        const std::vector<ListedId> current = std::move(frontier_.lists[l]);
         frontier_.lists[l] = {};
         frontier_.budget += current.size();
         const auto count = static_cast<std::int64_t>(current.size());

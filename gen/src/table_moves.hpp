@@ -9,13 +9,16 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "state_word.hpp"
+#include "tbforge/index/material.hpp"
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/symmetry.hpp"
+#include "wdl_table.hpp"
 
 namespace tbf::gen {
 
@@ -52,9 +55,39 @@ concept RootedIndexer = MoveIndexer<Ix> && requires(const Ix& ix, std::uint64_t 
     { ix.root_range(i) } -> std::convertible_to<std::pair<std::uint64_t, std::uint64_t>>;
 };
 
+// A sub-table held in memory by its WDL (wdl_table.hpp), as found for one
+// material: null if that material's table is not resident.
+struct ResidentSubtable {
+    const WdlTable* table = nullptr;
+    bool color_flipped = false;  // the material is the table's colour flip
+};
+
 // The value (for its side to move) of a position a conversion reaches: a
-// sub-table position or a terminal one.
-using ChildValue = std::function<probe::Value(const Position&)>;
+// sub-table position or a terminal one. Optionally also the resident
+// sub-tables by material, through which the initial pass values a capture
+// from the slot's squares without building the child position (the values
+// must be the ones the position path gives).
+class ChildValue {
+public:
+    using ByPosition = std::function<probe::Value(const Position&)>;
+    using ByMaterial = std::function<ResidentSubtable(const index::Material&)>;
+
+    template <class F>
+        requires std::is_invocable_r_v<probe::Value, F&, const Position&> &&
+                 (!std::same_as<std::remove_cvref_t<F>, ChildValue>)
+    ChildValue(F f) : by_position_(std::move(f)) {}
+    ChildValue(ByPosition by_position, ByMaterial by_material)
+        : by_position_(std::move(by_position)), by_material_(std::move(by_material)) {}
+
+    probe::Value operator()(const Position& pos) const { return by_position_(pos); }
+    ResidentSubtable resident(const index::Material& material) const {
+        return by_material_ ? by_material_(material) : ResidentSubtable{};
+    }
+
+private:
+    ByPosition by_position_;
+    ByMaterial by_material_;
+};
 // Progress of a build: pass name, level (-1 outside the level passes), done of total.
 using BuildProgress = std::function<void(const char* pass, int level, std::uint64_t done, std::uint64_t total)>;
 
@@ -110,8 +143,16 @@ public:
         for (std::size_t k = 0; k < symmetries_.size(); ++k) {
             for (int s = 0; s < 64; ++s) {
                 transformed_[k][s] = transform_square(static_cast<Square>(s), symmetries_[k]);
+                if (transformed_[k][s] == s) fixed_squares_[k] |= bit(static_cast<Square>(s));
             }
         }
+        // Units alone of their kind.
+        for (int i = 0; i < ix_.unit_count(); ++i) {
+            int same = 0;
+            for (int k = 0; k < ix_.unit_count(); ++k) same += ix_.unit(k) == ix_.unit(i);
+            if (same == 1) single_units_.push_back(ix_.unit(i));
+        }
+        if constexpr (kAttackSetStart) prepare_conversions();
     }
 
     const Ix& indexer() const { return ix_; }
@@ -129,8 +170,13 @@ public:
 
     // Number of table symmetries that map the position onto itself.
     int stabilizer(const Position& pos) const {
+        // A unit alone of its kind stays on its square under a symmetry
+        // that fixes the position: most symmetries fix no square at all.
+        Bitboard singles = 0;
+        for (const Unit u : single_units_) singles |= pos.units(unit_color(u), unit_type(u));
         int count = 1;
         for (std::size_t k = 0; k < symmetries_.size(); ++k) {
+            if (singles & ~fixed_squares_[k]) continue;
             Bitboard occ = pos.occupied();
             bool fixed = true;
             while (occ && fixed) {
@@ -146,6 +192,15 @@ public:
     // Inlined into the passes: returned through memory, the verdict's
     // narrow fields cost a store-forwarding stall per slot.
     [[gnu::always_inline]] inline SlotStart start(Color side, std::uint64_t index) const;
+    // start() of a decoded position (decode() true), its squares in `squares`.
+    [[gnu::always_inline]] inline SlotStart start(const Position& pos, const Square* squares) const;
+    // The placement of a slot as a position without a side to move (White),
+    // valid for either side: false if it is not a position for one of them.
+    // For indexers whose slots are positions for both sides (no royal king).
+    bool decode_both(std::uint64_t index, Square* squares, Position& pos) const {
+        static_assert(!R::kRoyalKing);
+        return decode(index, Color::White, squares, pos);
+    }
 
     // Slots of the predecessors of pos by quiet un-moves of the units before
     // `units_end`, repeated once per un-move, sorted if asked; under
@@ -167,6 +222,65 @@ public:
                        int first_unit = 0) const;
 
 private:
+    // Compulsory captures without a royal king (losing chess): every move is
+    // legal and either all moves capture or none does, so the attack sets of
+    // the mover's units, computed once, give its captures and, without them,
+    // its quiet moves, counted without listing them.
+    static constexpr bool kAttackSetStart = R::kCapturesCompulsory && !R::kRoyalKing;
+    static constexpr UnitType kPromotions[] = {UnitType::Queen, UnitType::Rook, UnitType::Bishop,
+                                               UnitType::Knight, UnitType::King};
+
+    // What start() gathers from the moves that leave the table.
+    struct MoveSummary {
+        int best_win = 0;    // shortest winning move outside the table, 0 if none
+        int worst_loss = 0;  // longest losing move outside the table
+        bool draw = false;
+        int quiet = 0;       // moves to positions of this table; -1: no legal move
+        // Adds one move valued outside the table; false once a win in 1
+        // makes the rest irrelevant.
+        bool add(probe::Value v) {
+            if (v.wdl == Wdl::Win) {
+                best_win = best_win == 0 ? v.dtc : std::min<int>(best_win, v.dtc);
+                return best_win != 1;
+            }
+            if (v.wdl == Wdl::Loss) {
+                worst_loss = std::max<int>(worst_loss, v.dtc);
+            } else {
+                draw = true;
+            }
+            return true;
+        }
+    };
+    [[gnu::always_inline]] inline void summarize_listed(const Position& pos, MoveSummary& moves) const;
+    [[gnu::always_inline]] inline bool summarize_by_attacks(const Position& pos, const Square* squares,
+                                                            MoveSummary& moves) const;
+    // Inlined like start(): a SlotStart returned through memory costs a
+    // store-forwarding stall per slot.
+    [[gnu::always_inline]] inline SlotStart finish_start(const Position& pos, const MoveSummary& moves) const;
+
+    // A conversion seen from the slot's squares: the resident sub-table it
+    // lands in and, per unit of that table's indexer, the unit of this
+    // table that stands there (the mover on its target square).
+    struct Conversion {
+        const WdlTable* table = nullptr;  // null: valued through the child position
+        bool terminal = false;            // took the opponent's last unit: the child has won
+        bool color_flipped = false;
+        std::uint8_t units = 0;
+        std::array<std::uint8_t, kMaxTableUnits> from{};
+    };
+    static constexpr int kNoCapture = kMaxTableUnits;
+    static constexpr std::size_t conversion_slot(int mover, int captured, int promotion) {
+        return (static_cast<std::size_t>(mover) * (kMaxTableUnits + 1) + static_cast<std::size_t>(captured)) *
+                   (kUnitTypeCount + 1) +
+               static_cast<std::size_t>(promotion);
+    }
+    void prepare_conversions();
+    // The value for the mover of unit `mover` moving to `to`, capturing unit
+    // `captured` (kNoCapture if none) and promoting to `promotion` (0: none,
+    // else UnitType index + 1).
+    probe::Value conversion_value(const Position& pos, const Square* squares, int mover, int captured,
+                                  int promotion, Square to) const;
+
     bool is_valid(const Position& pos) const {
         if constexpr (R::kRoyalKing) {
             // The side that just moved cannot have left its king attacked.
@@ -207,25 +321,157 @@ private:
 
     const Ix& ix_;
     ChildValue child_value_;
+    std::vector<Conversion> conversions_;  // by conversion_slot (attack-set starts only)
     // Symmetries of the table other than the identity (rules numbering),
     // with their square maps.
     std::vector<int> symmetries_;
     Square transformed_[kSymmetryCount][64]{};
+    Bitboard fixed_squares_[kSymmetryCount]{};  // per entry of symmetries_: the squares it maps onto themselves
+    std::vector<Unit> single_units_;
 };
 
 template <Ruleset R, TableIndexer Ix>
 SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
-    using probe::Value;
-    SlotStart out;
     Position pos;
     Square squares[kMaxTableUnits];
     if (!decode(index, side, squares, pos)) {
+        SlotStart out;
         out.value = StateWord::kInvalid;
         return out;
     }
+    return start(pos, squares);
+}
+
+template <Ruleset R, TableIndexer Ix>
+SlotStart TableMoves<R, Ix>::start(const Position& pos, const Square* squares) const {
+    MoveSummary moves;
+    if constexpr (kAttackSetStart) {
+        if (summarize_by_attacks(pos, squares, moves)) return finish_start(pos, moves);
+    }
+    summarize_listed(pos, moves);
+    return finish_start(pos, moves);
+}
+
+template <Ruleset R, TableIndexer Ix>
+void TableMoves<R, Ix>::summarize_listed(const Position& pos, MoveSummary& moves) const {
     MoveList list;
     generate_legal<R>(pos, list);
     if (list.empty()) {
+        // No move at all: finish_start() asks for the terminal value.
+        moves.quiet = -1;
+        return;
+    }
+    // Compulsory captures: either every move captures or none does, and
+    // without pawns (no promotion, no en passant) every non-capture is quiet.
+    const bool all_captures = R::kCapturesCompulsory && pos.is_capture(list[0]);
+    const bool all_quiet = R::kCapturesCompulsory && !all_captures && pos.units(pos.side_to_move(), UnitType::Pawn) == 0;
+    if (all_quiet) {
+        moves.quiet = static_cast<int>(list.size());
+        return;
+    }
+    for (Move m : list) {
+        probe::Value v;
+        if (all_captures || pos.is_conversion(m)) {
+            v = probe::move_value(child_value_(pos.after(m)), true);
+        } else if (!gives_en_passant(pos, m)) {
+            ++moves.quiet;
+            continue;
+        } else {
+            v = probe::move_value(en_passant_child_value(pos.after(m)), false);
+        }
+        if (!moves.add(v)) break;
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+bool TableMoves<R, Ix>::summarize_by_attacks(const Position& pos, const Square* squares,
+                                             MoveSummary& moves) const {
+    const Color side = pos.side_to_move();
+    const Bitboard enemy = pos.units(~side) & R::kBoard;
+    if (pos.units(side) == 0 || pos.units(~side) == 0) return false;
+    const Bitboard occ = pos.occupied();
+    const Bitboard empty = ~occ & R::kBoard;
+    const int n = ix_.unit_count();
+    Bitboard attacks[kMaxTableUnits];
+    Bitboard captures = 0;
+    for (int k = 0; k < n; ++k) {
+        const Unit u = ix_.unit(k);
+        attacks[k] = 0;
+        if (unit_color(u) != side) continue;
+        const UnitType type = unit_type(u);
+        if (type != UnitType::Pawn) {
+            attacks[k] = unit_attacks(type, squares[k], occ);
+        } else if constexpr (R::kPawnsCapture) {
+            // Decoded positions have no en-passant square.
+            attacks[k] = pawn_attacks(side, squares[k]);
+        }
+        captures |= attacks[k] & enemy;
+    }
+    const int last_rank = side == Color::White ? 7 : 0;
+    if (captures) {
+        for (int k = 0; k < n; ++k) {
+            if (!(attacks[k] & enemy)) continue;
+            const bool pawn = unit_type(ix_.unit(k)) == UnitType::Pawn;
+            for (int j = 0; j < n; ++j) {
+                const Square to = squares[j];
+                if (unit_color(ix_.unit(j)) == side || !(attacks[k] & bit(to))) continue;
+                if (!pawn || rank_of(to) != last_rank) {
+                    if (!moves.add(probe::move_value(conversion_value(pos, squares, k, j, 0, to), true))) return true;
+                    continue;
+                }
+                for (UnitType t : kPromotions) {
+                    if (t == UnitType::King && !R::kPromoteToKing) continue;
+                    if (!moves.add(probe::move_value(conversion_value(pos, squares, k, j, to_index(t) + 1, to), true))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+    int any = 0;  // moves of any kind
+    const int forward = side == Color::White ? 8 : -8;
+    const int start_rank = side == Color::White ? 1 : 6;
+    for (int k = 0; k < n; ++k) {
+        const Unit u = ix_.unit(k);
+        if (unit_color(u) != side) continue;
+        if (unit_type(u) != UnitType::Pawn) {
+            const int count = popcount(attacks[k] & empty);
+            moves.quiet += count;
+            any += count;
+            continue;
+        }
+        const Square from = squares[k];
+        const auto one = static_cast<Square>(from + forward);
+        if (!(empty & bit(one))) continue;
+        ++any;
+        if (rank_of(one) == last_rank) {
+            for (UnitType t : kPromotions) {
+                if (t == UnitType::King && !R::kPromoteToKing) continue;
+                if (!moves.add(probe::move_value(conversion_value(pos, squares, k, kNoCapture, to_index(t) + 1, one), true))) {
+                    return true;
+                }
+            }
+            continue;
+        }
+        ++moves.quiet;
+        if (rank_of(from) != start_rank) continue;
+        const auto two = static_cast<Square>(one + forward);
+        if (!(empty & bit(two))) continue;
+        if (!passes_enemy_pawn(pos, side, one)) {
+            ++moves.quiet;
+            continue;
+        }
+        if (!moves.add(probe::move_value(en_passant_child_value(pos.after(Move(from, two))), false))) return true;
+    }
+    if (any == 0) moves.quiet = -1;
+    return true;
+}
+
+template <Ruleset R, TableIndexer Ix>
+SlotStart TableMoves<R, Ix>::finish_start(const Position& pos, const MoveSummary& moves) const {
+    SlotStart out;
+    if (moves.quiet < 0) {
         const Wdl wdl = *terminal_value<R>(pos, false);
         if (wdl == Wdl::Draw) {
             out.value = StateWord::kDrawFinal;
@@ -235,35 +481,10 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
         }
         return out;
     }
-    int best_win = 0;    // shortest winning move outside the table, 0 if none
-    int worst_loss = 0;  // longest losing move outside the table
-    bool draw = false;
-    int quiet = 0;       // moves to positions of this table
-    // Compulsory captures: either every move captures or none does, and
-    // without pawns (no promotion, no en passant) every non-capture is quiet.
-    const bool all_captures = R::kCapturesCompulsory && pos.is_capture(list[0]);
-    const bool all_quiet =
-        R::kCapturesCompulsory && !all_captures && pos.units(side, UnitType::Pawn) == 0;
-    if (all_quiet) quiet = static_cast<int>(list.size());
-    for (Move m : all_quiet ? std::span<const Move>() : std::span<const Move>(list.begin(), list.end())) {
-        Value v;
-        if (all_captures || pos.is_conversion(m)) {
-            v = probe::move_value(child_value_(pos.after(m)), true);
-        } else if (!gives_en_passant(pos, m)) {
-            ++quiet;
-            continue;
-        } else {
-            v = probe::move_value(en_passant_child_value(pos.after(m)), false);
-        }
-        if (v.wdl == Wdl::Win) {
-            best_win = best_win == 0 ? v.dtc : std::min<int>(best_win, v.dtc);
-            if (best_win == 1) break;
-        } else if (v.wdl == Wdl::Loss) {
-            worst_loss = std::max<int>(worst_loss, v.dtc);
-        } else {
-            draw = true;
-        }
-    }
+    const int best_win = moves.best_win;
+    const int worst_loss = moves.worst_loss;
+    const bool draw = moves.draw;
+    const int quiet = moves.quiet;
     if (best_win == 1) {
         out.value = probe::encode_value({Wdl::Win, 1});
         out.level = 1;
@@ -286,6 +507,91 @@ SlotStart TableMoves<R, Ix>::start(Color side, std::uint64_t index) const {
     out.late_loss = !best_win && worst_loss > 1;
     if (!symmetries_.empty()) out.stabilizer = static_cast<std::uint8_t>(stabilizer(pos));
     return out;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void TableMoves<R, Ix>::prepare_conversions() {
+    const int n = ix_.unit_count();
+    conversions_.assign(conversion_slot(kMaxTableUnits - 1, kNoCapture, kUnitTypeCount) + 1, Conversion{});
+    index::Material material;
+    for (int k = 0; k < n; ++k) material.add(unit_color(ix_.unit(k)), unit_type(ix_.unit(k)));
+    for (int mover = 0; mover < n; ++mover) {
+        const Color side = unit_color(ix_.unit(mover));
+        for (int captured = 0; captured <= kNoCapture; ++captured) {
+            if (captured < n && unit_color(ix_.unit(captured)) == side) continue;
+            if (captured >= n && captured != kNoCapture) continue;
+            for (int promotion = 0; promotion <= kUnitTypeCount; ++promotion) {
+                if (promotion != 0 && unit_type(ix_.unit(mover)) != UnitType::Pawn) continue;
+                if (promotion == 0 && captured == kNoCapture) continue;
+                Conversion& c = conversions_[conversion_slot(mover, captured, promotion)];
+                // The units after the move, by unit of this table.
+                std::array<Unit, kMaxTableUnits> after{};
+                index::Material child = material;
+                for (int k = 0; k < n; ++k) after[k] = ix_.unit(k);
+                if (captured != kNoCapture) {
+                    child.add(~side, unit_type(ix_.unit(captured)), -1);
+                    after[captured] = Unit::None;
+                    if (child.count(~side) == 0) {
+                        c.terminal = true;
+                        continue;
+                    }
+                }
+                if (promotion != 0) {
+                    const auto type = static_cast<UnitType>(promotion - 1);
+                    child.add(side, UnitType::Pawn, -1);
+                    child.add(side, type);
+                    after[mover] = make_unit(side, type);
+                }
+                const ResidentSubtable resident = child_value_.resident(child);
+                if (!resident.table) continue;
+                const index::Indexer& sub = resident.table->indexer();
+                std::array<bool, kMaxTableUnits> used{};
+                bool complete = sub.unit_count() == child.total();
+                for (int i = 0; i < sub.unit_count() && complete; ++i) {
+                    Unit want = sub.unit(i);
+                    if (resident.color_flipped) want = make_unit(~unit_color(want), unit_type(want));
+                    int found = -1;
+                    for (int k = 0; k < n && found < 0; ++k) {
+                        if (!used[k] && after[k] == want) found = k;
+                    }
+                    complete = found >= 0;
+                    if (complete) {
+                        used[found] = true;
+                        c.from[i] = static_cast<std::uint8_t>(found);
+                    }
+                }
+                if (!complete) continue;
+                c.table = resident.table;
+                c.color_flipped = resident.color_flipped;
+                c.units = static_cast<std::uint8_t>(sub.unit_count());
+            }
+        }
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+probe::Value TableMoves<R, Ix>::conversion_value(const Position& pos, const Square* squares, int mover,
+                                                 int captured, int promotion, Square to) const {
+    const Conversion& c = conversions_[conversion_slot(mover, captured, promotion)];
+    if (c.terminal) return {Wdl::Win, 0};
+    if (c.table) {
+        // The child's squares in the sub-table's unit order and orientation.
+        const int mirror = c.color_flipped ? 56 : 0;
+        Square placed[kMaxTableUnits];
+        for (int i = 0; i < c.units; ++i) {
+            const int k = c.from[i];
+            placed[i] = static_cast<Square>((k == mover ? to : squares[k]) ^ mirror);
+        }
+        const index::Index slot = c.table->indexer().encode(placed);
+        if (slot != index::kNoIndex) {
+            // The child's side to move is the opponent's, seen from the table.
+            const Color side = c.color_flipped ? pos.side_to_move() : ~pos.side_to_move();
+            return c.table->value(side, slot);
+        }
+    }
+    const Move m = promotion == 0 ? Move(squares[mover], to)
+                                  : Move(squares[mover], to, static_cast<UnitType>(promotion - 1));
+    return child_value_(pos.after(m));
 }
 
 template <Ruleset R, TableIndexer Ix>
