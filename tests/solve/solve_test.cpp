@@ -118,6 +118,21 @@ std::uint64_t store(const solve::Solver& solver, const Position& root, const std
     return stored->entries;
 }
 
+// Solves `root` under `options`, which must close at the root itself (a
+// leaf), stores the strategy under `name` and checks it with the verifier.
+solve::SolveSummary expect_root_leaf(const Position& root, const solve::SolveOptions& options,
+                                     const std::string& name) {
+    solve::Solver solver(root, options);
+    const auto s = run(solver);
+    REQUIRE(s.verdict == solve::Verdict::Proven);
+    CHECK(s.final.expanded == 1);
+    const std::uint64_t entries = store(solver, root, name);
+    const auto report = verify_strategy(name);
+    CHECK(report.closed());
+    CHECK(report.entries == entries);
+    return s;
+}
+
 Position fen(const std::string& text) {
     auto pos = parse_fen(text, kFourFile);
     REQUIRE_MESSAGE(pos.ok(), text);
@@ -259,14 +274,7 @@ TEST_CASE("region leaves on sampled positions are stored and verify") {
             if (!region.applies(pos) || !region.solve(pos)) continue;
             INFO(to_fen(pos));
             CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
-            solve::Solver solver(pos, options_for(pos));
-            const auto s = run(solver);
-            REQUIRE(s.verdict == solve::Verdict::Proven);
-            CHECK(s.final.expanded == 1);
-            const std::uint64_t entries = store(solver, pos, "region-leaf");
-            const auto report = verify_strategy("region-leaf");
-            CHECK(report.closed());
-            CHECK(report.entries == entries);
+            expect_root_leaf(pos, options_for(pos), "region-leaf");
             ++leaves;
         }
     }
@@ -335,15 +343,7 @@ TEST_CASE("quiet-game leaves with free pawns are stored and verify") {
             CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
             auto options = options_for(pos);
             options.quiet_budget = 20000;
-            solve::Solver solver(pos, options);
-            const auto s = run(solver);
-            REQUIRE(s.verdict == solve::Verdict::Proven);
-            CHECK(s.final.expanded == 1);
-            CHECK(s.final.quiet_explorations > 0);
-            const std::uint64_t entries = store(solver, pos, "quiet-leaf");
-            const auto report = verify_strategy("quiet-leaf");
-            CHECK(report.closed());
-            CHECK(report.entries == entries);
+            CHECK(expect_root_leaf(pos, options, "quiet-leaf").final.quiet_explorations > 0);
             ++leaves;
             options.quiet_budget = 0;
             solve::Solver plain(pos, options);
@@ -362,15 +362,7 @@ TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
     // kings' placements; solved whole, the root needs no search at all.
     const Position root = fen("r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1");
     auto options = options_for(root);
-    solve::Solver solver(root, options);
-    const auto s = run(solver);
-    REQUIRE(s.verdict == solve::Verdict::Proven);
-    CHECK(s.final.expanded == 1);
-    CHECK(s.final.region_explorations > 0);
-    const std::uint64_t entries = store(solver, root, "rooks-region");
-    const auto report = verify_strategy("rooks-region");
-    CHECK(report.closed());
-    CHECK(report.entries == entries);
+    CHECK(expect_root_leaf(root, options, "rooks-region").final.region_explorations > 0);
     // Without region leaves (and quiet games, which close it too) the same
     // root takes thousands of expansions.
     options.region_leaves = false;
@@ -390,14 +382,7 @@ TEST_CASE("locked pawns and kings: a region leaf agrees with the table") {
         const Position root = fen(text);
         INFO(text);
         REQUIRE(tb.probe(kFourFile, root)->wdl == Wdl::Draw);
-        solve::Solver solver(root, options_for(root));
-        const auto s = run(solver);
-        REQUIRE(s.verdict == solve::Verdict::Proven);
-        CHECK(s.final.expanded == 1);
-        const std::uint64_t entries = store(solver, root, "kp-region");
-        const auto report = verify_strategy("kp-region");
-        CHECK(report.closed());
-        CHECK(report.entries == entries);
+        expect_root_leaf(root, options_for(root), "kp-region");
     }
 }
 
