@@ -260,6 +260,8 @@ Status run(const std::vector<std::string>& args) {
                        {"region_positions", summary.final.region_positions},
                        {"quiet_explorations", summary.final.quiet_explorations},
                        {"quiet_positions", summary.final.quiet_positions},
+                       {"quiet_cut", summary.final.quiet_cut},
+                       {"quiet_cut_safe", summary.final.quiet_cut_safe},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

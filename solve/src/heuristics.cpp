@@ -134,6 +134,27 @@ int locked_pairs(const Position& pos) {
     return popcount((white << 8) & black);
 }
 
+// Pushes X's free pawns still need to meet the opponent's pawn on their
+// file head-on (a file without one counts nothing): a locked pawn structure
+// is what the region and quiet games can solve, and the opponent can keep
+// its own pawns at home for ever, so X has to walk into the lock itself.
+int pushes_to_lock(const Position& pos, Color x) {
+    const Bitboard theirs = pos.units(~x, UnitType::Pawn);
+    int pushes = 0;
+    for (Bitboard b = pos.units(x, UnitType::Pawn); b;) {
+        const Square s = pop_lsb(b);
+        const int file = file_of(s);
+        const int step = x == Color::White ? 1 : -1;
+        for (int r = rank_of(s) + step; r >= 0 && r < 8; r += step) {
+            if (theirs & bit(make_square(file, r))) {
+                pushes += (r - rank_of(s)) * step - 1;
+                break;
+            }
+        }
+    }
+    return pushes;
+}
+
 // Danger from the opponent's pawns with no unit of X's in front: the square
 // of how far each has come.
 std::int64_t runner_danger(const Position& pos, Color x) {
@@ -226,6 +247,7 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
             score += 120 + 20 * std::min(static_cast<int>(std::bit_width(same)), 12);
         }
         score += 15 * locked_pairs(child);
+        score -= 20 * pushes_to_lock(child, x);
         score += safety(child, x);
         score -= 6 * runner_danger(child, x);
         scored.score = score;

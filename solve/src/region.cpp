@@ -3,6 +3,7 @@
 
 #include "region.hpp"
 
+#include <limits>
 #include <vector>
 
 namespace tbf::solve::detail {
@@ -179,9 +180,18 @@ bool RegionSolver::explore(const Position& start, int depth) {
     };
     add(pack(start));
     MoveList legal;
+    // A quiet game larger than the budget is cut there: the positions not
+    // expanded yet count as losses for X, so whatever the attractor still
+    // calls safe is safe in the whole game (X can keep play inside the
+    // explored part for ever), while an unsafe value means nothing.
+    std::uint32_t cut = std::numeric_limits<std::uint32_t>::max();
     for (std::uint32_t v = 0; v < keys.size(); ++v) {
         if (kind[v] != Kind::Inner) continue;
-        if (keys.size() > budget_) return false;
+        if (keys.size() > budget_) {
+            if (game_ != RegionGame::Quiet) return false;
+            cut = v;
+            break;
+        }
         const Position pos = unpack(keys[v]);
         generate_legal<R>(pos, legal);
         const bool x_moves = pos.side_to_move() == x_;
@@ -236,9 +246,12 @@ bool RegionSolver::explore(const Position& start, int depth) {
             kind[v] = Kind::Loss;
         }
     }
+    const std::size_t n = keys.size();
+    for (std::uint32_t v = cut; v < n; ++v) {
+        if (kind[v] == Kind::Inner) kind[v] = Kind::Loss;
+    }
     // The opponent's attractor to the losses: an opponent node with a child
     // in it, an X node with all its children in it.
-    const std::size_t n = keys.size();
     std::vector<std::uint32_t> pred_first(n + 1, 0), preds(child.size());
     for (std::uint32_t c : child) ++pred_first[c + 1];
     for (std::size_t i = 0; i < n; ++i) pred_first[i + 1] += pred_first[i];
@@ -269,10 +282,18 @@ bool RegionSolver::explore(const Position& start, int depth) {
             queue.push_back(p);
         }
     }
+    // A cut game's start outside the attractor is a success; inside, the
+    // budget was spent for nothing, and the caller gives the game up.
+    const bool was_cut = cut != std::numeric_limits<std::uint32_t>::max();
+    if (was_cut) {
+        ++cut_explorations_;
+        if (in[0]) return false;
+        ++cut_successes_;
+    }
     // Every explored position's value is exact now (its region is closed
-    // under the moves above): keep them all.
+    // under the moves above): keep them all; of a cut game only the safe ones.
     for (std::uint32_t v = 0; v < n; ++v) {
-        if (cached[v]) continue;
+        if (cached[v] || (was_cut && in[v])) continue;
         std::uint16_t value = in[v] ? static_cast<std::uint16_t>(kUnsafeAtDepth + depth) : kSafe;
         if (!in[v] && kind[v] == Kind::Inner && x_node(v)) {
             for (std::uint32_t i = 0; i < count[v]; ++i) {

@@ -63,6 +63,10 @@ public:
     std::uint64_t memory_bytes() const;
     std::uint64_t explorations() const { return explorations_; }
     std::uint64_t cached() const { return values_.size(); }
+    // Quiet games cut at the budget, and those of them whose start was safe
+    // all the same.
+    std::uint64_t cut_explorations() const { return cut_explorations_; }
+    std::uint64_t cut_successes() const { return cut_successes_; }
 
 private:
     struct KeyHash {
@@ -95,6 +99,8 @@ private:
     static constexpr int kMaxQuietOverflows = 16;
     int overflows_ = 0;
     std::uint64_t explorations_ = 0;
+    std::uint64_t cut_explorations_ = 0;
+    std::uint64_t cut_successes_ = 0;
 };
 
 }  // namespace tbf::solve::detail

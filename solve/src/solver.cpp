@@ -691,6 +691,8 @@ struct Solver::Impl {
         p.region_positions = region.cached();
         p.quiet_explorations = quiet.explorations();
         p.quiet_positions = quiet.cached();
+        p.quiet_cut = quiet.cut_explorations();
+        p.quiet_cut_safe = quiet.cut_successes();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;

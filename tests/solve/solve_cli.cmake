@@ -45,6 +45,13 @@ run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side w
 expect("${out}" "\"nodes\":[0-9]+,.*\"region_explorations\":0,.*\"quiet_explorations\":[1-9]")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked-quiet)
 expect("${out}" "closed")
+# A budget far below the quiet games' sizes cuts them (docs/fourfile.md,
+# "Cut games"): some are still safe at their start, and the strategy closes.
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-cut
+         --no-regions --quiet-budget 4000 --quiet --json)
+expect("${out}" "\"quiet_cut\":[1-9][0-9]*,\"quiet_cut_safe\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked-cut)
+expect("${out}" "closed")
 
 # A database path that is a file: exit 3.
 file(WRITE "${WORK}/solve-cli-file" "x")

@@ -322,6 +322,40 @@ TEST_CASE("a quiet-game value is never claimed where the tables say X loses") {
     CHECK(pawn_moves > 0);
 }
 
+TEST_CASE("a quiet game cut at its budget claims only what the tables allow") {
+    // With a budget far below the games' sizes most explorations are cut:
+    // the positions left unexpanded count as losses, so a start still called
+    // safe must be a draw or a win in the tables, and so must every position
+    // the cut game cached as safe on the way (X's move keeps it so).
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = 150;  // bounded anyway: a solver stops after 16 failed cut games
+    using solve::detail::RegionGame;
+    solve::detail::RegionSolver white(Color::White, 400, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    solve::detail::RegionSolver black(Color::Black, 400, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    int claimed = 0;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 23)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            auto& quiet = pos.side_to_move() == Color::White ? white : black;
+            if (!quiet.applies(pos)) continue;
+            const auto move = quiet.solve(pos);
+            if (!move) continue;
+            ++claimed;
+            INFO(to_fen(pos), " ", to_uci(*move));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            const Position after = pos.after(*move);
+            if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
+            CHECK(quiet.known(after) == true);
+        }
+    }
+    const auto cut = white.cut_explorations() + black.cut_explorations();
+    const auto cut_safe = white.cut_successes() + black.cut_successes();
+    MESSAGE(claimed, " claims; ", cut, " games cut at the budget, ", cut_safe, " of them safe at the start");
+    CHECK(cut > 0);
+    CHECK(cut_safe > 0);
+    CHECK(claimed > 0);
+}
+
 TEST_CASE("quiet-game leaves with free pawns are stored and verify") {
     // Sampled pawn positions the locked game does not apply to (a pawn is
     // free) and no fortress closes, but the quiet game proves: the solver stops at the root, the

@@ -42,6 +42,8 @@ struct SolveProgress {
     std::uint64_t region_positions = 0;     // positions whose region value is cached
     std::uint64_t quiet_explorations = 0;   // quiet games explored
     std::uint64_t quiet_positions = 0;      // positions whose quiet-game value is cached
+    std::uint64_t quiet_cut = 0;            // quiet games cut at the budget
+    std::uint64_t quiet_cut_safe = 0;       // of them, those whose start was safe all the same
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
