@@ -28,9 +28,8 @@ enum class RegionGame : std::uint8_t {
     // X moves its pieces only; tried where every pawn of X's is locked.
     LockedPawns,
     // X may also push its pawns (not promote): the whole quiet game, where
-    // any capture leaves it. Tried where few pawns are still free and the
-    // opponent has few pieces, so that the game fits the budget (the pawn
-    // structures multiply the positions).
+    // any capture leaves it. Tried where the opponent has at most one piece,
+    // so that the game can fit the budget; a larger one is cut there.
     Quiet,
 };
 

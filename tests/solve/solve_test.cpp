@@ -625,6 +625,13 @@ TEST_CASE("knights with all pawns after 1. e4 e5: closes by quiet games and veri
     check_closes("4k1n1/p1p3p1/8/4p3/4P3/8/P1P3P1/4K1N1 w - - 0 1", "knights-e4-e5", 2);
 }
 
+TEST_CASE("knights with all pawns at home: closes by quiet games from the start and verifies" *
+          doctest::test_suite("slow")) {
+    // Eight free pawns: the quiet games start at the root's children, and
+    // the ones that fit the budget close it within a few dozen positions.
+    check_closes("4k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/4K1N1 w - - 0 1", "knights-start", 3);
+}
+
 TEST_CASE("the memory cap stops a run as not proven") {
     const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
     auto options = options_for(start);
