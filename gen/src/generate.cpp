@@ -93,7 +93,18 @@ public:
         }
         return {};
     }
-    const std::string& error() const { return error_; }
+    // The first failure of value() or of a resident table's, empty if none.
+    std::string error() const {
+        {
+            std::lock_guard lock(mutex_);
+            if (!error_.empty()) return error_;
+        }
+        for (const Entry& entry : tables_) {
+            if (!entry.wdl) continue;
+            if (std::string error = entry.wdl->error(); !error.empty()) return error;
+        }
+        return {};
+    }
 
 private:
     struct Entry {
@@ -468,7 +479,15 @@ public:
         if (it != tables_.end()) return it->second;
         auto decoded = tb.decode_table(variant, m);
         if (!decoded.ok()) return decoded.status();
-        auto wdl = WdlTable::from(**decoded);
+        // A wdl-dtc/2 table values its slots when read, through the table
+        // as opened (block cache), not the decoded copy dropped below.
+        std::shared_ptr<const probe::Table> resolver;
+        if ((*decoded)->compact()) {
+            auto opened = tb.table(variant, m);
+            if (!opened.ok()) return opened.status();
+            resolver = std::move(*opened);
+        }
+        auto wdl = WdlTable::from(**decoded, std::move(resolver));
         if (!wdl.ok()) return wdl.status();
         auto table = std::make_shared<const WdlTable>(std::move(*wdl));
         tables_.emplace(m.name(), table);
@@ -558,7 +577,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         auto found = holders.find(probe::table_name(R::kId, sub));
         if (!found.ok()) return database_failure("building", name, found.status());
         sub_holders.push_back(found->first);
-        subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count);
+        subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count,
+                                              found->second.spec.value_encoding == probe::kCompactValueEncoding);
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =

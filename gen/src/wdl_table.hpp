@@ -1,112 +1,181 @@
 #pragma once
 // A finished sub-table kept in memory by its win/draw/loss alone, 2 bits a
-// stored slot (an eighth of its decoded codes). A wdl-dtc/2 table gives it
-// through the probe's WDL-only resolution. The generator reads
+// stored slot (an eighth of its decoded codes). The generator reads
 // sub-tables only through conversions (captures, promotions, and the
 // captures after a double push into en passant), and a converting move is
 // worth distance 1 whatever the distance of the position it reaches
 // (probe::move_value), so the DTC of a sub-table position is never needed.
+//
+// A wdl-dtc/2 table stores no value where a one-ply look over its own
+// sub-tables gives it back, and its stored code holds only for the slots a
+// move keeps in the table. Such a table is resolved lazily: the stored
+// code's WDL is kept for every slot, and a slot is classified (and, if its
+// moves all leave the table, valued over the sub-tables) the first time it
+// is read, the answer kept for later reads. A parent reads only the slots
+// its conversions reach (a promotion reaches a few in a hundred of a
+// table), so resolving the whole table when it is loaded wasted most of
+// the work.
 
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "tbforge/base/status.hpp"
 #include "tbforge/index/indexer.hpp"
+#include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/probe/value.hpp"
+#include "tbforge/rules/variant.hpp"
 
 namespace tbf::gen {
 
 class WdlTable {
 public:
-    // Bytes held for a table of `slot_count` stored slots (both sides).
-    static constexpr std::uint64_t bytes_for(std::uint64_t slot_count) { return (slot_count + 31) / 32 * 8; }
+    // Bytes held for a table of `slot_count` stored slots (both sides); a
+    // wdl-dtc/2 table (`compact`) adds a bit a slot: read already or not.
+    static constexpr std::uint64_t bytes_for(std::uint64_t slot_count, bool compact = false) {
+        const std::uint64_t wdl = (slot_count + 31) / 32 * 8;
+        return compact ? wdl + (slot_count + 63) / 64 * 8 : wdl;
+    }
 
-    // The WDL of every slot of a decoded table (probe::Tablebase::decode_table).
-    static Result<WdlTable> from(const probe::Table& table) {
+    // The WDL of every slot of a decoded table (probe::Tablebase::decode_table)
+    // as its stored codes give it. A wdl-dtc/2 table's other slots are
+    // valued when first read, by `resolver` (the same table, usually opened
+    // through the block cache rather than decoded), which the WdlTable keeps.
+    static Result<WdlTable> from(const probe::Table& table, std::shared_ptr<const probe::Table> resolver = nullptr) {
         WdlTable out(table.indexer());
         const std::uint64_t n = out.ix_.size();
         const std::uint64_t slots = 2 * n;
         out.words_.assign((slots + 31) / 32, 0);
+        if (table.compact()) {
+            if (!resolver) return invalid_argument("a wdl-dtc/2 sub-table needs a table to resolve its slots");
+            out.resolver_ = std::move(resolver);
+            out.checked_.assign((slots + 63) / 64, 0);
+        }
         const auto words = static_cast<std::int64_t>(out.words_.size());
         bool failed = false;
         Status error;
-        // Runs of 32 words (1024 slots, never across the sides' boundary
-        // unless N is not a multiple of 1024), each decoded slot by slot from
-        // its first (Indexer::decode_next) when positions are needed.
-        constexpr std::int64_t kRunWords = 32;
 #pragma omp parallel for schedule(static)
-        for (std::int64_t run = 0; run < (words + kRunWords - 1) / kRunWords; ++run) {
-            Square squares[index::kMaxUnits];
-            std::uint64_t decoded_next = ~std::uint64_t{0};  // the index squares can step to
-            const std::int64_t end = std::min(words, (run + 1) * kRunWords);
-            for (std::int64_t w = run * kRunWords; w < end && !failed; ++w) {
-                std::uint64_t bits = 0;
-                const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
-                const std::uint64_t stop = std::min(slots, first + 32);
-                for (std::uint64_t slot = first; slot < stop; ++slot) {
-                    const Color side = slot < n ? Color::White : Color::Black;
-                    const std::uint64_t index = slot < n ? slot : slot - n;
-                    probe::ProbeResult<Wdl> wdl = Wdl::Draw;
-                    if (!table.compact()) {
-                        wdl = wdl_of_code(table, side, index);
-                    } else {
-                        // wdl-dtc/2: the stored WDL of a free slot, or a one-ply
-                        // look at the table's own sub-tables (never its DTC).
-                        const bool ok = index == decoded_next ? out.ix_.decode_next(index, squares)
-                                                              : out.ix_.decode(index, squares);
-                        decoded_next = index + 1;
-                        if (ok) {
-                            Position pos;
-                            for (int u = 0; u < out.ix_.unit_count(); ++u) pos.put(squares[u], out.ix_.unit(u));
-                            pos.set_side_to_move(side);
-                            if (!side_not_to_move_in_check(out.ix_.variant(), pos)) wdl = table.wdl(side, index, pos);
-                        }
-                    }
-                    if (!wdl.ok()) {
+        for (std::int64_t w = 0; w < words; ++w) {
+            if (failed) continue;
+            std::uint64_t bits = 0;
+            const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
+            const std::uint64_t stop = std::min(slots, first + 32);
+            for (std::uint64_t slot = first; slot < stop; ++slot) {
+                const Color side = slot < n ? Color::White : Color::Black;
+                const std::uint64_t index = slot < n ? slot : slot - n;
+                auto code = table.code(side, index);
+                if (!code.ok()) {
 #pragma omp critical(wdl_table_error)
-                        {
-                            if (!failed) error = wdl.status();
-                            failed = true;
-                        }
-                        break;
+                    {
+                        if (!failed) error = code.status();
+                        failed = true;
                     }
-                    const unsigned wdl_bits = *wdl == Wdl::Win ? kWin : *wdl == Wdl::Loss ? kLoss : 0;
-                    bits |= static_cast<std::uint64_t>(wdl_bits) << (2 * (slot - first));
+                    break;
                 }
-                out.words_[static_cast<std::size_t>(w)] = bits;
+                bits |= static_cast<std::uint64_t>(bits_of(probe::decode_value(*code).wdl)) << (2 * (slot - first));
             }
+            out.words_[static_cast<std::size_t>(w)] = bits;
         }
         if (failed) return error;
         return out;
     }
 
+    WdlTable(WdlTable&& other) noexcept
+        : ix_(std::move(other.ix_)),
+          words_(std::move(other.words_)),
+          checked_(std::move(other.checked_)),
+          resolver_(std::move(other.resolver_)) {}
+
     const index::Indexer& indexer() const { return ix_; }
-    std::uint64_t bytes() const { return words_.size() * sizeof(std::uint64_t); }
+    std::uint64_t bytes() const { return (words_.size() + checked_.size()) * sizeof(std::uint64_t); }
 
     // The value of a slot for its side to move, DTC 0: only the WDL is kept.
+    // Safe from parallel loops; a wdl-dtc/2 slot that cannot be valued (a
+    // damaged sub-table of its own) reads as a draw and leaves error() set.
     probe::Value value(Color side, std::uint64_t index) const {
         const std::uint64_t slot = to_index(side) * ix_.size() + index;
-        const auto bits = static_cast<unsigned>(words_[slot / 32] >> (2 * (slot % 32)) & 3);
-        return {bits == kWin ? Wdl::Win : bits == kLoss ? Wdl::Loss : Wdl::Draw, 0};
+        if (!checked_.empty() &&
+            !(std::atomic_ref(checked_[slot / 64]).load(std::memory_order_acquire) >> (slot % 64) & 1)) {
+            return {resolve(side, index, slot), 0};
+        }
+        return {wdl_of(std::atomic_ref(words_[slot / 32]).load(std::memory_order_relaxed) >> (2 * (slot % 32)) & 3),
+                0};
+    }
+
+    // The first failure of value(), empty if none.
+    std::string error() const {
+        std::lock_guard lock(error_mutex_);
+        return error_;
     }
 
 private:
     static constexpr unsigned kWin = 1, kLoss = 2;
-    static probe::ProbeResult<Wdl> wdl_of_code(const probe::Table& table, Color side, std::uint64_t index) {
-        auto code = table.code(side, index);
-        if (!code.ok()) return code.status();
-        return probe::decode_value(*code).wdl;
+    static unsigned bits_of(Wdl wdl) { return wdl == Wdl::Win ? kWin : wdl == Wdl::Loss ? kLoss : 0; }
+    static Wdl wdl_of(std::uint64_t bits) { return bits == kWin ? Wdl::Win : bits == kLoss ? Wdl::Loss : Wdl::Draw; }
+
+    // First read of a wdl-dtc/2 slot: a free slot's stored WDL holds; any
+    // other is valued as the probe values it. Threads reading the same slot
+    // at once both value it and write the same bits.
+    Wdl resolve(Color side, std::uint64_t index, std::uint64_t slot) const {
+        const unsigned shift = 2 * (slot % 32);
+        Wdl wdl = wdl_of(std::atomic_ref(words_[slot / 32]).load(std::memory_order_relaxed) >> shift & 3);
+        Square squares[index::kMaxUnits];
+        if (ix_.decode(index, squares)) {
+            Position pos;
+            for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
+            pos.set_side_to_move(side);
+            const VariantId variant = ix_.variant();
+            if (side_not_to_move_in_check(variant, pos)) {
+                wdl = Wdl::Draw;  // not a position: stored as a draw, never read for a move
+            } else {
+                const bool stored = with_variant(variant, [&]<class R>() {
+                    std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
+                    if (!kind) {
+                        MoveList moves;
+                        kind = probe::slot_kind<R>(pos, moves);
+                    }
+                    return *kind == probe::SlotKind::Free;
+                });
+                if (!stored) {
+                    auto resolved = resolver_->wdl(side, index, pos);
+                    if (!resolved.ok()) {
+                        std::lock_guard lock(error_mutex_);
+                        if (error_.empty()) error_ = resolved.status().to_string();
+                        return Wdl::Draw;
+                    }
+                    wdl = *resolved;
+                }
+            }
+        } else {
+            wdl = Wdl::Draw;
+        }
+        const std::uint64_t keep = ~(std::uint64_t{3} << shift) | static_cast<std::uint64_t>(bits_of(wdl)) << shift;
+        const std::uint64_t set = static_cast<std::uint64_t>(bits_of(wdl)) << shift;
+        std::atomic_ref word(words_[slot / 32]);
+        word.fetch_and(keep, std::memory_order_relaxed);
+        word.fetch_or(set, std::memory_order_relaxed);
+        std::atomic_ref(checked_[slot / 64]).fetch_or(std::uint64_t{1} << (slot % 64), std::memory_order_release);
+        return wdl;
     }
 
     explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
 
     index::Indexer ix_;
-    std::vector<std::uint64_t> words_;
+    // Read and, for wdl-dtc/2 tables, written from parallel loops through
+    // std::atomic_ref.
+    mutable std::vector<std::uint64_t> words_;
+    mutable std::vector<std::uint64_t> checked_;  // wdl-dtc/2: a bit a slot, set once valued
+    std::shared_ptr<const probe::Table> resolver_;
+    mutable std::mutex error_mutex_;
+    mutable std::string error_;
 };
 
 }  // namespace tbf::gen

@@ -186,6 +186,74 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
     CHECK(seen.size() == 3);
 }
 
+TEST_CASE("a wdl-dtc/2 sub-table valued slot by slot when read gives the WDL of the whole resolution") {
+    Built& built = Built::get(VariantId::Antichess);
+    // The same tables stored as wdl-dtc/2 in a database of their own.
+    test::ScratchDir dir;
+    storage::DatabaseOptions db_options;
+    db_options.mode = storage::OpenMode::ReadWrite;
+    db_options.create_if_missing = true;
+    auto db = storage::Database::open(dir.sub("db"), db_options);
+    REQUIRE(db.ok());
+    probe::Tablebase compact(std::move(*db));
+    gen::GenerateOptions options;
+    options.threads = 2;
+    options.value_encoding = std::string(probe::kCompactValueEncoding);
+    const std::vector<const char*> names = {"KQvR", "NPvB", "BBvN", "PvP", "KPvK"};
+    std::vector<index::Material> materials;
+    for (const char* name : names) materials.push_back(index::canonical(*index::parse_table(name, VariantId::Antichess)));
+    auto generated = gen::generate(compact, VariantId::Antichess, materials, options);
+    REQUIRE_MESSAGE(generated.ok(), generated.status().to_string());
+    std::map<Wdl, std::uint64_t> seen;
+    std::uint64_t resolved_outside = 0;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        CAPTURE(names[k]);
+        built.build(names[k]);
+        auto codes = built.tablebase().decode_table(VariantId::Antichess, materials[k]);  // wdl-dtc/1
+        auto decoded = compact.decode_table(VariantId::Antichess, materials[k]);
+        auto opened = compact.table(VariantId::Antichess, materials[k]);
+        REQUIRE(codes.ok());
+        REQUIRE(decoded.ok());
+        REQUIRE(opened.ok());
+        REQUIRE((*opened)->compact());
+        auto lazy = gen::WdlTable::from(**decoded, *opened);
+        REQUIRE(lazy.ok());
+        const std::uint64_t n = (*decoded)->indexer().size();
+        CHECK(lazy->bytes() == gen::WdlTable::bytes_for(2 * n, true));
+        // Every slot read twice from two threads at once, in opposite
+        // orders, so that first reads race and later ones hit the kept bits.
+        const auto slots = static_cast<std::int64_t>(2 * n);
+        std::uint64_t mismatches = 0;
+#pragma omp parallel for num_threads(2) schedule(static, 1) reduction(+ : mismatches)
+        for (std::int64_t pass = 0; pass < 2; ++pass) {
+            for (std::int64_t j = 0; j < slots; ++j) {
+                const std::uint64_t slot = static_cast<std::uint64_t>(pass == 0 ? j : slots - 1 - j);
+                const Color side = slot < n ? Color::White : Color::Black;
+                const std::uint64_t i = slot < n ? slot : slot - n;
+                const probe::Value kept = lazy->value(side, i);
+                mismatches += kept.wdl != probe::decode_value(*(*codes)->code(side, i)).wdl || kept.dtc != 0;
+            }
+        }
+        CHECK(lazy->error().empty());
+        CHECK(mismatches == 0);
+        // ...and the same WDL as the probe's whole resolution of the table.
+        for (const Color side : {Color::White, Color::Black}) {
+            for (std::uint64_t i = 0; i < n; ++i) {
+                auto whole = (*opened)->wdl(side, i);
+                REQUIRE(whole.ok());
+                const Wdl stored = probe::decode_value(*(*decoded)->code(side, i)).wdl;
+                resolved_outside += stored != *whole;  // a slot the stored code does not give
+                if (lazy->value(side, i).wdl != *whole) ++mismatches;
+                ++seen[*whole];
+            }
+        }
+        CHECK(mismatches == 0);
+    }
+    CHECK(seen.size() == 3);
+    // The stored codes alone would not do: the reads valued some slots.
+    CHECK(resolved_outside > 0);
+}
+
 TEST_CASE("one and two threads store identical bytes") {
     const int before = omp_get_max_threads();
     test::ScratchDir dir;
