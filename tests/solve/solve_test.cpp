@@ -223,13 +223,27 @@ TEST_CASE("a waiting move that runs out is no fortress") {
     CHECK_FALSE(solve::detail::find_fortress(pos, 20000).has_value());
 }
 
+// A region or quiet game's claim that `pos` is safe with `move`: the tables
+// must call `pos` a draw or a win for the side to move, the move must be
+// legal and keep it so, and the solver must call the position after it safe.
+void check_claim(const solve::detail::RegionSolver& solver, const Position& pos, Move move) {
+    const auto& tb = Tables::get().tablebase();
+    INFO(to_fen(pos), " ", to_uci(move));
+    CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+    MoveList legal;
+    generate_legal<FourFile>(pos, legal);
+    REQUIRE(std::find(legal.begin(), legal.end(), move) != legal.end());
+    const Position after = pos.after(move);
+    if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
+    CHECK(solver.known(after) == true);
+}
+
 TEST_CASE("a region value is never claimed where the tables say X loses") {
     // The region game (X moves pieces only, captures lead to the captured
     // region's own value one capture deep) on every sampled position of the
     // tables, both sides to move, with one cache per side shared by all of
     // them: every position it calls safe must be a draw or a win for the
     // side to move, and so must X's region move keep it.
-    const auto& tb = Tables::get().tablebase();
     const std::size_t per_table = test::kSanitized ? 30 : 300;
     solve::detail::RegionSolver white(Color::White, 20000, std::size_t{1} << 22, 1);
     solve::detail::RegionSolver black(Color::Black, 20000, std::size_t{1} << 22, 1);
@@ -243,15 +257,8 @@ TEST_CASE("a region value is never claimed where the tables say X loses") {
             const auto move = region.solve(pos);
             if (!move) continue;
             ++claimed;
-            INFO(to_fen(pos), " ", to_uci(*move));
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
-            MoveList legal;
-            generate_legal<FourFile>(pos, legal);
-            REQUIRE(std::find(legal.begin(), legal.end(), *move) != legal.end());
-            const Position after = pos.after(*move);
+            check_claim(region, pos, *move);
             if (pos.is_capture(*move)) ++captures;
-            if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
-            CHECK(region.known(after) == true);
         }
     }
     MESSAGE(checked, " positions, ", claimed, " region claims, ", captures, " of them by a capture; ",
@@ -287,7 +294,6 @@ TEST_CASE("a quiet-game value is never claimed where the tables say X loses") {
     // for X if the opponent's, no move for X if X's) on the sampled positions
     // of the tables, both sides to move: every position it calls safe must
     // be a draw or a win for the side to move, and X's move must keep it so.
-    const auto& tb = Tables::get().tablebase();
     const std::size_t per_table = test::kSanitized ? 30 : 300;
     using solve::detail::RegionGame;
     solve::detail::RegionSolver white(Color::White, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
@@ -303,17 +309,10 @@ TEST_CASE("a quiet-game value is never claimed where the tables say X loses") {
             const auto move = quiet.solve(pos);
             if (!move) continue;
             ++claimed;
-            INFO(to_fen(pos), " ", to_uci(*move));
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
-            MoveList legal;
-            generate_legal<FourFile>(pos, legal);
-            REQUIRE(std::find(legal.begin(), legal.end(), *move) != legal.end());
+            check_claim(quiet, pos, *move);
             CHECK_FALSE(pos.is_capture(*move));
             CHECK_FALSE(move->is_promotion());
             if (unit_type(pos.unit_on(move->from())) == UnitType::Pawn) ++pawn_moves;
-            const Position after = pos.after(*move);
-            if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
-            CHECK(quiet.known(after) == true);
         }
     }
     MESSAGE(checked, " positions, ", claimed, " quiet-game claims, ", pawn_moves, " of them by a pawn step; ",
@@ -327,7 +326,6 @@ TEST_CASE("a quiet game cut at its budget claims only what the tables allow") {
     // the positions left unexpanded count as losses, so a start still called
     // safe must be a draw or a win in the tables, and so must every position
     // the cut game cached as safe on the way (X's move keeps it so).
-    const auto& tb = Tables::get().tablebase();
     const std::size_t per_table = 150;  // bounded anyway: a solver stops after 16 failed cut games
     using solve::detail::RegionGame;
     solve::detail::RegionSolver white(Color::White, 400, std::size_t{1} << 22, 0, RegionGame::Quiet);
@@ -341,11 +339,7 @@ TEST_CASE("a quiet game cut at its budget claims only what the tables allow") {
             const auto move = quiet.solve(pos);
             if (!move) continue;
             ++claimed;
-            INFO(to_fen(pos), " ", to_uci(*move));
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
-            const Position after = pos.after(*move);
-            if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
-            CHECK(quiet.known(after) == true);
+            check_claim(quiet, pos, *move);
         }
     }
     const auto cut = white.cut_explorations() + black.cut_explorations();
