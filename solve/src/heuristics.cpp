@@ -140,11 +140,11 @@ int locked_pairs(const Position& pos) {
 // its own pawns at home for ever, so X has to walk into the lock itself.
 int pushes_to_lock(const Position& pos, Color x) {
     const Bitboard theirs = pos.units(~x, UnitType::Pawn);
+    const int step = x == Color::White ? 1 : -1;
     int pushes = 0;
     for (Bitboard b = pos.units(x, UnitType::Pawn); b;) {
         const Square s = pop_lsb(b);
         const int file = file_of(s);
-        const int step = x == Color::White ? 1 : -1;
         for (int r = rank_of(s) + step; r >= 0 && r < 8; r += step) {
             if (theirs & bit(make_square(file, r))) {
                 pushes += (r - rank_of(s)) * step - 1;
