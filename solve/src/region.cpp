@@ -81,15 +81,15 @@ std::string RegionSolver::region_key(const Position& pos) const {
 }
 
 std::optional<bool> RegionSolver::known(const Position& pos) const {
-    const auto it = values_.find(pack(pos));
-    if (it == values_.end()) return std::nullopt;
-    return !is_unsafe(it->second);
+    const std::uint16_t* value = values_.find(pack(pos));
+    if (!value) return std::nullopt;
+    return !is_unsafe(*value);
 }
 
 std::optional<Move> RegionSolver::move_at(const Position& pos) const {
-    const auto it = values_.find(pack(pos));
-    if (it == values_.end() || is_unsafe(it->second) || it->second == kSafe) return std::nullopt;
-    const std::uint16_t raw = it->second;
+    const std::uint16_t* value = values_.find(pack(pos));
+    if (!value || is_unsafe(*value) || *value == kSafe) return std::nullopt;
+    const std::uint16_t raw = *value;
     const auto from = static_cast<Square>(raw & 63);
     const auto to = static_cast<Square>((raw >> 6) & 63);
     // Region moves are never promotions.
@@ -97,7 +97,7 @@ std::optional<Move> RegionSolver::move_at(const Position& pos) const {
 }
 
 std::optional<Move> RegionSolver::solve(const Position& pos) {
-    const bool fresh = !values_.count(pack(pos));
+    const bool fresh = !values_.contains(pack(pos));
     if (!explore_region(pos, max_capture_depth_)) return std::nullopt;
     const auto move = move_at(pos);
     // A region that keeps failing from new starts is given up: exploring
@@ -114,9 +114,9 @@ std::optional<Move> RegionSolver::solve(const Position& pos) {
 bool RegionSolver::explore_region(const Position& pos, int depth) {
     const PackedPosition packed = pack(pos);
     for (int d = 0; d <= depth; ++d) {
-        if (const auto it = values_.find(packed); it != values_.end()) {
-            if (!is_unsafe(it->second) || unsafe_depth(it->second) >= depth) return true;
-            if (unsafe_depth(it->second) >= d) continue;
+        if (const std::uint16_t* value = values_.find(packed)) {
+            if (!is_unsafe(*value) || unsafe_depth(*value) >= depth) return true;
+            if (unsafe_depth(*value) >= d) continue;
         }
         if (values_.size() >= cache_cap_) return false;
         const std::string key = region_key(pos);
@@ -148,27 +148,27 @@ RegionSolver::Exit RegionSolver::exit_value(const Position& pos, int depth) {
 bool RegionSolver::explore(const Position& start, int depth) {
     ++explorations_;
     std::vector<PackedPosition> keys;
-    std::unordered_map<PackedPosition, std::uint32_t, KeyHash> index;
+    PackedMap<std::uint32_t> index;
     std::vector<Kind> kind;
     std::vector<std::uint8_t> cached;  // an end because an earlier exploration decided it
     std::vector<std::uint32_t> first, count, child;
     std::vector<std::uint16_t> move;
     const auto add = [&](const PackedPosition& key) -> std::uint32_t {
-        const auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(keys.size()));
-        if (!inserted) return it->second;
+        const auto [id, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(keys.size()));
+        if (!inserted) return *id;
         keys.push_back(key);
         Kind k = Kind::Inner;
         // Earlier explorations' values are exact in their games: a safe
         // one is safe here too, an unsafe one if X had as many captures.
-        if (const auto v = values_.find(key); v != values_.end()) {
-            if (!is_unsafe(v->second)) k = Kind::Safe;
-            else if (unsafe_depth(v->second) >= depth) k = Kind::Loss;
+        if (const std::uint16_t* value = values_.find(key)) {
+            if (!is_unsafe(*value)) k = Kind::Safe;
+            else if (unsafe_depth(*value) >= depth) k = Kind::Loss;
         }
         kind.push_back(k);
         cached.push_back(k != Kind::Inner);
         first.push_back(0);
         count.push_back(0);
-        return it->second;
+        return *id;
     };
     add(pack(start));
     MoveList legal;
@@ -295,15 +295,13 @@ bool RegionSolver::explore(const Position& start, int depth) {
                 }
             }
         }
-        values_[keys[v]] = value;
+        values_.insert_or_assign(keys[v], value);
     }
     return true;
 }
 
 std::uint64_t RegionSolver::memory_bytes() const {
-    // Node-based hash map: key, value, next pointer and cached hash, plus a
-    // bucket pointer.
-    return values_.size() * 48 + values_.bucket_count() * 8 + (too_large_.size() + failures_.size()) * 64;
+    return values_.memory_bytes() + (too_large_.size() + failures_.size()) * 64;
 }
 
 }  // namespace tbf::solve::detail

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "packed_map.hpp"
 #include "packed_position.hpp"
 #include "tbforge/rules/movegen.hpp"
 
@@ -68,9 +69,6 @@ public:
     std::uint64_t cut_successes() const { return cut_successes_; }
 
 private:
-    struct KeyHash {
-        std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
-    };
     enum class Exit : std::uint8_t { Safe, Loss };
     bool explore(const Position& start, int depth);
     bool explore_region(const Position& pos, int depth);
@@ -85,7 +83,7 @@ private:
     // Every position an exploration finished, with its exact value in the
     // region game: X to move and safe: X's move (raw); opponent to move and
     // safe: kSafe; unsafe: kUnsafe.
-    std::unordered_map<PackedPosition, std::uint16_t, KeyHash> values_;
+    PackedMap<std::uint16_t> values_;
     // Regions (pawns and material) given up: too large for the budget, or
     // failing too often.
     std::unordered_set<std::string> too_large_;

@@ -19,6 +19,7 @@
 
 #include "fortress.hpp"
 #include "heuristics.hpp"
+#include "packed_map.hpp"
 #include "packed_position.hpp"
 #include "region.hpp"
 #include "tbforge/probe/strategy.hpp"
@@ -55,20 +56,14 @@ constexpr std::size_t kFortressBudget = 20000;
 // the search they save: measured in docs/fourfile.md), and the region cache
 // in all.
 constexpr std::size_t kRegionBudget = 20000;
+// Without a memory cap, the region cache holds at most 8 million positions
+// and the quiet games' (larger games) 32 million; with one, each cache takes
+// a quarter of it.
 constexpr std::size_t kRegionCacheCap = 8000000;
-
-// The region cache takes at most a quarter of a memory cap (about 60 bytes
-// a position).
-std::size_t region_cache_cap(std::uint64_t memory_bytes) {
-    if (memory_bytes == 0) return kRegionCacheCap;
-    return static_cast<std::size_t>(std::min<std::uint64_t>(kRegionCacheCap, memory_bytes / 4 / 60));
-}
-// Quiet games are larger: their cache may take another quarter of the cap
-// (32 million positions at most).
 constexpr std::size_t kQuietCacheCap = 32000000;
-std::size_t quiet_cache_cap(std::uint64_t memory_bytes) {
-    if (memory_bytes == 0) return kQuietCacheCap;
-    return static_cast<std::size_t>(std::min<std::uint64_t>(kQuietCacheCap, memory_bytes / 4 / 60));
+std::size_t cache_cap(std::uint64_t memory_bytes, std::size_t uncapped) {
+    if (memory_bytes == 0) return uncapped;
+    return static_cast<std::size_t>(memory_bytes / 4 / PackedMap<std::uint16_t>::kBytesPerPosition);
 }
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
@@ -170,13 +165,13 @@ struct Solver::Impl {
         : root(r),
           options(std::move(o)),
           x(options.side),
-          region(options.side, kRegionBudget, region_cache_cap(options.memory_bytes),
+          region(options.side, kRegionBudget, cache_cap(options.memory_bytes, kRegionCacheCap),
                  options.region_capture_depth),
           use_regions(options.region_leaves),
           // Depth 0: a capture ends a quiet game (a loss for X if the
           // opponent's); following captures would multiply whole games.
           quiet(options.side, static_cast<std::size_t>(options.quiet_budget),
-                quiet_cache_cap(options.memory_bytes), 0, RegionGame::Quiet),
+                cache_cap(options.memory_bytes, kQuietCacheCap), 0, RegionGame::Quiet),
           use_quiet(options.quiet_budget > 0) {}
 
     std::uint64_t memory_bytes() const {

@@ -15,6 +15,7 @@
 
 #include "../probe/probe_fixture.hpp"
 #include "fortress.hpp"
+#include "packed_map.hpp"
 #include "packed_position.hpp"
 #include "region.hpp"
 #include "tbforge/base/exit_code.hpp"
@@ -664,6 +665,54 @@ TEST_CASE("positions pack into 128 bits and back, the side to move included") {
         }
     }
     CHECK(positions > 3000);
+}
+
+TEST_CASE("the flat position map agrees with std::map through its growth") {
+    // Keys of random games, each inserted, re-inserted with a new value or
+    // looked up at random: the map holds what an ordered map holds.
+    std::mt19937_64 rng(11);
+    solve::detail::PackedMap<std::uint32_t> flat;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t> reference;
+    std::vector<solve::detail::PackedPosition> keys;
+    for (int game = 0; game < 200; ++game) {
+        Position pos = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
+        for (int ply = 0; ply < 80; ++ply) {
+            const auto key = solve::detail::pack(pos);
+            keys.push_back(key);
+            const auto value = static_cast<std::uint32_t>(rng());
+            switch (rng() % 3) {
+                case 0: {
+                    const auto [slot, inserted] = flat.try_emplace(key, value);
+                    const auto [at, fresh] = reference.try_emplace({key.lo, key.hi}, value);
+                    CHECK(inserted == fresh);
+                    CHECK(*slot == at->second);
+                    break;
+                }
+                case 1:
+                    flat.insert_or_assign(key, value);
+                    reference[{key.lo, key.hi}] = value;
+                    break;
+                default: {
+                    const auto& probe = keys[rng() % keys.size()];
+                    const std::uint32_t* found = flat.find(probe);
+                    const auto at = reference.find({probe.lo, probe.hi});
+                    REQUIRE((found != nullptr) == (at != reference.end()));
+                    if (found) CHECK(*found == at->second);
+                }
+            }
+            MoveList moves;
+            generate_legal<FourFile>(pos, moves);
+            if (moves.empty()) break;
+            pos = pos.after(moves[rng() % moves.size()]);
+        }
+    }
+    CHECK(flat.size() == reference.size());
+    CHECK(reference.size() > 2000);  // the map grew through several doublings
+    for (const auto& [key, value] : reference) {
+        const std::uint32_t* found = flat.find({key.first, key.second});
+        REQUIRE(found != nullptr);
+        CHECK(*found == value);
+    }
 }
 
 TEST_CASE("White's first moves in Four File are the eleven of the issue") {
