@@ -262,6 +262,7 @@ Status run(const std::vector<std::string>& args) {
                        {"quiet_positions", summary.final.quiet_positions},
                        {"quiet_cut", summary.final.quiet_cut},
                        {"quiet_cut_safe", summary.final.quiet_cut_safe},
+                       {"quiet_cut_kept", summary.final.quiet_cut_kept},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

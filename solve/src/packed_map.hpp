@@ -50,6 +50,14 @@ public:
         if (!inserted) *slot = value;
     }
 
+    // Calls fn(key, value) for every entry, in slot order.
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+        for (std::size_t i = 0; i < keys_.size(); ++i) {
+            if (!(keys_[i] == kEmpty)) fn(keys_[i], values_[i]);
+        }
+    }
+
     std::size_t size() const { return size_; }
     std::uint64_t memory_bytes() const { return keys_.capacity() * sizeof(PackedPosition) + values_.capacity() * sizeof(Value); }
 

@@ -17,6 +17,7 @@ using R = FourFile;
 constexpr std::uint16_t kSafe = 0;  // opponent to move, or X stalemated: nothing to play
 // Unsafe when X may take at most d captures deep: kUnsafeAtDepth + d.
 constexpr std::uint16_t kUnsafeAtDepth = 0xFF00;
+static_assert(kUnsafeAtDepth == RegionSolver::kUnsafeMark);
 
 bool is_unsafe(std::uint16_t value) { return value >= kUnsafeAtDepth; }
 int unsafe_depth(std::uint16_t value) { return value - kUnsafeAtDepth; }
@@ -274,16 +275,13 @@ bool RegionSolver::explore(const Position& start, int depth) {
             queue.push_back(p);
         }
     }
-    // A cut game's start outside the attractor is a success; inside, the
-    // budget was spent for nothing, and the caller gives the game up.
-    const bool was_cut = cut != std::numeric_limits<std::uint32_t>::max();
-    if (was_cut) {
-        ++cut_explorations_;
-        if (in[0]) return false;
-        ++cut_successes_;
-    }
     // Every explored position's value is exact now (its region is closed
-    // under the moves above): keep them all; of a cut game only the safe ones.
+    // under the moves above): keep them all. Of a cut game only the safe
+    // ones: outside the attractor X keeps play inside the explored part for
+    // ever, whether or not the start is among them (a safe position deep
+    // in a game whose start is lost still closes a search that reaches it).
+    const bool was_cut = cut != std::numeric_limits<std::uint32_t>::max();
+    std::uint64_t kept = 0;
     for (std::uint32_t v = 0; v < n; ++v) {
         if (cached[v] || (was_cut && in[v])) continue;
         std::uint16_t value = in[v] ? static_cast<std::uint16_t>(kUnsafeAtDepth + depth) : kSafe;
@@ -296,6 +294,16 @@ bool RegionSolver::explore(const Position& start, int depth) {
             }
         }
         values_.insert_or_assign(keys[v], value);
+        ++kept;
+    }
+    if (was_cut) {
+        ++cut_explorations_;
+        // A start inside the attractor: the game counts as too large.
+        if (in[0]) {
+            kept_beside_lost_starts_ += kept;
+            return false;
+        }
+        ++cut_successes_;
     }
     return true;
 }

@@ -60,6 +60,16 @@ public:
     // X's move at a position `solve` or an exploration proved safe.
     std::optional<Move> move_at(const Position& pos) const;
 
+    // Cached values at or above it are unsafe ones (region.cpp).
+    static constexpr std::uint16_t kUnsafeMark = 0xFF00;
+    // Calls fn(position) for every cached position the game calls safe.
+    template <class Fn>
+    void for_each_safe(Fn&& fn) const {
+        values_.for_each([&](const PackedPosition& key, std::uint16_t value) {
+            if (value < kUnsafeMark) fn(unpack(key));
+        });
+    }
+
     std::uint64_t memory_bytes() const;
     std::uint64_t explorations() const { return explorations_; }
     std::uint64_t cached() const { return values_.size(); }
@@ -67,6 +77,8 @@ public:
     // all the same.
     std::uint64_t cut_explorations() const { return cut_explorations_; }
     std::uint64_t cut_successes() const { return cut_successes_; }
+    // Positions proved safe by cut games whose own start was not.
+    std::uint64_t kept_beside_lost_starts() const { return kept_beside_lost_starts_; }
 
 private:
     enum class Exit : std::uint8_t { Safe, Loss };
@@ -98,6 +110,7 @@ private:
     std::uint64_t explorations_ = 0;
     std::uint64_t cut_explorations_ = 0;
     std::uint64_t cut_successes_ = 0;
+    std::uint64_t kept_beside_lost_starts_ = 0;
 };
 
 }  // namespace tbf::solve::detail

@@ -688,6 +688,7 @@ struct Solver::Impl {
         p.quiet_positions = quiet.cached();
         p.quiet_cut = quiet.cut_explorations();
         p.quiet_cut_safe = quiet.cut_successes();
+        p.quiet_cut_kept = quiet.kept_beside_lost_starts();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;

@@ -349,6 +349,36 @@ TEST_CASE("a quiet game cut at its budget claims only what the tables allow") {
     CHECK(cut > 0);
     CHECK(cut_safe > 0);
     CHECK(claimed > 0);
+    // Every position kept as safe, from cut games whose start was lost
+    // too: X's cached move keeps it a non-loss, every reply of the
+    // opponent's lands on a position kept as safe, and the tables agree.
+    const auto& tb = Tables::get().tablebase();
+    std::uint64_t kept = 0;
+    for (const auto* quiet : {&white, &black}) {
+        const Color x = quiet == &white ? Color::White : Color::Black;
+        quiet->for_each_safe([&](const Position& pos) {
+            ++kept;
+            if (!has_legal_move<FourFile>(pos)) return;
+            if (pos.side_to_move() == x) {
+                const auto move = quiet->move_at(pos);
+                REQUIRE_MESSAGE(move.has_value(), to_fen(pos));
+                check_claim(*quiet, pos, *move);
+                return;
+            }
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
+            MoveList replies;
+            generate_legal<FourFile>(pos, replies);
+            for (const Move reply : replies) {
+                if (pos.is_capture(reply) || reply.is_promotion()) continue;  // the game's losses, never safe
+                CHECK(quiet->known(pos.after(reply)) == true);
+            }
+        });
+    }
+    const auto kept_beside_lost = white.kept_beside_lost_starts() + black.kept_beside_lost_starts();
+    MESSAGE(kept, " positions kept as safe, ", kept_beside_lost, " of them by cut games whose start was lost");
+    CHECK(kept_beside_lost > 0);
+    CHECK(kept >= kept_beside_lost);
 }
 
 TEST_CASE("quiet-game leaves with free pawns are stored and verify") {

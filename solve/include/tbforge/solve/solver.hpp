@@ -44,6 +44,7 @@ struct SolveProgress {
     std::uint64_t quiet_positions = 0;      // positions whose quiet-game value is cached
     std::uint64_t quiet_cut = 0;            // quiet games cut at the budget
     std::uint64_t quiet_cut_safe = 0;       // of them, those whose start was safe all the same
+    std::uint64_t quiet_cut_kept = 0;       // positions kept as safe by cut games whose start was not
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
