@@ -109,10 +109,22 @@ std::string gen_usage() {
     "run resumes where it stopped.\n";
 }
 
+// --encoding, if given: a known value encoding.
+std::optional<Result<std::string>> encoding_option(const cli::Command& command) {
+    auto encoding = command.optional("encoding");
+    if (!encoding) return std::nullopt;
+    if (*encoding != probe::kValueEncoding && *encoding != probe::kCompactValueEncoding) {
+        return Result<std::string>(invalid_argument("unknown --encoding \"" + *encoding + "\" (known: " +
+                                                    std::string(probe::kValueEncoding) + ", " +
+                                                    std::string(probe::kCompactValueEncoding) + ")"));
+    }
+    return Result<std::string>(*encoding);
+}
+
 std::string plan_usage() {
     const std::string kings = royal_king_variants();
     return "usage: tbgen plan --variant V [--format json|snakemake|make] [--memory SIZE]\n"
-    "                  [--threads N] [--db DIR] [--upto K] [TABLE...]\n"
+    "                  [--threads N] [--db DIR] [--encoding E] [--upto K] [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --upto K      every table with at most K units" + (kings.empty() ? "" : " (" + kings + ": kings included)") + "\n"
@@ -125,7 +137,9 @@ std::string plan_usage() {
     "                planned out-of-core, with the memory that takes\n"
     "  --threads N   threads of a job on a table of 2^20 slots or more (default: this\n"
     "                machine's cores); smaller tables get one\n"
-    "  --db DIR      the database the tables go to: tables complete there get no job\n";
+    "  --db DIR      the database the tables go to: tables complete there get no job\n"
+    "  --encoding E  value encoding the jobs build with (tbgen gen --encoding): wdl-dtc/1\n"
+    "                (default) or wdl-dtc/2, whose sub-tables take 3 bits a slot, not 2\n";
 }
 
 constexpr const char* kMergeUsage =
@@ -280,13 +294,9 @@ Status run_gen(const std::vector<std::string>& argv) {
     } else if (command.has("work")) {
         return invalid_argument("--work is only used with --memory");
     }
-    if (auto encoding = command.optional("encoding")) {
-        if (*encoding != probe::kValueEncoding && *encoding != probe::kCompactValueEncoding) {
-            return invalid_argument("unknown --encoding \"" + *encoding + "\" (known: " +
-                                    std::string(probe::kValueEncoding) + ", " +
-                                    std::string(probe::kCompactValueEncoding) + ")");
-        }
-        options.value_encoding = *encoding;
+    if (auto encoding = encoding_option(command)) {
+        if (!encoding->ok()) return encoding->status();
+        options.value_encoding = **encoding;
     }
     const bool quiet = command.flag_set("quiet");
     const bool json = command.flag_set("json");
@@ -330,7 +340,7 @@ Status run_gen(const std::vector<std::string>& argv) {
 
 Status run_plan(const std::vector<std::string>& argv) {
     cli::Command command(plan_usage());
-    for (const char* name : {"variant", "upto", "format", "memory", "threads", "db"}) command.value(name);
+    for (const char* name : {"variant", "upto", "format", "memory", "threads", "db", "encoding"}) command.value(name);
     command.positionals();
     TBF_TRY(parsed, command.parse(argv, std::cout));
     if (!*parsed) return {};
@@ -354,6 +364,10 @@ Status run_plan(const std::vector<std::string>& argv) {
     }
     TBF_TRY(threads, threads_option(command, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))));
     options.threads = *threads;
+    if (auto encoding = encoding_option(command)) {
+        if (!encoding->ok()) return encoding->status();
+        options.value_encoding = **encoding;
+    }
     std::optional<storage::Database> existing;
     if (auto dir = command.optional("db")) {
         storage::DatabaseOptions db_options;

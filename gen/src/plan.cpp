@@ -74,11 +74,15 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
     const std::vector<index::Material> closure = index::dependency_order(variant, plan.requested);
 
     std::set<index::Material> present;
+    // Tables held at wdl-dtc/2 as sub-tables: those the plan builds so, and
+    // those the database already holds so.
+    std::set<index::Material> compact;
     if (options.existing != nullptr) {
         for (const auto& m : closure) {
             auto info = options.existing->table_info(probe::table_name(variant, m));
             if (info.ok()) {
                 present.insert(m);
+                if (info->spec.value_encoding == probe::kCompactValueEncoding) compact.insert(m);
             } else if (info.status().code() != StatusCode::NotFound) {
                 return info.status().with_context("reading " + options.existing->path());
             }
@@ -117,7 +121,9 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
         for (const auto& sub : subs) {
             auto s = sizes.get(sub);
             if (!s.ok()) return s.status();
-            subtable_bytes += WdlTable::bytes_for(2 * s->slots);  // as generate counts them
+            const bool sub_compact = present.contains(sub) ? compact.contains(sub)
+                                                           : options.value_encoding == probe::kCompactValueEncoding;
+            subtable_bytes += WdlTable::bytes_for(2 * s->slots, sub_compact);  // as generate counts them
         }
         t.memory = plan_memory(t.slots, subtable_bytes, options.memory_bytes, t.work_slots);
         t.reserve_bytes = reserve_for(t.memory, t.slots, options.memory_bytes);
@@ -169,6 +175,7 @@ Json plan_json(const Plan& plan) {
                 {"requested", requested},
                 {"memory_cap", memory_cap},
                 {"threads", plan.options.threads},
+                {"encoding", plan.options.value_encoding},
                 {"tables", tables},
                 {"totals", Json{{"tables", plan.tables.size()},
                                 {"jobs", jobs},
@@ -188,6 +195,7 @@ std::string job_arguments(const Plan& plan, const PlannedTable& t, const std::st
     std::map<index::Material, bool> present;
     for (const auto& p : plan.tables) present[p.material] = p.present;
     std::string args = " --threads " + threads + " --quiet --json";
+    if (plan.options.value_encoding != probe::kValueEncoding) args += " --encoding " + plan.options.value_encoding;
     bool from_db = false;
     for (const auto& sub : t.sub_tables) {
         if (present[sub]) {

@@ -218,6 +218,48 @@ TEST_CASE("the workflow formats have one job per table, after its sub-tables' jo
     CHECK(snake.find("rule merge:") != std::string::npos);
 }
 
+TEST_CASE("a wdl-dtc/2 plan holds its sub-tables at 3 bits a slot and builds with that encoding") {
+    const auto variant = VariantId::Antichess;
+    gen::PlanOptions options;
+    options.value_encoding = std::string(probe::kCompactValueEncoding);
+    const gen::Plan compact = plan_or_fail(variant, {table(variant, "KRvKN")}, options);
+    const gen::Plan plain = plan_or_fail(variant, {table(variant, "KRvKN")});
+    REQUIRE(compact.tables.size() == plain.tables.size());
+    bool any_sub_tables = false;
+    for (std::size_t k = 0; k < compact.tables.size(); ++k) {
+        const auto& t = compact.tables[k];
+        CAPTURE(t.name);
+        std::uint64_t subtable_bytes = 0;
+        for (const auto& sub : t.sub_tables) {
+            // 2 bits of WDL and 1 bit "read already" per stored slot (both
+            // sides), each in whole 8-byte words.
+            const std::uint64_t slots = 2 * index::Indexer::create(variant, sub)->size();
+            subtable_bytes += (slots + 31) / 32 * 8 + (slots + 63) / 64 * 8;
+        }
+        CHECK(t.memory.subtable_bytes == subtable_bytes);
+        if (!t.sub_tables.empty()) {
+            any_sub_tables = true;
+            CHECK(t.memory.subtable_bytes > plain.tables[k].memory.subtable_bytes);
+        }
+    }
+    CHECK(any_sub_tables);
+    const Json json = Json::parse(gen::render_plan(compact, gen::PlanFormat::Json));
+    CHECK(json["encoding"] == probe::kCompactValueEncoding);
+    CHECK(Json::parse(gen::render_plan(plain, gen::PlanFormat::Json))["encoding"] == probe::kValueEncoding);
+    for (const auto format : {gen::PlanFormat::Make, gen::PlanFormat::Snakemake}) {
+        const std::string workflow = gen::render_plan(compact, format);
+        const auto count = [&](const std::string& text) {
+            std::size_t n = 0;
+            for (std::size_t p = workflow.find(text); p != std::string::npos; p = workflow.find(text, p + 1)) ++n;
+            return n;
+        };
+        // Every `tbgen gen` command (a job has one to resume and one to start).
+        CHECK(count(" gen --variant ") >= compact.tables.size());
+        CHECK(count("--encoding wdl-dtc/2 ") == count(" gen --variant "));
+        CHECK(gen::render_plan(plain, format).find("--encoding") == std::string::npos);
+    }
+}
+
 TEST_CASE("a bad request is refused") {
     auto none = gen::plan_tables(VariantId::Antichess, {}, {});
     CHECK(none.status().code() == StatusCode::InvalidArgument);

@@ -63,6 +63,10 @@ struct PlanOptions {
     // A database whose complete tables need no job (and whose sub-tables
     // are then not needed either); null: none.
     const storage::Database* existing = nullptr;
+    // The value encoding of the tables built (tbgen gen --encoding). A
+    // wdl-dtc/2 sub-table is held at 3 bits a slot rather than 2 while its
+    // parents are built, so it changes the memory the plan counts.
+    std::string value_encoding = std::string(probe::kValueEncoding);
 };
 
 struct Plan {
