@@ -446,6 +446,8 @@ private:
     Color dtc_side_ = Color::White;
 };
 
+constexpr int kCompactZstdMinMatch = 6;
+
 // Stores a table's values. `max_code` is the largest code of the table;
 // `read`, if given, reads values in any order, which lets wdl-dtc/2 read
 // every value once instead of twice.
@@ -457,6 +459,11 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     storage::TableWriteOptions write_options;
     if (options.compression == storage::Compression::Zstd) write_options = storage::compact_write_options();
     write_options.compression = options.compression;
+    // wdl-dtc/2's codes come in runs: matches of 6 bytes or more make them
+    // 2 % smaller than the level's 5, and compress faster (docs/values.md).
+    if (compact) write_options.zstd_min_match = kCompactZstdMinMatch;
+    // Blocks are compressed by every thread (the bytes do not depend on it).
+    write_options.compression_threads = std::clamp(omp_get_max_threads(), 1, 256);
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
     const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
