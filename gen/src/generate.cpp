@@ -462,8 +462,6 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     // wdl-dtc/2's codes come in runs: matches of 6 bytes or more make them
     // 2 % smaller than the level's 5, and compress faster (docs/values.md).
     if (compact) write_options.zstd_min_match = kCompactZstdMinMatch;
-    // Blocks are compressed by every thread (the bytes do not depend on it).
-    write_options.compression_threads = std::clamp(omp_get_max_threads(), 1, 256);
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
     const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
