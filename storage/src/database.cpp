@@ -113,6 +113,9 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
             (options.lz4hc_level < 1 || options.lz4hc_level > 12)) {
             return invalid("LZ4HC level must be in [1, 12]");
         }
+        if (options.zstd_min_match != 0 && (options.zstd_min_match < 3 || options.zstd_min_match > 7)) {
+            return invalid("zstd minimum match must be 0 (the level's) or in [3, 7]");
+        }
         if (options.compression_threads < 1 || options.compression_threads > 256) {
             return invalid("compression threads must be in [1, 256]");
         }

@@ -380,7 +380,7 @@ ZSTD_DCtx* thread_dctx() {
 // One zstd frame of `src`, with the dictionary when there is one; appended
 // to `out`. The dictionary id is left out of the frame header: the table
 // names its dictionaries.
-void zstd_append(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, int level,
+void zstd_append(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, int level, int min_match,
                  std::span<const std::uint8_t> src, std::string& out) {
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
@@ -388,6 +388,7 @@ void zstd_append(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, int level,
         ZSTD_CCtx_refCDict(cctx, cdict);
     } else {
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+        if (min_match != 0) ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, min_match);
     }
     const std::size_t at = out.size();
     out.resize(at + ZSTD_compressBound(src.size()));
@@ -481,7 +482,7 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
             planes = transposed;
         }
         scratch.clear();
-        zstd_append(cctx, encoding.cdict, encoding.zstd_level, planes, scratch);
+        zstd_append(cctx, encoding.cdict, encoding.zstd_level, encoding.zstd_min_match, planes, scratch);
         compressed = scratch.size();
         codec = BlockCodec::Zstd;
     } else if (compression != Compression::None) {

@@ -84,6 +84,7 @@ struct BlockEncoding {
     Compression compression = Compression::Lz4;
     int lz4hc_level = 9;
     int zstd_level = 9;
+    int zstd_min_match = 0;  // 0: the level's own
     const ZSTD_CDict* cdict = nullptr;
 };
 

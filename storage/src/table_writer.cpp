@@ -32,6 +32,7 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     encoding_.compression = options_.compression;
     encoding_.lz4hc_level = options_.lz4hc_level;
     encoding_.zstd_level = options_.zstd_level;
+    encoding_.zstd_min_match = options_.zstd_min_match;
     if (options_.compression == Compression::Zstd) {
         for (std::size_t i = 0; i < batch; ++i) {
             cctx_.emplace_back(ZSTD_createCCtx());
@@ -312,6 +313,7 @@ std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32
     encoding.compression = options.compression;
     encoding.lz4hc_level = options.lz4hc_level;
     encoding.zstd_level = options.zstd_level;
+    encoding.zstd_min_match = options.zstd_min_match;
     detail::ZstdCCtx cctx(options.compression == Compression::Zstd ? ZSTD_createCCtx() : nullptr);
     std::string scratch, record;
     detail::encode_block("", values, value_width, encoding, cctx.get(), scratch, record);

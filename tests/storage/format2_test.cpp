@@ -195,6 +195,41 @@ TEST_CASE("compact_write_options: the generator's format-2 settings are valid an
     check_values(db, "t", 4);
 }
 
+// The shortest zstd match is the writer's choice: any setting reads back the
+// same values, a different one changes the bytes, and values out of zstd's
+// range are refused before anything is written.
+TEST_CASE("zstd minimum match: round-trips, changes the bytes, refused out of range") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    const std::uint64_t slots = 5 * 16384 + 3;
+    for (int min_match : {0, 3, 6, 7}) {
+        CAPTURE(min_match);
+        TableWriteOptions o = compact_write_options();
+        o.zstd_min_match = min_match;
+        const std::string name = numbered("m", static_cast<std::uint64_t>(min_match));
+        REQUIRE(write_synthetic(db, name, slots, 1, 9, o).ok());
+        check_values(db, name, 9);
+        CHECK(db.table_info(name)->values_checksum == db.table_info("m0")->values_checksum);
+    }
+    // Three symbols at random: short matches abound, so the setting shows.
+    std::vector<std::uint8_t> symbols(16384);
+    std::uint64_t state = 12345;
+    for (auto& s : symbols) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        s = static_cast<std::uint8_t>((state >> 33) % 3);
+    }
+    TableWriteOptions three = compact_write_options(), six = compact_write_options();
+    three.zstd_min_match = 3;
+    six.zstd_min_match = 6;
+    CHECK(block_record_bytes(symbols, 1, three) != block_record_bytes(symbols, 1, six));
+    for (int bad : {-1, 1, 2, 8}) {
+        TableWriteOptions o = compact_write_options();
+        o.zstd_min_match = bad;
+        CHECK(write_synthetic(db, numbered("bad", static_cast<std::uint64_t>(bad + 1)), 100, 1, 9, o).code() ==
+              StatusCode::InvalidArgument);
+    }
+}
+
 // A writer choosing between candidate contents (the generator's DTC side of
 // wdl-dtc/2) asks what one block would take: exactly what a one-block table
 // written with the same options stores.
@@ -204,8 +239,10 @@ TEST_CASE("block_record_bytes is the stored size of a one-block table") {
     TableWriteOptions lz4;
     TableWriteOptions raw;
     raw.compression = Compression::None;
+    TableWriteOptions min_match = compact_write_options();
+    min_match.zstd_min_match = 6;
     int tables = 0;
-    for (const TableWriteOptions& options : {compact_write_options(), lz4, raw}) {
+    for (const TableWriteOptions& options : {compact_write_options(), min_match, lz4, raw}) {
         for (std::uint32_t width : {1u, 2u}) {
             for (std::uint64_t seed : {4u, 5u}) {
                 const std::uint64_t slots = 3000 + seed;

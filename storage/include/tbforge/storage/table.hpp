@@ -84,6 +84,9 @@ struct TableWriteOptions {
     Compression compression = Compression::Lz4;
     int lz4hc_level = 9;                                    // 1..12, used with Compression::Lz4Hc
     int zstd_level = 9;                                     // 1..19, used with Compression::Zstd
+    // Zstd: the shortest match its parser looks for, 3..7; 0 keeps the
+    // level's own. Readers do not depend on it.
+    int zstd_min_match = 0;
     // Zstd: the largest dictionary (0: none), and how many raw bytes of
     // values the writer holds back to train it on.
     std::uint32_t dictionary_bytes = 4096;

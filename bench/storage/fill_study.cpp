@@ -1,0 +1,154 @@
+// Stored size of wdl-dtc/2 tables under other fills of their "don't care"
+// slots (not run in CI; the figures behind docs/values.md's choice of fill).
+// Readers never read those slots, so their content is the writer's choice.
+// For each antichess table named it reads the values (any encoding),
+// classifies every slot as the generator does (probe::slot_kind), builds the
+// codes wdl-dtc/2 would store with each fill and each DTC side, and
+// compresses them as the generator does (storage::block_record_bytes with
+// compact_write_options): the smaller side counts. Fills:
+//   previous  the code of the last free slot before (what tbgen stored first)
+//   next      the code of the next free slot
+//   row       the slot one period P back, P the radix of the index's lowest
+//             digit (the units after the first moves one square), else previous
+//   best2     per block, the smaller of previous and row
+//
+// Usage: fill_study DB TABLE...   (e.g. /work/refdb/anti antichess/KRvKN)
+
+#include <omp.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tbforge/probe/slot_kind.hpp"
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/storage/table.hpp"
+
+namespace {
+
+using namespace tbf;
+
+constexpr int kFills = 4;
+const char* const kFillNames[kFills] = {"previous", "next", "row", "best2"};
+
+std::uint16_t wdl_code(std::uint16_t code) { return code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1)); }
+
+// The index period: how far apart two slots are whose placements differ only
+// by the last unit moving to the next free square (the lowest digit's radix).
+std::uint64_t row_period(const index::Indexer& ix) {
+    Square a[index::kMaxUnits], b[index::kMaxUnits];
+    const std::uint64_t start = ix.size() / 3;
+    if (!ix.decode(start, a)) return 1;
+    for (std::uint64_t d = 1; d < 4096 && start + d < ix.size(); ++d) {
+        if (!ix.decode(start + d, b)) continue;
+        const int n = ix.unit_count();
+        bool only_last_same = true;
+        for (int u = 0; u + 1 < n; ++u) only_last_same &= a[u] == b[u];
+        if (!only_last_same) return d;
+    }
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: fill_study DB TABLE...\n");
+        return 2;
+    }
+    auto tb = probe::Tablebase::open(argv[1]);
+    if (!tb.ok()) {
+        std::fprintf(stderr, "fill_study: %s\n", tb.status().to_string().c_str());
+        return 3;
+    }
+    const storage::TableWriteOptions options = storage::compact_write_options();
+    std::vector<std::uint64_t> total(kFills, 0);
+    for (int a = 2; a < argc; ++a) {
+        auto id = probe::parse_table_name(argv[a]);
+        if (!id.ok()) return 2;
+        auto table = tb->table(id->variant, id->material);
+        if (!table.ok()) {
+            std::fprintf(stderr, "fill_study: %s\n", table.status().to_string().c_str());
+            return 3;
+        }
+        const index::Indexer& ix = (*table)->indexer();
+        const std::uint64_t n = ix.size();
+        std::vector<std::uint16_t> codes(2 * n);
+        if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
+        std::vector<std::uint8_t> is_free(2 * n, 0);
+#pragma omp parallel for schedule(dynamic, 1024)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+            Square squares[index::kMaxUnits];
+            if (!ix.decode(static_cast<std::uint64_t>(i), squares)) continue;
+            Position pos;
+            for (int u = 0; u < ix.unit_count(); ++u) pos.put(squares[u], ix.unit(u));
+            for (int c = 0; c < 2; ++c) {
+                pos.set_side_to_move(static_cast<Color>(c));
+                MoveList moves;
+                is_free[static_cast<std::size_t>(c * n + i)] =
+                    probe::slot_kind<Antichess>(pos, moves) == probe::SlotKind::Free;
+            }
+        }
+        const std::uint64_t period = row_period(ix);
+        std::vector<std::uint64_t> best(kFills, ~std::uint64_t{0});
+        for (int d = 0; d < 2; ++d) {
+            // The code each slot would hold if free (the WDL alone off side d).
+            std::vector<std::uint16_t> value(2 * n);
+            for (std::uint64_t s = 0; s < 2 * n; ++s) {
+                value[s] = static_cast<int>(s / n) == d ? codes[s] : wdl_code(codes[s]);
+            }
+            std::vector<std::vector<std::uint16_t>> stored(3, std::vector<std::uint16_t>(2 * n));
+            for (int c = 0; c < 2; ++c) {
+                const std::uint64_t base = c * n;
+                std::uint16_t previous = 0;
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    if (is_free[base + i]) previous = value[base + i];
+                    stored[0][base + i] = previous;
+                    if (is_free[base + i]) {
+                        stored[2][base + i] = value[base + i];
+                    } else {
+                        stored[2][base + i] = i >= period ? stored[2][base + i - period] : previous;
+                    }
+                }
+                std::uint16_t next = 0;
+                for (std::uint64_t i = n; i-- > 0;) {
+                    if (is_free[base + i]) next = value[base + i];
+                    stored[1][base + i] = next;
+                }
+            }
+            std::uint16_t max_code = 0;
+            for (std::uint64_t s = 0; s < 2 * n; ++s) max_code = std::max(max_code, stored[0][s]);
+            const unsigned width = max_code <= 0xFF ? 1 : 2;
+            std::vector<std::uint64_t> bytes(kFills, 0);
+            std::vector<std::uint8_t> raw;
+            for (std::uint64_t at = 0; at < 2 * n; at += options.slots_per_block) {
+                const std::uint64_t count = std::min<std::uint64_t>(options.slots_per_block, 2 * n - at);
+                std::uint64_t block[3];
+                for (int f = 0; f < 3; ++f) {
+                    raw.resize(count * width);
+                    for (std::uint64_t k = 0; k < count; ++k) {
+                        raw[k * width] = static_cast<std::uint8_t>(stored[f][at + k]);
+                        if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[f][at + k] >> 8);
+                    }
+                    block[f] = storage::block_record_bytes(raw, width, options);
+                    bytes[f] += block[f];
+                }
+                bytes[3] += std::min(block[0], block[2]);
+            }
+            for (int f = 0; f < kFills; ++f) best[f] = std::min(best[f], bytes[f]);
+        }
+        std::printf("%-20s period %4llu", argv[a], static_cast<unsigned long long>(period));
+        for (int f = 0; f < kFills; ++f) {
+            std::printf("  %s %9llu", kFillNames[f], static_cast<unsigned long long>(best[f]));
+            total[f] += best[f];
+        }
+        std::printf("\n");
+    }
+    std::printf("all");
+    for (int f = 0; f < kFills; ++f) {
+        std::printf("  %s %llu (%.3fx)", kFillNames[f], static_cast<unsigned long long>(total[f]),
+                    static_cast<double>(total[f]) / static_cast<double>(total[0]));
+    }
+    std::printf("\n");
+    return 0;
+}
