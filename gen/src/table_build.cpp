@@ -61,13 +61,15 @@ void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t>
     const auto start = std::chrono::steady_clock::now();
     const index::WorkIndex& work = *work_;
     // Runs of consecutive slots, each decoded from its first
-    // (Indexer::decode_next).
+    // (Indexer::decode_next), the work slots following the moves of the
+    // last unit (WorkIndex::Cursor).
     constexpr std::int64_t kRun = 1 << 12;
     const auto n = static_cast<std::int64_t>(out.size());
 #pragma omp parallel for schedule(static)
     for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
         Square squares[kMaxTableUnits];
         Square placed[kMaxTableUnits];
+        index::WorkIndex::Cursor cursor(work);
         const std::int64_t end = std::min(n, (run + 1) * kRun);
         for (std::int64_t k = run * kRun; k < end; ++k) {
             const index::Index i = first + static_cast<std::uint64_t>(k);
@@ -75,7 +77,7 @@ void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t>
             std::uint16_t value = 0;
             if (decoded) {
                 for (int u = 0; u < exact_.unit_count(); ++u) placed[position_[u]] = squares[u];
-                const index::Index slot = work.encode(placed);
+                const index::Index slot = cursor.encode(placed);
                 if (slot != index::kNoIndex) value = from[slot];
             }
             out[static_cast<std::size_t>(k)] = value;

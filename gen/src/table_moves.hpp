@@ -715,7 +715,11 @@ void TableMoves<R, Ix>::open_children(std::uint64_t index, const Position& pos, 
     const int start_rank = s == Color::White ? 1 : 6;
     const int last_rank = s == Color::White ? 7 : 0;
     const int n = ix_.unit_count();
-    for (int unit = first_unit; unit < n; ++unit) {
+    // From unit 0, its moves come last: a root unit's move re-maps the others
+    // (Neighbours), the dearest slots to find, and a pull often stops at a
+    // losing child before reaching them. The order changes no verdict.
+    for (int step = first_unit; step < n; ++step) {
+        const int unit = first_unit != 0 ? step : (step + 1) % n;
         const Unit u = ix_.unit(unit);
         if (unit_color(u) != s) continue;
         const Square from = squares[unit];

@@ -148,6 +148,24 @@ Index WorkIndex::encode(const Square* squares) const noexcept {
     return std::min(slot, encode_with(squares, c.alt_sym, c.choice));
 }
 
+Index WorkIndex::Cursor::reset(const Square* squares) noexcept {
+    valid_ = false;
+    const Canonical c = ix_.canonical_[squares[0]];
+    if (c.choice == kNoChoice) return kNoIndex;
+    image_ = ix_.encode_with(squares, c.sym, c.choice);
+    if (image_ == kNoIndex) return kNoIndex;
+    map_ = &kMaps.image[static_cast<std::size_t>(c.sym)];
+    alt_map_ = nullptr;
+    if (c.alt_sym >= 0) {
+        alt_image_ = ix_.encode_with(squares, c.alt_sym, c.choice);
+        if (alt_image_ == kNoIndex) return kNoIndex;
+        alt_map_ = &kMaps.image[static_cast<std::size_t>(c.alt_sym)];
+    }
+    std::copy(squares, squares + ix_.units_, squares_);
+    valid_ = true;
+    return current();
+}
+
 Index WorkIndex::encode_moved_slow(const Square* squares, int moved, Square to) const noexcept {
     Square copy[kMaxUnits];
     std::copy(squares, squares + units_, copy);

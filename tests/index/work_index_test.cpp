@@ -116,6 +116,48 @@ TEST_CASE("a moved unit's slot equals the full encoding") {
     }
 }
 
+TEST_CASE("a cursor's slots equal the full encoding along the exact index and random walks") {
+    for (const char* name : {"QRvN", "KNvBP", "RRvB", "KPPvK", "RBNvKN", "KNvRB", "KvP", "BNvR"}) {
+        CAPTURE(name);
+        const Pair p = make(name);
+        const auto position = work_position(p);
+        const int n = p.exact.unit_count();
+        std::mt19937_64 rng(13);
+        // Runs of consecutive exact slots, as the renumbering reads them.
+        for (int run = 0; run < 40; ++run) {
+            WorkIndex::Cursor cursor(p.work);
+            const Index first = rng() % p.exact.size();
+            Square squares[kMaxUnits], placed[kMaxUnits];
+            for (Index i = first; i < std::min(p.exact.size(), first + 3000); ++i) {
+                REQUIRE((i == first ? p.exact.decode(i, squares) : p.exact.decode_next(i, squares)));
+                for (int k = 0; k < n; ++k) placed[position[k]] = squares[k];
+                REQUIRE(cursor.encode(placed) == p.work.encode(placed));
+            }
+        }
+        // Random walks: one unit to any empty square (root and group moves,
+        // pawns onto the back ranks, kNoIndex placements), sometimes two.
+        WorkIndex::Cursor cursor(p.work);
+        Square placed[kMaxUnits];
+        Square start[kMaxUnits];
+        while (!p.work.decode(rng() % p.work.size(), start)) {
+        }
+        std::copy(start, start + n, placed);
+        for (int step = 0; step < 50000; ++step) {
+            Bitboard occ = 0;
+            for (int k = 0; k < n; ++k) occ |= bit(placed[k]);
+            const int moves = rng() % 8 == 0 ? 2 : 1;
+            for (int m = 0; m < moves; ++m) {
+                const int moved = static_cast<int>(rng() % static_cast<unsigned>(n));
+                const auto to = static_cast<Square>(rng() % 64);
+                if (occ & bit(to)) continue;
+                occ ^= bit(placed[moved]) | bit(to);
+                placed[moved] = to;
+            }
+            REQUIRE(cursor.encode(placed) == p.work.encode(placed));
+        }
+    }
+}
+
 TEST_CASE("tables without a unit alone of its kind and Four File have no work index") {
     for (const char* name : {"RRvBB", "PPvPP", "KKvNN"}) {
         auto m = parse_table(name, VariantId::Antichess);

@@ -48,6 +48,7 @@ public:
     // any order, any symmetric image); kNoIndex if a pawn stands on rank 1 or 8.
     Index encode(const Square* squares) const noexcept;
     class Neighbours;
+    class Cursor;
 
 private:
     struct Canonical {
@@ -145,6 +146,57 @@ private:
     Index transposed_slot_ = kNotComputed;
     unsigned computed_ = 0;  // bit per symmetry: images_ entry filled
     std::array<Index, kSymmetryCount> images_;
+};
+
+// encode() of a sequence of placements that mostly differ from the one
+// before by one unit's square (the exact index's slots in order: its last
+// unit moves). The symmetry that brings the root home stays while the root
+// stays, so a move of a non-root unit alone of its kind changes one digit of
+// each image kept (two when the root is on the a1-h8 diagonal).
+class WorkIndex::Cursor {
+public:
+    explicit Cursor(const WorkIndex& ix) noexcept : ix_(ix) {}
+
+    // encode(squares) of a placement; later calls compare against it.
+    Index encode(const Square* squares) noexcept {
+        int changed = -1;
+        if (valid_) {
+            for (int i = 0; i < ix_.units_; ++i) {
+                if (squares[i] == squares_[i]) continue;
+                if (changed >= 0) {
+                    changed = -2;
+                    break;
+                }
+                changed = i;
+            }
+            if (changed == -1) return current();
+        }
+        if (changed > 0 && ix_.group_count_[changed] == 1 && !ix_.pawn_[changed]) {
+            const int shift = ix_.shift_ - 6 * changed;
+            const Square from = squares_[changed];
+            const Square to = squares[changed];
+            squares_[changed] = to;
+            image_ += (static_cast<Index>((*map_)[to]) << shift) - (static_cast<Index>((*map_)[from]) << shift);
+            if (alt_map_) {
+                alt_image_ += (static_cast<Index>((*alt_map_)[to]) << shift) -
+                              (static_cast<Index>((*alt_map_)[from]) << shift);
+            }
+            return current();
+        }
+        return reset(squares);
+    }
+
+private:
+    Index current() const noexcept { return alt_map_ ? std::min(image_, alt_image_) : image_; }
+    Index reset(const Square* squares) noexcept;
+
+    const WorkIndex& ix_;
+    bool valid_ = false;  // squares_ and the images describe the last placement
+    Square squares_[kMaxUnits]{};
+    const std::array<Square, 64>* map_ = nullptr;      // the symmetry bringing the root home
+    const std::array<Square, 64>* alt_map_ = nullptr;  // the second one, root on the diagonal
+    Index image_ = 0;
+    Index alt_image_ = 0;
 };
 
 }  // namespace tbf::index
