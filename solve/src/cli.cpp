@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
-    "                   [--no-regions] [--region-depth D] [--quiet-budget N] [--replace]\n"
+    "                   [--no-regions] [--region-depth D] [--quiet-budget N] [--pieces-budget N]\n"
+    "                   [--pieces-depth D] [--replace]\n"
     "                   [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
@@ -59,6 +60,10 @@ constexpr const char* kUsage =
     "  --quiet-budget N      positions one quiet game may explore (X's pawns step too,\n"
     "                        a capture ends it; default 2000000, 0: no quiet games)\n"
     "  --replace             replace a strategy of the same name\n"
+    "  --pieces-budget N     positions one pieces game may explore (X's pawns stay,\n"
+    "                        its pieces and all the opponent's units move; default 0:\n"
+    "                        no pieces games)\n"
+    "  --pieces-depth D      captures a pieces game follows (default 0)\n"
     "  --quiet               no progress lines\n"
     "  --json                print one JSON summary object\n"
     "\n"
@@ -109,7 +114,8 @@ Result<double> positive_seconds(const cli::Command& command, std::string_view na
 Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
-                             "max-nodes", "checkpoint-seconds", "region-depth", "quiet-budget"}) {
+                             "max-nodes", "checkpoint-seconds", "region-depth", "quiet-budget",
+                             "pieces-budget", "pieces-depth"}) {
         command.value(name);
     }
     for (const char* name : {"fixed-moves", "no-regions", "replace", "json", "quiet"}) command.flag(name);
@@ -159,6 +165,10 @@ Status run(const std::vector<std::string>& args) {
     if (!region_depth.ok()) return region_depth.status();
     auto quiet_budget = command.number("quiet-budget", 0, 1'000'000'000);
     if (!quiet_budget.ok()) return quiet_budget.status();
+    auto pieces_budget = command.number("pieces-budget", 0, 1'000'000'000);
+    if (!pieces_budget.ok()) return pieces_budget.status();
+    auto pieces_depth = command.number("pieces-depth", 0, 3);
+    if (!pieces_depth.ok()) return pieces_depth.status();
     auto checkpoint_seconds = positive_seconds(command, "checkpoint-seconds", 600);
     if (!checkpoint_seconds.ok()) return checkpoint_seconds.status();
     const std::string tables_path = command.optional("tables").value_or("");
@@ -204,6 +214,8 @@ Status run(const std::vector<std::string>& args) {
     options.region_leaves = !command.flag_set("no-regions");
     options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
+    options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
+    options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
     options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
     options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;
@@ -211,14 +223,17 @@ Status run(const std::vector<std::string>& args) {
         options.progress = [](const SolveProgress& p) {
             std::fprintf(stderr,
                          "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  "
-                         "regions %llu (%llu positions)  quiet %llu (%llu positions)  %s  %.0f nodes/s\n",
+                         "regions %llu (%llu positions)  quiet %llu (%llu positions)  pieces %llu (%llu positions)  %s  "
+                         "%.0f nodes/s\n",
                          p.seconds, static_cast<unsigned long long>(p.nodes),
                          static_cast<unsigned long long>(p.expanded), static_cast<unsigned long long>(p.open),
                          static_cast<unsigned long long>(p.reachable), static_cast<unsigned long long>(p.lost),
                          static_cast<unsigned long long>(p.region_explorations),
                          static_cast<unsigned long long>(p.region_positions),
                          static_cast<unsigned long long>(p.quiet_explorations),
-                         static_cast<unsigned long long>(p.quiet_positions), human_bytes(p.memory_bytes).c_str(),
+                         static_cast<unsigned long long>(p.quiet_positions),
+                         static_cast<unsigned long long>(p.pieces_explorations),
+                         static_cast<unsigned long long>(p.pieces_positions), human_bytes(p.memory_bytes).c_str(),
                          p.seconds > 0 ? p.nodes / p.seconds : 0.0);
         };
     }
@@ -263,6 +278,9 @@ Status run(const std::vector<std::string>& args) {
                        {"quiet_cut", summary.final.quiet_cut},
                        {"quiet_cut_safe", summary.final.quiet_cut_safe},
                        {"quiet_cut_kept", summary.final.quiet_cut_kept},
+                       {"pieces_explorations", summary.final.pieces_explorations},
+                       {"pieces_positions", summary.final.pieces_positions},
+                       {"pieces_cut", summary.final.pieces_cut},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

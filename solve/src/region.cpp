@@ -52,8 +52,10 @@ RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, i
     : x_(x), budget_(budget), cache_cap_(cache_cap), max_capture_depth_(max_capture_depth), game_(game) {}
 
 bool RegionSolver::applies(const Position& pos) const {
+    // A pieces game is the locked game without the lock: it may start anywhere.
+    if (game_ == RegionGame::Pieces) return overflows_ < kMaxOverflows && values_.size() < cache_cap_;
     if (game_ == RegionGame::Quiet) {
-        if (overflows_ >= kMaxQuietOverflows || values_.size() >= cache_cap_) return false;
+        if (overflows_ >= kMaxOverflows || values_.size() >= cache_cap_) return false;
         const Color o = ~x_;
         const Bitboard their_pieces = pos.units(o) & ~pos.units(o, UnitType::Pawn) & ~pos.units(o, UnitType::King);
         return popcount(their_pieces) <= kQuietMaxOpponentPieces;
@@ -124,7 +126,7 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
         if (too_large_.count(key)) return false;
         if (!explore(pos, d)) {
             too_large_.insert(key);
-            if (game_ == RegionGame::Quiet) ++overflows_;
+            if (game_ != RegionGame::LockedPawns) ++overflows_;
             return false;
         }
     }
@@ -173,7 +175,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
     };
     add(pack(start));
     MoveList legal;
-    // A quiet game larger than the budget is cut there: the positions not
+    // A quiet or pieces game larger than the budget is cut there: the positions not
     // expanded yet count as losses for X, so whatever the attractor still
     // calls safe is safe in the whole game (X can keep play inside the
     // explored part for ever), while an unsafe value means nothing.
@@ -181,7 +183,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
     for (std::uint32_t v = 0; v < keys.size(); ++v) {
         if (kind[v] != Kind::Inner) continue;
         if (keys.size() > budget_) {
-            if (game_ != RegionGame::Quiet) return false;
+            if (game_ == RegionGame::LockedPawns) return false;
             cut = v;
             break;
         }

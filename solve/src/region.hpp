@@ -9,7 +9,9 @@
 // for one with less material, valued by that region's own game up to a
 // capture depth (beyond it: a loss for X if the opponent captures, no move
 // for X). It is pessimistic, so a position it calls safe is safe in the real
-// game, and its strategy keeps to positions it calls safe.
+// game, and its strategy keeps to positions it calls safe. The same
+// machinery solves two larger games: the quiet game (X's pawns step too) and
+// the pieces game (X's pawns stay, locked or not).
 
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +34,10 @@ enum class RegionGame : std::uint8_t {
     // any capture leaves it. Tried where the opponent has at most one piece,
     // so that the game can fit the budget; a larger one is cut there.
     Quiet,
+    // X moves its pieces only, its pawns stay where they are (walls), locked
+    // or not; the opponent moves anything. Tried as a whole-game leaf where
+    // X's pawns have not yet met the opponent's.
+    Pieces,
 };
 
 class RegionSolver {
@@ -103,9 +109,9 @@ private:
     // kMaxFailures the region is given up like a too large one.
     static constexpr int kMaxFailures = 8;
     std::unordered_map<std::string, int> failures_;
-    // Quiet games too large for the budget: every one costs a whole budget
-    // of work, so after kMaxQuietOverflows the quiet game is not tried again.
-    static constexpr int kMaxQuietOverflows = 16;
+    // Quiet or pieces games too large for the budget: every one costs a whole
+    // budget of work, so after kMaxOverflows the game is not tried again.
+    static constexpr int kMaxOverflows = 16;
     int overflows_ = 0;
     std::uint64_t explorations_ = 0;
     std::uint64_t cut_explorations_ = 0;

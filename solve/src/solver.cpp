@@ -74,7 +74,7 @@ enum class NodeStatus : std::uint8_t {
     Safe,       // stalemate, the opponent checkmated: the game ends, X does not lose
     TableSafe,  // a table says X does not lose; the strategy below it comes from the table
     FortressSafe,  // X waits safely and the closure holds (fortress.hpp); the strategy below it is that closure
-    RegionSafe,    // X stays inside its locked pawn structure for ever (region.hpp); the strategy below it is the region's
+    RegionSafe,    // safe in a region, quiet or pieces game (region.hpp); the strategy below it is that game's
 };
 
 struct Expansion {
@@ -89,6 +89,8 @@ struct Expansion {
     bool region_candidate = false;
     // Likewise for a quiet game (region.hpp, RegionGame::Quiet).
     bool quiet_candidate = false;
+    // Likewise for a pieces game (region.hpp, RegionGame::Pieces).
+    bool pieces_candidate = false;
 };
 
 // A table that cannot answer for a position the search reached is a fault of
@@ -154,6 +156,9 @@ struct Solver::Impl {
     // game (a position safe in either game is safe in the real one).
     RegionSolver quiet;
     bool use_quiet = true;
+    // Pieces games: a third cache, for the same reason.
+    RegionSolver pieces;
+    bool use_pieces = false;
 
     std::uint64_t lost_count = 0;
     std::uint64_t nodes_at_attractor = 0;
@@ -172,7 +177,10 @@ struct Solver::Impl {
           // opponent's); following captures would multiply whole games.
           quiet(options.side, static_cast<std::size_t>(options.quiet_budget),
                 cache_cap(options.memory_bytes, kQuietCacheCap), 0, RegionGame::Quiet),
-          use_quiet(options.quiet_budget > 0) {}
+          use_quiet(options.quiet_budget > 0),
+          pieces(options.side, static_cast<std::size_t>(options.pieces_budget),
+                 cache_cap(options.memory_bytes, kQuietCacheCap), options.pieces_capture_depth, RegionGame::Pieces),
+          use_pieces(options.pieces_budget > 0) {}
 
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
@@ -180,7 +188,7 @@ struct Solver::Impl {
                bytes_of(live) + bytes_of(pred_head) + bytes_of(proof) + bytes_of(edge_child) +
                bytes_of(pred_parent) + bytes_of(pred_next) + bytes_of(edge_move) +
                bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48 + region.memory_bytes() +
-               quiet.memory_bytes();
+               quiet.memory_bytes() + pieces.memory_bytes();
     }
 
     // ---- The position index ----
@@ -231,6 +239,7 @@ struct Solver::Impl {
         // outside the attractor (its region strategy is stored with it).
         if (use_regions && (id == kNone || !lost[id]) && region.known(pos) == true) return Known::Safe;
         if (use_quiet && (id == kNone || !lost[id]) && quiet.known(pos) == true) return Known::Safe;
+        if (use_pieces && (id == kNone || !lost[id]) && pieces.known(pos) == true) return Known::Safe;
         if (id == kNone) return Known::Unknown;
         if (lost[id]) return Known::Lost;
         if (safe[id]) return Known::Safe;
@@ -273,6 +282,7 @@ struct Solver::Impl {
         out.status = NodeStatus::Expanded;
         out.region_candidate = x_moves && given == nullptr && use_regions && region.applies(pos);
         out.quiet_candidate = x_moves && given == nullptr && use_quiet && quiet.applies(pos);
+        out.pieces_candidate = x_moves && given == nullptr && use_pieces && !out.region_candidate && pieces.applies(pos);
         if (x_moves && given != nullptr) {
             for (std::uint16_t raw : *given) {
                 const Move m = move_from_raw(raw);
@@ -324,7 +334,8 @@ struct Solver::Impl {
         const std::uint32_t n = e.node;
         status[n] = e.status;
         if ((e.region_candidate && region.solve(unpack(keys[n]))) ||
-            (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n])))) {
+            (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n]))) ||
+            (e.pieces_candidate && pieces.applies(unpack(keys[n])) && pieces.solve(unpack(keys[n])))) {
             status[n] = NodeStatus::RegionSafe;
             expansion_order.push_back(n);
             return;
@@ -689,6 +700,9 @@ struct Solver::Impl {
         p.quiet_cut = quiet.cut_explorations();
         p.quiet_cut_safe = quiet.cut_successes();
         p.quiet_cut_kept = quiet.kept_beside_lost_starts();
+        p.pieces_explorations = pieces.explorations();
+        p.pieces_positions = pieces.cached();
+        p.pieces_cut = pieces.cut_explorations();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;
@@ -873,6 +887,7 @@ struct Solver::Impl {
                 // game's.
                 auto m = region.move_at(p);
                 if (!m) m = quiet.move_at(p);
+                if (!m) m = pieces.move_at(p);
                 if (!m) return Status(StatusCode::Internal, "region strategy has no move at " + to_fen(p));
                 visit(p, *m);
                 ++count;

@@ -23,10 +23,15 @@ run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side wh
 expect("${err}" "--region-depth")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --quiet-budget x)
 expect("${err}" "--quiet-budget")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --pieces-budget -1)
+expect("${err}" "--pieces-budget")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --pieces-depth 4)
+expect("${err}" "--pieces-depth")
 run_tool(0 ${TBGEN} solve --help)
 expect("${out}" "--tables")
 expect("${out}" "--no-regions")
 expect("${out}" "--quiet-budget")
+expect("${out}" "--pieces-budget")
 
 # Locked pawns: the root is a region leaf (one position in the graph), and
 # the region's strategy is stored with it and verifies; without region
@@ -52,6 +57,19 @@ run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side w
 expect("${out}" "\"quiet_cut\":[1-9][0-9]*,\"quiet_cut_safe\":[1-9]")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked-cut)
 expect("${out}" "closed")
+
+# The e-pawns are not locked, so no region applies; pieces games (White's
+# pawns stay where they are) prove the root from a few hundred positions,
+# where the plain search needs thousands, and the strategy verifies.
+set(free "r3k3/8/8/p3p3/P7/4P3/8/R3K3 w - - 0 1")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${free} --side white --name free-pieces
+         --no-regions --quiet-budget 0 --pieces-budget 100000 --quiet --json)
+expect("${out}" "\"nodes\":[0-9][0-9]?[0-9]?,.*\"pieces_explorations\":[1-9][0-9]*,\"pieces_positions\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name free-pieces)
+expect("${out}" "closed")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${free} --side white --name free-plain
+         --no-regions --quiet-budget 0 --quiet --json)
+expect("${out}" "\"nodes\":[0-9][0-9][0-9][0-9]+,.*\"pieces_explorations\":0,")
 
 # A database path that is a file: exit 3.
 file(WRITE "${WORK}/solve-cli-file" "x")

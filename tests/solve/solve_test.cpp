@@ -416,6 +416,97 @@ TEST_CASE("quiet-game leaves with free pawns are stored and verify") {
     CHECK(searched > 0);
 }
 
+TEST_CASE("a pieces-game value is never claimed where the tables say X loses") {
+    // The pieces game (X's pawns stay where they are, locked or not; X's
+    // pieces and all the opponent's units move; one capture followed) on
+    // sampled pawn positions, both sides to move: every position it calls
+    // safe, the starts and everything cached on the way, must be a draw or
+    // a win for X in the tables, X's cached move must keep it so and never
+    // move a pawn, and every reply of the opponent's must land on a position
+    // the game calls safe.
+    const std::size_t per_table = test::kSanitized ? 30 : 200;
+    using solve::detail::RegionGame;
+    solve::detail::RegionSolver white(Color::White, 20000, std::size_t{1} << 22, 1, RegionGame::Pieces);
+    solve::detail::RegionSolver black(Color::Black, 20000, std::size_t{1} << 22, 1, RegionGame::Pieces);
+    solve::detail::RegionSolver locked_white(Color::White, 20000, std::size_t{1} << 22, 1);
+    solve::detail::RegionSolver locked_black(Color::Black, 20000, std::size_t{1} << 22, 1);
+    int claimed = 0, free_pawns = 0;
+    for (const std::string& table : {std::string("KPvKP"), std::string("KNvKP"), std::string("KBPvK")}) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 29)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            const bool white_moves = pos.side_to_move() == Color::White;
+            auto& pieces = white_moves ? white : black;
+            if (!pieces.applies(pos)) continue;
+            const auto move = pieces.solve(pos);
+            if (!move) continue;
+            ++claimed;
+            check_claim(pieces, pos, *move);
+            // Where X's pawns are not all locked the locked game does not apply.
+            if (!(white_moves ? locked_white : locked_black).applies(pos)) ++free_pawns;
+        }
+    }
+    const auto& tb = Tables::get().tablebase();
+    std::uint64_t kept = 0;
+    for (const auto* pieces : {&white, &black}) {
+        const Color x = pieces == &white ? Color::White : Color::Black;
+        pieces->for_each_safe([&](const Position& pos) {
+            ++kept;
+            if (!has_legal_move<FourFile>(pos)) return;
+            INFO(to_fen(pos));
+            if (pos.side_to_move() == x) {
+                const auto move = pieces->move_at(pos);
+                REQUIRE(move.has_value());
+                CHECK(unit_type(pos.unit_on(move->from())) != UnitType::Pawn);
+                check_claim(*pieces, pos, *move);
+                return;
+            }
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
+            MoveList replies;
+            generate_legal<FourFile>(pos, replies);
+            for (const Move reply : replies) {
+                const Position next = pos.after(reply);
+                if (!has_legal_move<FourFile>(next)) continue;
+                CHECK(pieces->known(next) == true);
+            }
+        });
+    }
+    MESSAGE(claimed, " pieces-game claims, ", free_pawns, " of them with a free pawn of X's; ", kept,
+            " positions kept as safe; ", white.explorations() + black.explorations(), " explorations");
+    CHECK(claimed > 0);
+    CHECK(free_pawns > 0);
+    CHECK(kept > static_cast<std::uint64_t>(claimed));
+}
+
+TEST_CASE("pieces-game leaves with free pawns are stored and verify") {
+    // Sampled positions with a free pawn of X's that no fortress closure
+    // decides but the pieces game proves: with pieces games on (quiet games
+    // off) the solver stops at the root, the stored strategy passes the
+    // verifier, and the tables agree the root is no loss.
+    const auto& tb = Tables::get().tablebase();
+    using solve::detail::RegionGame;
+    int leaves = 0;
+    for (const std::string& table : {std::string("KPvKP"), std::string("KBPvK")}) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, test::kSanitized ? 40 : 150, 31)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            solve::detail::RegionSolver locked(pos.side_to_move(), 20000, std::size_t{1} << 20, 1);
+            if (locked.applies(pos) || solve::detail::find_fortress(pos, 20000)) continue;
+            solve::detail::RegionSolver pieces(pos.side_to_move(), 20000, std::size_t{1} << 20, 1,
+                                               RegionGame::Pieces);
+            if (!pieces.solve(pos)) continue;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            auto options = options_for(pos);
+            options.quiet_budget = 0;
+            options.pieces_budget = 20000;
+            options.pieces_capture_depth = 1;
+            CHECK(expect_root_leaf(pos, options, "pieces-leaf").final.pieces_explorations > 0);
+            if (++leaves == 12) break;
+        }
+    }
+    MESSAGE(leaves, " pieces-game leaves stored and verified");
+    CHECK(leaves > 0);
+}
+
 TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
     // Rooks behind locked a- and e-pawns: the region is the rooks' and
     // kings' placements; solved whole, the root needs no search at all.

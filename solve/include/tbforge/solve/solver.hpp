@@ -45,6 +45,9 @@ struct SolveProgress {
     std::uint64_t quiet_cut = 0;            // quiet games cut at the budget
     std::uint64_t quiet_cut_safe = 0;       // of them, those whose start was safe all the same
     std::uint64_t quiet_cut_kept = 0;       // positions kept as safe by cut games whose start was not
+    std::uint64_t pieces_explorations = 0;  // pieces games explored
+    std::uint64_t pieces_positions = 0;     // positions whose pieces-game value is cached
+    std::uint64_t pieces_cut = 0;           // pieces games cut at the budget
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
@@ -71,6 +74,13 @@ struct SolveOptions {
     // tried at X nodes with few free pawns and at most one piece of the
     // opponent's. 0: no quiet games.
     std::uint64_t quiet_budget = 2'000'000;
+    // Positions one pieces game may explore (X's pawns stay where they are,
+    // locked or not, X's pieces and every unit of the opponent's move:
+    // docs/fourfile.md, "Pieces games"); tried at X nodes whose pawns are
+    // not all locked. 0: no pieces games.
+    std::uint64_t pieces_budget = 0;
+    // Captures a pieces game follows into the games they lead to.
+    int pieces_capture_depth = 0;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;
