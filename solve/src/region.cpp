@@ -286,6 +286,10 @@ bool RegionSolver::explore(const Position& start, int depth) {
     std::uint64_t kept = 0;
     for (std::uint32_t v = 0; v < n; ++v) {
         if (cached[v] || (was_cut && in[v])) continue;
+        // A pieces game holds many unsafe positions, and an unsafe one
+        // after X's move is found again from its X-to-move children at
+        // little cost: only the start of those is kept, halving the cache.
+        if (game_ == RegionGame::Pieces && in[v] && v != 0 && !x_node(v)) continue;
         std::uint16_t value = in[v] ? static_cast<std::uint16_t>(kUnsafeAtDepth + depth) : kSafe;
         if (!in[v] && kind[v] == Kind::Inner && x_node(v)) {
             for (std::uint32_t i = 0; i < count[v]; ++i) {
