@@ -281,6 +281,7 @@ Status run(const std::vector<std::string>& args) {
                        {"pieces_explorations", summary.final.pieces_explorations},
                        {"pieces_positions", summary.final.pieces_positions},
                        {"pieces_cut", summary.final.pieces_cut},
+                       {"pieces_safe", summary.final.pieces_safe},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

@@ -103,6 +103,7 @@ std::optional<Move> RegionSolver::solve(const Position& pos) {
     const bool fresh = !values_.contains(pack(pos));
     if (!explore_region(pos, max_capture_depth_)) return std::nullopt;
     const auto move = move_at(pos);
+    if (move) ++safe_starts_;
     // A region that keeps failing from new starts is given up: exploring
     // it again costs more than the search it might save.
     if (!move && fresh && known(pos) == false) {

@@ -79,6 +79,8 @@ public:
     std::uint64_t memory_bytes() const;
     std::uint64_t explorations() const { return explorations_; }
     std::uint64_t cached() const { return values_.size(); }
+    // Calls of solve() that found X's move.
+    std::uint64_t safe_starts() const { return safe_starts_; }
     // Quiet games cut at the budget, and those of them whose start was safe
     // all the same.
     std::uint64_t cut_explorations() const { return cut_explorations_; }
@@ -114,6 +116,7 @@ private:
     static constexpr int kMaxOverflows = 16;
     int overflows_ = 0;
     std::uint64_t explorations_ = 0;
+    std::uint64_t safe_starts_ = 0;
     std::uint64_t cut_explorations_ = 0;
     std::uint64_t cut_successes_ = 0;
     std::uint64_t kept_beside_lost_starts_ = 0;

@@ -703,6 +703,7 @@ struct Solver::Impl {
         p.pieces_explorations = pieces.explorations();
         p.pieces_positions = pieces.cached();
         p.pieces_cut = pieces.cut_explorations();
+        p.pieces_safe = pieces.safe_starts();
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;

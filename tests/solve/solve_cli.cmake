@@ -64,7 +64,7 @@ expect("${out}" "closed")
 set(free "r3k3/8/8/p3p3/P7/4P3/8/R3K3 w - - 0 1")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${free} --side white --name free-pieces
          --no-regions --quiet-budget 0 --pieces-budget 100000 --quiet --json)
-expect("${out}" "\"nodes\":[0-9][0-9]?[0-9]?,.*\"pieces_explorations\":[1-9][0-9]*,\"pieces_positions\":[1-9]")
+expect("${out}" "\"nodes\":[0-9][0-9]?[0-9]?,.*\"pieces_explorations\":[1-9][0-9]*,\"pieces_positions\":[1-9][0-9]*,\"pieces_cut\":0,\"pieces_safe\":[1-9]")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name free-pieces)
 expect("${out}" "closed")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${free} --side white --name free-plain

@@ -48,6 +48,7 @@ struct SolveProgress {
     std::uint64_t pieces_explorations = 0;  // pieces games explored
     std::uint64_t pieces_positions = 0;     // positions whose pieces-game value is cached
     std::uint64_t pieces_cut = 0;           // pieces games cut at the budget
+    std::uint64_t pieces_safe = 0;          // X nodes a pieces game proved safe
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
