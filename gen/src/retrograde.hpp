@@ -67,11 +67,8 @@ struct TableValues {
 
     // The stored code (encoded Value) of a slot.
     std::uint16_t code(Color side, std::uint64_t index) const {
-        const std::uint8_t b = bytes[to_index(side)][index];
-        if (b != StateByte::kEscaped && b != StateByte::kWinFar && b != StateByte::kLossFar) {
-            return StateByte::code(b);
-        }
-        return exception(detail::pack(side, index));
+        const std::uint16_t code = kCodes[bytes[to_index(side)][index]];
+        return code != kException ? code : exception(detail::pack(side, index));
     }
     std::uint16_t max_code() const {
         std::uint16_t max = 0;
@@ -83,6 +80,19 @@ struct TableValues {
     }
 
 private:
+    // The code of each byte, one look-up for the renumbering; kException
+    // for the bytes that do not hold it.
+    static constexpr std::uint16_t kException = 0xFFFF;
+    static constexpr std::array<std::uint16_t, 256> kCodes = [] {
+        std::array<std::uint16_t, 256> codes{};
+        for (int b = 0; b < 256; ++b) {
+            const auto byte = static_cast<std::uint8_t>(b);
+            const bool exception =
+                byte == StateByte::kEscaped || byte == StateByte::kWinFar || byte == StateByte::kLossFar;
+            codes[static_cast<std::size_t>(b)] = exception ? kException : StateByte::code(byte);
+        }
+        return codes;
+    }();
     std::uint16_t exception(std::uint64_t packed) const {
         const auto it = std::lower_bound(exception_ids.begin(), exception_ids.end(), packed);
         return exception_codes[static_cast<std::size_t>(it - exception_ids.begin())];
@@ -104,10 +114,12 @@ public:
 
 private:
     // Positions decided at each distance, both sides to move. A level is
-    // listed while the lists of all levels fit a budget of one entry per 16
-    // slots (a quarter byte per slot: entries are 32-bit packed ids); a
-    // level that outgrows it is found again by a scan of the values, which
-    // also reaches predecessors in index order. Tables whose packed ids do
+    // listed while the lists of all levels fit a budget of one entry per 64
+    // slots (a sixteenth of a byte per slot, entries are 32-bit packed ids,
+    // beside the state's byte: a quarter byte took RBPvKN's lists to 200
+    // MB in the initial pass); a level that outgrows it is found again by a
+    // scan of the state bytes, which also reaches predecessors in index
+    // order. Tables whose packed ids do
     // not fit 32 bits list nothing. Levels from the state bytes' far level
     // on are always listed, in full packed ids, and kept to the end: their
     // bytes do not say the distance, the lists do.

@@ -21,7 +21,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     escaped_words_.clear();
     frontier_ = {};
     const bool ids_fit = 2 * size_ - 1 <= std::numeric_limits<ListedId>::max();
-    frontier_.budget = ids_fit ? size_ / 8 : 0;
+    frontier_.budget = ids_fit ? size_ / 32 : 0;
     initial_pass();
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
