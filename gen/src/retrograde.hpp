@@ -56,9 +56,47 @@ struct BuildStats {
     double initial_seconds = 0;  // the initial pass; the level passes take the rest
 };
 
+// A built table's final values: one StateByte per slot and side to move,
+// and the codes of the slots whose byte does not hold them (escaped and far
+// slots), by packed id.
 struct TableValues {
-    std::array<std::vector<std::uint16_t>, 2> values;  // per side to move, encoded Value
+    std::array<std::vector<std::uint8_t>, 2> bytes;
+    std::vector<std::uint64_t> exception_ids;  // sorted packed ids
+    std::vector<std::uint16_t> exception_codes;
     BuildStats stats;
+
+    // The stored code (encoded Value) of a slot.
+    std::uint16_t code(Color side, std::uint64_t index) const {
+        const std::uint16_t code = kCodes[bytes[to_index(side)][index]];
+        return code != kException ? code : exception(detail::pack(side, index));
+    }
+    std::uint16_t max_code() const {
+        std::uint16_t max = 0;
+        for (const auto& side : bytes) {
+            for (const std::uint8_t b : side) max = std::max(max, StateByte::code(b));
+        }
+        for (const std::uint16_t c : exception_codes) max = std::max(max, c);
+        return max;
+    }
+
+private:
+    // The code of each byte, one look-up for the renumbering; kException
+    // for the bytes that do not hold it.
+    static constexpr std::uint16_t kException = 0xFFFF;
+    static constexpr std::array<std::uint16_t, 256> kCodes = [] {
+        std::array<std::uint16_t, 256> codes{};
+        for (int b = 0; b < 256; ++b) {
+            const auto byte = static_cast<std::uint8_t>(b);
+            const bool exception =
+                byte == StateByte::kEscaped || byte == StateByte::kWinFar || byte == StateByte::kLossFar;
+            codes[static_cast<std::size_t>(b)] = exception ? kException : StateByte::code(byte);
+        }
+        return codes;
+    }();
+    std::uint16_t exception(std::uint64_t packed) const {
+        const auto it = std::lower_bound(exception_ids.begin(), exception_ids.end(), packed);
+        return exception_codes[static_cast<std::size_t>(it - exception_ids.begin())];
+    }
 };
 
 template <Ruleset R, TableIndexer Ix>
@@ -67,32 +105,45 @@ public:
 
     // child_value gives the value (for its side to move) of any position a
     // conversion reaches: a sub-table position or a terminal one.
-    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, BuildProgress progress = {})
-        : moves_(indexer, std::move(child_value)), progress_(std::move(progress)) {}
+    // `layout`: what the state bytes hold (StateByte; tests narrow it).
+    RetrogradeBuilder(const Ix& indexer, ChildValue child_value, BuildProgress progress = {},
+                      StateByte layout = StateByte())
+        : moves_(indexer, std::move(child_value)), progress_(std::move(progress)), layout_(layout) {}
 
     TableValues build();
 
 private:
     // Positions decided at each distance, both sides to move. A level is
-    // listed while the lists of all levels fit a budget of one entry per 16
-    // slots (a quarter byte per slot: entries are 32-bit packed ids); a
-    // level that outgrows it is found again by a scan of the values, which
-    // also reaches predecessors in index order. Tables whose packed ids do
-    // not fit 32 bits list nothing.
+    // listed while the lists of all levels fit a budget of one entry per 64
+    // slots (a sixteenth of a byte per slot, entries are 32-bit packed ids,
+    // beside the state's byte: a quarter byte took RBPvKN's lists to 200
+    // MB in the initial pass); a level that outgrows it is found again by a
+    // scan of the state bytes, which also reaches predecessors in index
+    // order. Tables whose packed ids do
+    // not fit 32 bits list nothing. Levels from the state bytes' far level
+    // on are always listed, in full packed ids, and kept to the end: their
+    // bytes do not say the distance, the lists do.
     using ListedId = std::uint32_t;
     struct LocalFrontier {
         std::vector<std::vector<ListedId>> lists;
+        std::vector<std::vector<std::uint64_t>> far;
         std::vector<std::uint64_t> counts;
         std::vector<char> overflow;
         std::size_t cap = 0;
+        int far_level = StateByte::kLevels;
         void add(int level, std::uint64_t packed) {
             const auto l = static_cast<std::size_t>(level);
             if (counts.size() <= l) {
                 counts.resize(l + 1);
                 lists.resize(l + 1);
+                far.resize(l + 1);
                 overflow.resize(l + 1);
             }
             ++counts[l];
+            if (level >= far_level) {
+                far[l].push_back(packed);
+                return;
+            }
             if (overflow[l]) return;
             if (lists[l].size() >= cap) {
                 overflow[l] = 1;
@@ -104,6 +155,7 @@ private:
     };
     struct Frontier {
         std::vector<std::vector<ListedId>> lists;
+        std::vector<std::vector<std::uint64_t>> far;
         std::vector<std::uint64_t> counts;
         std::vector<char> overflow;
         std::uint64_t budget = 0;  // list entries still allowed
@@ -117,11 +169,13 @@ private:
             if (counts.size() < local.counts.size()) {
                 counts.resize(local.counts.size());
                 lists.resize(local.counts.size());
+                far.resize(local.counts.size());
                 overflow.resize(local.counts.size());
             }
             for (std::size_t l = 0; l < local.counts.size(); ++l) {
                 counts[l] += local.counts[l];
                 added += local.counts[l];
+                far[l].insert(far[l].end(), local.far[l].begin(), local.far[l].end());
                 if (overflow[l]) continue;
                 if (local.overflow[l] || local.lists[l].size() > budget) {
                     drop(l);
@@ -131,6 +185,7 @@ private:
                 lists[l].insert(lists[l].end(), local.lists[l].begin(), local.lists[l].end());
             }
             local.lists.clear();
+            local.far.clear();
             local.counts.clear();
             local.overflow.clear();
         }
@@ -139,6 +194,7 @@ private:
     LocalFrontier local_frontier() const {
         LocalFrontier local;
         local.cap = static_cast<std::size_t>(frontier_.budget / static_cast<std::uint64_t>(omp_get_max_threads()));
+        local.far_level = layout_.far_level();
         return local;
     }
     // Un-moves from one position decided at `level`.
@@ -157,16 +213,45 @@ private:
         return std::binary_search(late_losses_.begin(), late_losses_.end(), packed);
     }
 
-    // One StateWord per slot, so the level passes touch one word per
+    // Visits the listed positions of one level (push).
+    template <class Id>
+    void push_listed(const std::vector<Id>& listed, int level);
+    // Sweeps for the positions decided at `level` (below the far level) by
+    // their values, and visits them (push).
+    void push_scanned(int level);
+
+    // One StateByte per slot, so the level passes touch one byte per
     // predecessor.
-    std::uint16_t load(Color c, std::uint64_t i) const {
-        return std::atomic_ref<const std::uint16_t>(values_[to_index(c)][i]).load(std::memory_order_relaxed);
+    std::uint8_t load(Color c, std::uint64_t i) const {
+        return std::atomic_ref<const std::uint8_t>(bytes_[to_index(c)][i]).load(std::memory_order_relaxed);
     }
+    // The whole word of an escaped slot (its byte is StateByte::kEscaped).
+    std::uint16_t& escaped(Color c, std::uint64_t i) {
+        const auto it = std::lower_bound(escaped_ids_.begin(), escaped_ids_.end(), detail::pack(c, i));
+        return escaped_words_[static_cast<std::size_t>(it - escaped_ids_.begin())];
+    }
+    std::uint16_t load_escaped(Color c, std::uint64_t i) {
+        return std::atomic_ref<std::uint16_t>(escaped(c, i)).load(std::memory_order_relaxed);
+    }
+    // A win at `distance` for an open slot (StateWord::claim_win).
+    StateWord::Step claim(Color c, std::uint64_t i, int distance) {
+        std::uint8_t& b = bytes_[to_index(c)][i];
+        if (std::atomic_ref<std::uint8_t>(b).load(std::memory_order_relaxed) == StateByte::kEscaped) {
+            return StateWord::claim_win(escaped(c, i), distance);
+        }
+        return layout_.claim_win(b, distance);
+    }
+    // The final codes of the slots whose byte does not hold them.
+    void collect_exceptions(TableValues& out);
 
     TableMoves<R, Ix> moves_;
     BuildProgress progress_;
+    StateByte layout_;
     std::uint64_t size_ = 0;
-    std::array<std::vector<std::uint16_t>, 2> values_;
+    std::array<std::vector<std::uint8_t>, 2> bytes_;
+    // Escaped slots (StateByte::kEscaped): sorted packed ids and their words.
+    std::vector<std::uint64_t> escaped_ids_;
+    std::vector<std::uint16_t> escaped_words_;
     Frontier frontier_;
     // Positions decided by a move worth 2 plies (a double push into an
     // en-passant capture): wins waiting for level 2, and losses whose longest

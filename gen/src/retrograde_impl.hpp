@@ -16,10 +16,12 @@ template <Ruleset R, TableIndexer Ix>
 TableValues RetrogradeBuilder<R, Ix>::build() {
     const auto start = std::chrono::steady_clock::now();
     size_ = moves_.indexer().size();
-    for (int c = 0; c < 2; ++c) values_[c].assign(size_, StateWord::kUndecided);
+    for (int c = 0; c < 2; ++c) bytes_[c].assign(size_, StateByte::kInvalid);
+    escaped_ids_.clear();
+    escaped_words_.clear();
     frontier_ = {};
     const bool ids_fit = 2 * size_ - 1 <= std::numeric_limits<ListedId>::max();
-    frontier_.budget = ids_fit ? size_ / 8 : 0;
+    frontier_.budget = ids_fit ? size_ / 32 : 0;
     initial_pass();
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -28,6 +30,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
         LocalFrontier none;
         none.counts.resize(3);
         none.lists.resize(3);
+        none.far.resize(3);
         none.overflow.resize(3);
         frontier_.merge(none);
     }
@@ -41,16 +44,42 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
         ++passes;
     }
     TableValues out;
-    for (int c = 0; c < 2; ++c) {
-        for (auto& v : values_[c]) v = StateWord::final_code(v);
-        out.values[c] = std::move(values_[c]);
-    }
+    collect_exceptions(out);
+    for (int c = 0; c < 2; ++c) out.bytes[c] = std::move(bytes_[c]);
     out.stats.positions = valid_positions_;
     out.stats.passes = passes;
     out.stats.initial_seconds = initial_seconds;
     out.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
+}
+
+template <Ruleset R, TableIndexer Ix>
+void RetrogradeBuilder<R, Ix>::collect_exceptions(TableValues& out) {
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> codes;
+    codes.reserve(escaped_ids_.size());
+    for (std::size_t k = 0; k < escaped_ids_.size(); ++k) {
+        codes.emplace_back(escaped_ids_[k], StateWord::final_code(escaped_words_[k]));
+    }
+    // A far byte's distance is the level of the list that holds it (each
+    // position is decided, and listed, once); escaped ones keep their word.
+    for (std::size_t l = 0; l < frontier_.far.size(); ++l) {
+        for (const std::uint64_t packed : frontier_.far[l]) {
+            const std::uint8_t b = load(detail::packed_side(packed), detail::packed_index(packed));
+            if (b == StateByte::kWinFar) codes.emplace_back(packed, StateWord::win(static_cast<int>(l)));
+            if (b == StateByte::kLossFar) codes.emplace_back(packed, StateWord::loss(static_cast<int>(l)));
+        }
+    }
+    frontier_.far.clear();
+    escaped_ids_ = {};
+    escaped_words_ = {};
+    std::sort(codes.begin(), codes.end());
+    out.exception_ids.reserve(codes.size());
+    out.exception_codes.reserve(codes.size());
+    for (const auto& [packed, code] : codes) {
+        out.exception_ids.push_back(packed);
+        out.exception_codes.push_back(code);
+    }
 }
 
 template <Ruleset R, TableIndexer Ix>
@@ -71,15 +100,19 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
     {
         LocalFrontier local = local_frontier();
         std::vector<std::uint64_t> late_win, late_loss, symmetric;
+        std::vector<std::pair<std::uint64_t, std::uint16_t>> escaped;
         constexpr std::int64_t kChunk = 1 << 14;
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t chunk = 0; chunk < (total + kChunk - 1) / kChunk; ++chunk) {
             const std::int64_t end = std::min(total, (chunk + 1) * kChunk);
             auto record = [&](Color side, std::uint64_t index, const SlotStart& s) {
-                values_[to_index(side)][index] = s.word();
+                const std::uint16_t word = s.word();
+                const std::uint8_t b = layout_.initial(word);
+                bytes_[to_index(side)][index] = b;
                 valid += s.value != StateWord::kInvalid;
                 open += s.value == StateWord::kUndecided;
                 const std::uint64_t packed = detail::pack(side, index);
+                if (b == StateByte::kEscaped) escaped.emplace_back(packed, word);
                 if (s.level >= 0) local.add(s.level, packed);
                 if (s.late_win) late_win.push_back(packed);
                 if (s.late_loss) late_loss.push_back(packed);
@@ -123,8 +156,25 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
         late_wins_.insert(late_wins_.end(), late_win.begin(), late_win.end());
         late_losses_.insert(late_losses_.end(), late_loss.begin(), late_loss.end());
         symmetric_.insert(symmetric_.end(), symmetric.begin(), symmetric.end());
+        for (const auto& [packed, word] : escaped) {
+            escaped_ids_.push_back(packed);
+            escaped_words_.push_back(word);
+        }
     }
     valid_positions_ = valid;
+    {
+        std::vector<std::size_t> order(escaped_ids_.size());
+        for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return escaped_ids_[a] < escaped_ids_[b]; });
+        std::vector<std::uint64_t> ids(order.size());
+        std::vector<std::uint16_t> words(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            ids[k] = escaped_ids_[order[k]];
+            words[k] = escaped_words_[order[k]];
+        }
+        escaped_ids_ = std::move(ids);
+        escaped_words_ = std::move(words);
+    }
     initial_open_ = open;
     std::sort(symmetric_.begin(), symmetric_.end());
     std::sort(late_wins_.begin(), late_wins_.end());
@@ -134,22 +184,23 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
 template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, LocalFrontier& local,
                                      SlotList& preds) {
-    const auto next = static_cast<std::uint16_t>(level + 1);
-    const probe::Value v = probe::decode_value(load(s, index));
+    const int next = level + 1;
+    const std::uint8_t b = load(s, index);
+    const Wdl wdl = b == StateByte::kEscaped ? probe::decode_value(load_escaped(s, index)).wdl : StateByte::wdl(b);
     Position pos;
     Square squares[kMaxTableUnits];
     [[maybe_unused]] const bool ok = moves_.decode(index, s, squares, pos);
     assert(ok);
     const Color p = ~s;
-    const int stab_w = v.wdl == Wdl::Win && moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
+    const int stab_w = wdl == Wdl::Win && moves_.has_symmetries() ? moves_.stabilizer(pos) : 1;
     // Repeated predecessors only need counting together when the closed
     // share r |Stab Q| / |Stab W| is not a multiple of r.
     const bool grouped = stab_w > 1;
     moves_.predecessors(index, pos, squares, preds, grouped);
-    std::vector<std::uint16_t>& words = values_[to_index(p)];
-    if (v.wdl == Wdl::Loss) {
+    std::vector<std::uint8_t>& bytes = bytes_[to_index(p)];
+    if (wdl == Wdl::Loss) {
         for (std::size_t at = 0; at < preds.size(); ++at) {
-            if (StateWord::claim_win(words[preds[at]], next).changed) local.add(next, detail::pack(p, preds[at]));
+            if (claim(p, preds[at], next).changed) local.add(next, detail::pack(p, preds[at]));
         }
         return;
     }
@@ -160,9 +211,13 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
             while (at + repeats < preds.size() && preds[at + repeats] == q) ++repeats;
         }
         at += repeats;
-        const StateWord::Step step = StateWord::count_down(
-            words[q], level, static_cast<int>(repeats), stab_w, [&] { return stabilizer_of(p, q); },
-            [&] { return late_loss(detail::pack(p, q)); });
+        auto late = [&] { return late_loss(detail::pack(p, q)); };
+        std::uint8_t& target = bytes[q];
+        const StateWord::Step step =
+            std::atomic_ref<std::uint8_t>(target).load(std::memory_order_relaxed) == StateByte::kEscaped
+                ? StateWord::count_down(escaped(p, q), level, static_cast<int>(repeats), stab_w,
+                                        [&] { return stabilizer_of(p, q); }, late)
+                : layout_.count_down(target, level, static_cast<int>(repeats), stab_w, late);
         if (step.decided >= 0) local.add(step.decided, detail::pack(p, q));
     }
 }
@@ -170,72 +225,101 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
 template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     const auto l = static_cast<std::size_t>(level);
-    std::mutex merge_mutex;
+    // From the far level on a byte does not say its distance: those levels
+    // are always listed, and always pushed.
+    const bool far = level >= layout_.far_level();
     // Pushing costs a locked update per predecessor of each decided
     // position, pulling a read per move of each open one plus a scan.
     const std::uint64_t open = initial_open_ - frontier_.added;
-    if (kCanPull && frontier_.counts[l] != 0 && 2 * frontier_.counts[l] >= open) {
+    if (kCanPull && !far && frontier_.counts[l] != 0 && 2 * frontier_.counts[l] >= open) {
         if (!frontier_.overflow[l]) {
             frontier_.budget += frontier_.lists[l].size();
             frontier_.lists[l] = {};
         }
         pull_pass(level);
+    } else if (far) {
+        // Kept: the list is the record of these positions' distance.
+        push_listed(frontier_.far[l], level);
     } else if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
         const std::vector<ListedId> current = std::move(frontier_.lists[l]);
         frontier_.lists[l] = {};
         frontier_.budget += current.size();
-        const auto count = static_cast<std::int64_t>(current.size());
-#pragma omp parallel
-        {
-            LocalFrontier local = local_frontier();
-            SlotList preds;
-#pragma omp for schedule(dynamic, 256)
-            for (std::int64_t k = 0; k < count; ++k) {
-                const std::uint64_t packed = current[static_cast<std::size_t>(k)];
-                visit(detail::packed_side(packed), detail::packed_index(packed), level, local, preds);
-                if (progress_ && omp_get_thread_num() == 0 && (k & 0xFFFF) == 0) {
-                    progress_("level", level, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(count));
-                }
-            }
-            std::lock_guard lock(merge_mutex);
-            frontier_.merge(local);
-        }
+        push_listed(current, level);
     } else if (frontier_.counts[l] != 0) {
-        // Too many to list: find them by their values.
-        const std::uint16_t win_code = StateWord::win(level);
-        const std::uint16_t loss_code = StateWord::loss(level);
-        constexpr std::int64_t kChunk = 1 << 14;
-        const auto chunks = static_cast<std::int64_t>((size_ + kChunk - 1) / kChunk);
-#pragma omp parallel
-        {
-            LocalFrontier local = local_frontier();
-            SlotList preds;
-#pragma omp for schedule(dynamic, 1)
-            for (std::int64_t chunk = 0; chunk < 2 * chunks; ++chunk) {
-                const auto side = static_cast<Color>(chunk & 1);
-                const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
-                const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
-                for (std::uint64_t i = first; i < end; ++i) {
-                    const std::uint16_t code = load(side, i);
-                    if (code == win_code || code == loss_code) visit(side, i, level, local, preds);
-                }
-                if (progress_ && omp_get_thread_num() == 0) {
-                    progress_("level", level, static_cast<std::uint64_t>(chunk), static_cast<std::uint64_t>(2 * chunks));
-                }
-            }
-            std::lock_guard lock(merge_mutex);
-            frontier_.merge(local);
-        }
+        push_scanned(level);
     }
     if (level + 1 == 2) {
         LocalFrontier local = local_frontier();
         for (const std::uint64_t packed : late_wins_) {
-            const Color c = detail::packed_side(packed);
-            const std::uint64_t i = detail::packed_index(packed);
-            if (StateWord::claim_win(values_[to_index(c)][i], 2).changed) local.add(2, packed);
+            if (claim(detail::packed_side(packed), detail::packed_index(packed), 2).changed) local.add(2, packed);
         }
         frontier_.merge(local);
         late_wins_.clear();
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+template <class Id>
+void RetrogradeBuilder<R, Ix>::push_listed(const std::vector<Id>& listed, int level) {
+    std::mutex merge_mutex;
+    const auto count = static_cast<std::int64_t>(listed.size());
+#pragma omp parallel
+    {
+        LocalFrontier local = local_frontier();
+        SlotList preds;
+#pragma omp for schedule(dynamic, 256)
+        for (std::int64_t k = 0; k < count; ++k) {
+            const std::uint64_t packed = listed[static_cast<std::size_t>(k)];
+            visit(detail::packed_side(packed), detail::packed_index(packed), level, local, preds);
+            if (progress_ && omp_get_thread_num() == 0 && (k & 0xFFFF) == 0) {
+                progress_("level", level, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(count));
+            }
+        }
+        std::lock_guard lock(merge_mutex);
+        frontier_.merge(local);
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void RetrogradeBuilder<R, Ix>::push_scanned(int level) {
+    // Too many to list: find them by their values, the escaped slots by
+    // their words.
+    const std::uint8_t win_byte = layout_.win(level);
+    const std::uint8_t loss_byte = layout_.loss(level);
+    const std::uint16_t win_code = StateWord::win(level);
+    const std::uint16_t loss_code = StateWord::loss(level);
+    constexpr std::int64_t kChunk = 1 << 14;
+    const auto chunks = static_cast<std::int64_t>((size_ + kChunk - 1) / kChunk);
+    const auto escaped_count = static_cast<std::int64_t>(escaped_ids_.size());
+    std::mutex merge_mutex;
+#pragma omp parallel
+    {
+        LocalFrontier local = local_frontier();
+        SlotList preds;
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t chunk = 0; chunk < 2 * chunks; ++chunk) {
+            const auto side = static_cast<Color>(chunk & 1);
+            const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
+            const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
+            for (std::uint64_t i = first; i < end; ++i) {
+                const std::uint8_t b = load(side, i);
+                if (b == win_byte || b == loss_byte) visit(side, i, level, local, preds);
+            }
+            if (progress_ && omp_get_thread_num() == 0) {
+                progress_("level", level, static_cast<std::uint64_t>(chunk), static_cast<std::uint64_t>(2 * chunks));
+            }
+        }
+        // Words written in this pass are level + 1 codes, never the level's own.
+#pragma omp for schedule(dynamic, 256)
+        for (std::int64_t k = 0; k < escaped_count; ++k) {
+            const std::uint16_t word = std::atomic_ref<std::uint16_t>(escaped_words_[static_cast<std::size_t>(k)])
+                                           .load(std::memory_order_relaxed);
+            if (word != win_code && word != loss_code) continue;
+            const std::uint64_t packed = escaped_ids_[static_cast<std::size_t>(k)];
+            visit(detail::packed_side(packed), detail::packed_index(packed), level, local, preds);
+        }
+        std::lock_guard lock(merge_mutex);
+        frontier_.merge(local);
     }
 }
 
@@ -253,26 +337,37 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
                 const auto side = static_cast<Color>(chunk & 1);
                 const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
                 const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
-                const std::vector<std::uint16_t>& children = values_[to_index(~side)];
+                const Color child_side = ~side;
+                const std::vector<std::uint8_t>& children = bytes_[to_index(child_side)];
                 for (std::uint64_t i = first; i < end; ++i) {
-                    // Only this thread writes slot i; the children's words
+                    // Only this thread writes slot i; the children's bytes
                     // are read while other threads decide them, but those
                     // become level + 1 codes, never the level's own.
-                    std::uint16_t& word = values_[to_index(side)][i];
-                    const std::uint16_t seen = std::atomic_ref<std::uint16_t>(word).load(std::memory_order_relaxed);
-                    if (!StateWord::is_open(seen)) continue;
+                    std::uint8_t& target = bytes_[to_index(side)][i];
+                    const std::uint8_t seen = std::atomic_ref<std::uint8_t>(target).load(std::memory_order_relaxed);
+                    const bool escaped_slot = seen == StateByte::kEscaped;
+                    if (!StateByte::is_open(seen) && !escaped_slot) continue;
+                    std::uint16_t seen_word = 0;
+                    if (escaped_slot) {
+                        seen_word = load_escaped(side, i);
+                        if (!StateWord::is_open(seen_word)) continue;
+                    }
                     Position pos;
                     Square squares[kMaxTableUnits];
                     [[maybe_unused]] const bool ok = moves_.decode(i, side, squares, pos);
                     assert(ok);
-                    StateWord::PullCount count(level);
+                    StateByte::PullCount count(layout_, level);
                     moves_.open_children(i, pos, squares, [&](std::uint64_t child) {
-                        return count.add(
-                            std::atomic_ref<const std::uint16_t>(children[child]).load(std::memory_order_relaxed));
+                        const std::uint8_t b =
+                            std::atomic_ref<const std::uint8_t>(children[child]).load(std::memory_order_relaxed);
+                        return count.add(b != StateByte::kEscaped ? b
+                                                                  : count.as_byte(load_escaped(child_side, child)));
                     });
                     const std::uint64_t packed = detail::pack(side, i);
+                    auto late = [&] { return late_loss(packed); };
                     const StateWord::Step step =
-                        StateWord::pull(word, seen, level, count, [&] { return late_loss(packed); });
+                        escaped_slot ? StateWord::pull(escaped(side, i), seen_word, level, count, late)
+                                     : layout_.pull(target, seen, level, count, late);
                     if (step.decided >= 0) local.add(step.decided, packed);
                 }
                 if (progress_ && omp_get_thread_num() == 0) {

@@ -22,6 +22,10 @@
 // Words that cannot lose (kCannotLose: a move draws or wins) only change by
 // a claim. Pushes run concurrently on shared words (relaxed atomics, a
 // compare-and-swap per change); a pull has one writer per word.
+//
+// StateByte is the in-RAM builder's narrower form of the same word, one
+// byte a slot and side: short distances and small counters in the byte, the
+// rest exact elsewhere (see there).
 
 #include <atomic>
 #include <cstdint>
@@ -133,8 +137,9 @@ struct StateWord {
 
     // The pull of the open word `seen` at `level` from its children's
     // count. Only the caller writes the word; others may read it meanwhile.
-    template <class LateLoss>
-    static Step pull(std::uint16_t& target, std::uint16_t seen, int level, const PullCount& count,
+    // (Count: PullCount, or StateByte's for a word read among bytes.)
+    template <class Count, class LateLoss>
+    static Step pull(std::uint16_t& target, std::uint16_t seen, int level, const Count& count,
                      LateLoss&& late_loss) {
         std::atomic_ref<std::uint16_t> word(target);
         if (count.wins()) {
@@ -160,6 +165,171 @@ private:
         const int next = level + 1;
         return next < 2 && late_loss() ? 2 : next;
     }
+};
+
+// One byte per slot and side to move, for the in-RAM builder: half the
+// StateWord's memory. What does not fit is kept exactly elsewhere:
+//  - [0, 64): a win at that distance; [64, 128): a loss at distance - 64.
+//    Distances from `far_level` (at most 64) on are kWinFar or kLossFar;
+//    the builder lists every position decided that far, by level, and
+//    knows each one's distance from its list.
+//  - kEscaped: the slot's StateWord lives in a side table (the builder's).
+//    The initial pass escapes positions fixed by a table symmetry (their
+//    count-downs need the stabiliser), counters above `max_count`, and
+//    distances of `far_level` and beyond; the set never changes after it.
+//  - kCannotLose, then counters 1..max_count (at most kMaxCount): an open
+//    position that no symmetry fixes, as StateWord's open words.
+// The transitions are StateWord's on a non-symmetric word (stabiliser 1).
+class StateByte {
+public:
+    static constexpr int kLevels = 64;
+    static constexpr std::uint8_t kWinFar = 128;
+    static constexpr std::uint8_t kLossFar = 129;
+    static constexpr std::uint8_t kInvalid = 130;
+    static constexpr std::uint8_t kDrawFinal = 131;
+    static constexpr std::uint8_t kEscaped = 132;
+    static constexpr std::uint8_t kCannotLose = 133;
+    static constexpr int kMaxCount = 0xFF - kCannotLose;
+
+    // Defaults hold the most in the byte; smaller limits push more through
+    // the far lists and the side table (tests).
+    explicit constexpr StateByte(int far_level = kLevels, int max_count = kMaxCount)
+        : far_level_(far_level < 1 ? 1 : far_level > kLevels ? kLevels : far_level),
+          max_count_(max_count < 1 ? 1 : max_count > kMaxCount ? kMaxCount : max_count) {}
+
+    int far_level() const { return far_level_; }
+    int max_count() const { return max_count_; }
+
+    static constexpr bool is_open(std::uint8_t b) { return b >= kCannotLose; }
+    // Open moves of an open byte; 0 for kCannotLose.
+    static constexpr int open_count(std::uint8_t b) { return b - kCannotLose; }
+    static constexpr bool is_decided(std::uint8_t b) { return b <= kLossFar; }
+    // The result of a decided byte.
+    static constexpr Wdl wdl(std::uint8_t b) {
+        return b < kLevels || b == kWinFar ? Wdl::Win : Wdl::Loss;
+    }
+    // The stored code of a byte held in full (not far, not escaped): open
+    // positions, invalid slots and draws are 0.
+    static constexpr std::uint16_t code(std::uint8_t b) {
+        if (b < kLevels) return StateWord::win(b);
+        if (b < 2 * kLevels) return StateWord::loss(b - kLevels);
+        return 0;
+    }
+
+    std::uint8_t win(int distance) const {
+        return distance < far_level_ ? static_cast<std::uint8_t>(distance) : kWinFar;
+    }
+    std::uint8_t loss(int distance) const {
+        return distance < far_level_ ? static_cast<std::uint8_t>(kLevels + distance) : kLossFar;
+    }
+
+    // The byte of an initial StateWord, kEscaped when the word must be kept whole.
+    std::uint8_t initial(std::uint16_t word) const {
+        if (word == StateWord::kInvalid) return kInvalid;
+        if (word == StateWord::kDrawFinal) return kDrawFinal;
+        if (StateWord::is_open(word)) {
+            if (StateWord::is_symmetric(word)) return kEscaped;
+            const int count = StateWord::open_count(word);
+            if (count == StateWord::kCannotLose) return kCannotLose;
+            return count <= max_count_ ? static_cast<std::uint8_t>(kCannotLose + count) : kEscaped;
+        }
+        const probe::Value v = probe::decode_value(word);
+        if (v.dtc >= far_level_) return kEscaped;
+        return v.wdl == Wdl::Win ? win(v.dtc) : loss(v.dtc);
+    }
+
+    // StateWord::claim_win.
+    StateWord::Step claim_win(std::uint8_t& target, int distance) const {
+        std::atomic_ref<std::uint8_t> word(target);
+        const std::uint8_t value = win(distance);
+        std::uint8_t seen = word.load(std::memory_order_relaxed);
+        while (is_open(seen)) {
+            if (word.compare_exchange_weak(seen, value, std::memory_order_relaxed)) return {true, distance};
+        }
+        return {};
+    }
+
+    // StateWord::count_down on a word no symmetry fixes.
+    template <class LateLoss>
+    StateWord::Step count_down(std::uint8_t& target, int level, int repeats, int child_stabilizer,
+                               LateLoss&& late_loss) const {
+        std::atomic_ref<std::uint8_t> word(target);
+        std::uint8_t seen = word.load(std::memory_order_relaxed);
+        if (!is_open(seen) || seen == kCannotLose) return {};
+        const int closed = repeats / child_stabilizer;
+        do {
+            if (open_count(seen) != closed) {
+                if (word.compare_exchange_weak(seen, static_cast<std::uint8_t>(seen - closed),
+                                               std::memory_order_relaxed)) {
+                    return {true, -1};
+                }
+            } else {
+                const int distance = loss_distance(level, late_loss);
+                if (word.compare_exchange_weak(seen, loss(distance), std::memory_order_relaxed)) {
+                    return {true, distance};
+                }
+            }
+        } while (is_open(seen));
+        return {};
+    }
+
+    // StateWord::PullCount over bytes, at a level below far_level() (a far
+    // byte does not say its level). An escaped child is added as the byte
+    // of its word's value at the level (as_byte()).
+    class PullCount {
+    public:
+        PullCount(const StateByte& layout, int level)
+            : win_(layout.win(level)), loss_(layout.loss(level)), level_(level) {}
+        bool add(std::uint8_t child) {
+            wins_ = child == loss_;
+            closed_ += child == win_;
+            return !wins_;
+        }
+        // The byte standing for an escaped child's word at this level.
+        std::uint8_t as_byte(std::uint16_t word) const {
+            if (word == StateWord::loss(level_)) return loss_;
+            if (word == StateWord::win(level_)) return win_;
+            return kEscaped;
+        }
+        bool wins() const { return wins_; }
+        int closed() const { return closed_; }
+
+    private:
+        std::uint8_t win_, loss_;
+        int level_;
+        bool wins_ = false;
+        int closed_ = 0;
+    };
+
+    // StateWord::pull.
+    template <class LateLoss>
+    StateWord::Step pull(std::uint8_t& target, std::uint8_t seen, int level, const PullCount& count,
+                         LateLoss&& late_loss) const {
+        std::atomic_ref<std::uint8_t> word(target);
+        if (count.wins()) {
+            word.store(win(level + 1), std::memory_order_relaxed);
+            return {true, level + 1};
+        }
+        const int closed = count.closed();
+        if (closed == 0 || seen == kCannotLose) return {};
+        if (closed != open_count(seen)) {
+            word.store(static_cast<std::uint8_t>(seen - closed), std::memory_order_relaxed);
+            return {true, -1};
+        }
+        const int distance = loss_distance(level, late_loss);
+        word.store(loss(distance), std::memory_order_relaxed);
+        return {true, distance};
+    }
+
+private:
+    template <class LateLoss>
+    static int loss_distance(int level, LateLoss&& late_loss) {
+        const int next = level + 1;
+        return next < 2 && late_loss() ? 2 : next;
+    }
+
+    int far_level_;
+    int max_count_;
 };
 
 }  // namespace tbf::gen

@@ -44,18 +44,12 @@ ExactValues::ExactValues(const index::Indexer& exact, const index::WorkIndex& wo
     }
 }
 
-std::uint16_t ExactValues::max_code() const {
-    std::uint16_t max_code = 0;
-    for (const auto& side : built_.values) {
-        for (auto v : side) max_code = std::max(max_code, v);
-    }
-    return max_code;
-}
+std::uint16_t ExactValues::max_code() const { return built_.max_code(); }
 
 void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t> out) {
-    const std::vector<std::uint16_t>& from = built_.values[to_index(side)];
+    const TableValues& from = built_;
     if (!work_) {
-        std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+        for (std::size_t k = 0; k < out.size(); ++k) out[k] = from.code(side, first + k);
         return;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -78,7 +72,7 @@ void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t>
             if (decoded) {
                 for (int u = 0; u < exact_.unit_count(); ++u) placed[position_[u]] = squares[u];
                 const index::Index slot = cursor.encode(placed);
-                if (slot != index::kNoIndex) value = from[slot];
+                if (slot != index::kNoIndex) value = from.code(side, slot);
             }
             out[static_cast<std::size_t>(k)] = value;
         }

@@ -20,7 +20,7 @@ std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact);
 // A built table's final values, read in exact-index order. A build on the
 // work index keeps its own values and renumbers them piece by piece as they
 // are read, so the exact-index copy never exists whole (it would take 4
-// bytes per exact slot beside the work index's 4 per work slot).
+// bytes per exact slot beside the work index's 2 per work slot).
 class ExactValues {
 public:
     ExactValues(const index::Indexer& exact, TableValues built);
@@ -34,7 +34,7 @@ public:
     // move, in parallel.
     void read(Color side, std::uint64_t first, std::span<std::uint16_t> out);
     // The values of `side` will not be read again.
-    void release(Color side) { built_.values[to_index(side)] = {}; }
+    void release(Color side) { built_.bytes[to_index(side)] = {}; }
     // Time spent renumbering so far.
     double renumber_seconds() const { return renumber_seconds_; }
 

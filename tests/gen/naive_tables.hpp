@@ -113,8 +113,7 @@ public:
     probe::Value value(const Position& pos) {
         if (auto terminal = terminal_if_empty(pos)) return *terminal;
         const Table& t = table(material_key(pos));
-        const auto code =
-            t.values.values[to_index(pos.side_to_move())][t.indexer.encode(pos)];
+        const auto code = t.values.code(pos.side_to_move(), t.indexer.encode(pos));
         return probe::decode_value(code);
     }
 

@@ -1,11 +1,13 @@
 // StateWord: the encoding of the builders' working words and the retrograde
 // step on one word (claim, count-down, pull, the late-loss and symmetric
-// rules), alone and under concurrent steps.
+// rules), alone and under concurrent steps; StateByte, the in-RAM builder's
+// one-byte form, step for step against StateWord.
 
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <cstdint>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -14,6 +16,7 @@
 namespace tbf {
 namespace {
 
+using gen::StateByte;
 using gen::StateWord;
 
 constexpr auto kNever = [] { return false; };
@@ -220,6 +223,144 @@ TEST_CASE("state word: concurrent steps decide a word exactly once") {
         for (auto& t : threads) t.join();
         CHECK(decided == 1);
         CHECK((raced == StateWord::win(7) || raced == StateWord::loss(7)));
+    }
+}
+
+// The byte a StateWord stands for in `layout` (kEscaped where the word must
+// stay whole), or, for a decided word at a far distance, the far marker.
+std::uint8_t byte_of(const StateByte& layout, std::uint16_t word) {
+    if (StateWord::is_open(word)) return layout.initial(word);
+    if (word == StateWord::kInvalid || word == StateWord::kDrawFinal) return layout.initial(word);
+    const probe::Value v = probe::decode_value(word);
+    return v.wdl == Wdl::Win ? layout.win(v.dtc) : layout.loss(v.dtc);
+}
+
+TEST_CASE("state byte: initial bytes, codes and what escapes") {
+    const StateByte layout;
+    CHECK(layout.far_level() == StateByte::kLevels);
+    CHECK(layout.max_count() == StateByte::kMaxCount);
+    CHECK(StateByte::kMaxCount >= 100);
+    for (int d = 0; d < StateByte::kLevels; ++d) {
+        const std::uint8_t w = layout.initial(StateWord::win(d));
+        const std::uint8_t l = layout.initial(StateWord::loss(d));
+        CHECK(StateByte::code(w) == StateWord::win(d));
+        CHECK(StateByte::code(l) == StateWord::loss(d));
+        CHECK(StateByte::is_decided(w));
+        CHECK(StateByte::wdl(w) == Wdl::Win);
+        CHECK(StateByte::wdl(l) == Wdl::Loss);
+        CHECK_FALSE(StateByte::is_open(w));
+    }
+    CHECK(layout.initial(StateWord::win(StateByte::kLevels)) == StateByte::kEscaped);
+    CHECK(layout.win(StateByte::kLevels) == StateByte::kWinFar);
+    CHECK(layout.loss(StateByte::kLevels + 5) == StateByte::kLossFar);
+    CHECK(StateByte::wdl(StateByte::kWinFar) == Wdl::Win);
+    CHECK(StateByte::wdl(StateByte::kLossFar) == Wdl::Loss);
+    CHECK(layout.initial(StateWord::kInvalid) == StateByte::kInvalid);
+    CHECK(layout.initial(StateWord::kDrawFinal) == StateByte::kDrawFinal);
+    CHECK(StateByte::code(StateByte::kInvalid) == 0);
+    CHECK(StateByte::code(StateByte::kDrawFinal) == 0);
+    for (int count = 1; count <= StateByte::kMaxCount; ++count) {
+        const std::uint8_t b = layout.initial(StateWord::initial(StateWord::kUndecided, static_cast<std::uint8_t>(count), 1));
+        CHECK(StateByte::is_open(b));
+        CHECK(StateByte::open_count(b) == count);
+        CHECK(StateByte::code(b) == 0);
+    }
+    CHECK(layout.initial(StateWord::initial(StateWord::kUndecided, StateByte::kMaxCount + 1, 1)) == StateByte::kEscaped);
+    CHECK(layout.initial(StateWord::initial(StateWord::kUndecided, StateWord::kCannotLose, 1)) == StateByte::kCannotLose);
+    CHECK(StateByte::is_open(StateByte::kCannotLose));
+    // Positions fixed by a symmetry keep their word (count-downs need the stabiliser).
+    CHECK(layout.initial(StateWord::initial(StateWord::kUndecided, 3, 2)) == StateByte::kEscaped);
+    CHECK(layout.initial(StateWord::initial(StateWord::kUndecided, StateWord::kCannotLose, 2)) == StateByte::kEscaped);
+    // A narrowed layout escapes more.
+    const StateByte narrow(2, 3);
+    CHECK(narrow.initial(StateWord::loss(2)) == StateByte::kEscaped);
+    CHECK(narrow.initial(StateWord::loss(1)) == StateByte::kLevels + 1);
+    CHECK(narrow.initial(StateWord::initial(StateWord::kUndecided, 4, 1)) == StateByte::kEscaped);
+    CHECK(narrow.win(2) == StateByte::kWinFar);
+}
+
+TEST_CASE("state byte: random steps follow StateWord's, far distances as far markers") {
+    std::mt19937 random(24);
+    for (const StateByte layout : {StateByte(), StateByte(3, StateByte::kMaxCount), StateByte(1, 5)}) {
+        for (int round = 0; round < 2000; ++round) {
+            const int moves = 1 + static_cast<int>(random() % 12);
+            const bool cannot_lose = random() % 5 == 0;
+            const std::uint16_t start = StateWord::initial(
+                StateWord::kUndecided, cannot_lose ? StateWord::kCannotLose : static_cast<std::uint8_t>(moves), 1);
+            std::uint16_t word = start;
+            std::uint8_t byte = layout.initial(start);
+            if (byte == StateByte::kEscaped) continue;  // counters above a narrowed layout's
+            const bool late = random() % 4 == 0;
+            auto late_loss = [&] { return late; };
+            for (int level = 0; level < 80 && StateWord::is_open(word); ++level) {
+                const int kind = static_cast<int>(random() % 6);
+                CAPTURE(round);
+                CAPTURE(level);
+                if (kind == 0) {
+                    const auto a = StateWord::claim_win(word, level + 1);
+                    const auto b = layout.claim_win(byte, level + 1);
+                    CHECK(a.changed == b.changed);
+                    CHECK(a.decided == b.decided);
+                } else if (kind <= 3) {
+                    // Never more moves closed than are open (as in a table).
+                    const int open = StateWord::open_count(word);
+                    const int repeats = open >= 2 && open != StateWord::kCannotLose ? 1 + static_cast<int>(random() % 2) : 1;
+                    const int child_stab = repeats == 2 && random() % 2 ? 2 : 1;
+                    const auto a = StateWord::count_down(word, level, repeats, child_stab, kNoSymmetry, late_loss);
+                    const auto b = layout.count_down(byte, level, repeats, child_stab, late_loss);
+                    CHECK(a.changed == b.changed);
+                    CHECK(a.decided == b.decided);
+                } else if (level < layout.far_level()) {
+                    // A pull over children at this level, some won, maybe one lost.
+                    StateWord::PullCount by_word(level);
+                    StateByte::PullCount by_byte(layout, level);
+                    const int children = StateWord::open_count(word) == StateWord::kCannotLose
+                                             ? 3
+                                             : StateWord::open_count(word);
+                    for (int k = 0; k < children; ++k) {
+                        const int pick = static_cast<int>(random() % 8);
+                        const std::uint16_t child = pick == 0   ? StateWord::loss(level)
+                                                    : pick < 4 ? StateWord::win(level)
+                                                    : pick < 6 ? StateWord::win(level + 1)
+                                                               : StateWord::initial(StateWord::kUndecided, 2, 1);
+                        // Escaped children stand for their word's value at the level.
+                        const std::uint8_t as_byte =
+                            random() % 3 == 0 ? by_byte.as_byte(child) : byte_of(layout, child);
+                        const bool go_on = by_word.add(child);
+                        CHECK(by_byte.add(as_byte) == go_on);
+                        if (!go_on) break;
+                    }
+                    CHECK(by_word.wins() == by_byte.wins());
+                    CHECK(by_word.closed() == by_byte.closed());
+                    const auto a = StateWord::pull(word, word, level, by_word, late_loss);
+                    const auto b = layout.pull(byte, byte, level, by_byte, late_loss);
+                    CHECK(a.changed == b.changed);
+                    CHECK(a.decided == b.decided);
+                }
+                REQUIRE(byte == byte_of(layout, word));
+            }
+        }
+    }
+}
+
+TEST_CASE("state byte: concurrent count-downs decide a byte exactly once") {
+    constexpr int kThreads = 8;
+    constexpr int kMoves = StateByte::kMaxCount;
+    const StateByte layout;
+    for (int round = 0; round < 20; ++round) {
+        std::uint8_t byte = layout.initial(StateWord::initial(StateWord::kUndecided, kMoves, 1));
+        std::atomic<int> deciders{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t) {
+            threads.emplace_back([&, t] {
+                for (int k = t; k < kMoves; k += kThreads) {
+                    if (layout.count_down(byte, 6, 1, 1, kNever).decided >= 0) ++deciders;
+                }
+            });
+        }
+        for (auto& t : threads) t.join();
+        CHECK(deciders == 1);
+        CHECK(byte == layout.loss(7));
     }
 }
 
