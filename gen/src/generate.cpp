@@ -830,6 +830,21 @@ Result<std::vector<TableSummary>> generate(
     }
     std::vector<TableSummary> summaries;
     const TableHolders holders(tablebase, options);
+    // A wdl-dtc/2 sub-table values some slots by probing its own sub-tables,
+    // which may be in the database being written or in another source.
+    struct LookElsewhere {
+        const probe::Tablebase& target;
+        const GenerateOptions& options;
+        ~LookElsewhere() {
+            target.look_also_in({});
+            for (const auto& source : options.sources) source->look_also_in({});
+        }
+    } look_elsewhere{tablebase, options};
+    if (!options.sources.empty()) {
+        std::vector<const probe::Tablebase*> all{&tablebase};
+        for (const auto& source : options.sources) all.push_back(source.get());
+        for (const probe::Tablebase* holder : all) holder->look_also_in(all);
+    }
     std::vector<index::Material> order = index::dependency_order(variant, tables);
     if (!options.sources.empty()) {
         // A table found in a source is not expanded: the tables it converts
