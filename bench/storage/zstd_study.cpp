@@ -7,12 +7,18 @@
 // (plus 32 bytes a block of record header and key), the ratio to the first
 // set, and the thread CPU seconds of compressing and of decoding.
 //
-// Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N]
+// With --rank, the codes of each 1-byte table are first renumbered by
+// frequency in the blocks read (the most frequent 0): the lever of
+// frequency-ranked symbols, measured before any format carries it.
+//
+// Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--rank]
 //   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=.."
 //   (missing keys keep the level's own); --skip N keeps one block in N.
 
 #include <zstd.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -96,12 +102,15 @@ int main(int argc, char** argv) {
     std::vector<std::string> names;
     std::vector<ParameterSet> sets;
     std::uint64_t skip = 1;
+    bool rank = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--sets" && i + 1 < argc) {
             std::stringstream in(argv[++i]);
             std::string spec;
             while (std::getline(in, spec, ';')) sets.push_back(parse_set(spec));
+        } else if (arg == "--rank") {
+            rank = true;
         } else if (arg == "--skip" && i + 1 < argc) {
             skip = std::strtoull(argv[++i], nullptr, 10);
             if (skip == 0) skip = 1;
@@ -131,6 +140,7 @@ int main(int argc, char** argv) {
         if (!table.ok()) die(table.status().to_string());
         const TableInfo& info = table->info();
         const std::uint32_t width = info.spec.value_width;
+        const std::size_t first_block = blocks.size();
         for (std::uint64_t b = 0; b < info.block_count; b += skip) {
             auto block = table->read_block(b, CacheUse::Bypass);
             if (!block.ok()) die(block.status().to_string());
@@ -144,6 +154,20 @@ int main(int argc, char** argv) {
             slots += n;
         }
         stored += info.stored_bytes + 16 * info.block_count;
+        if (rank && width == 1) {
+            std::array<std::uint64_t, 256> count{};
+            for (std::size_t b = first_block; b < blocks.size(); ++b) {
+                for (const char c : blocks[b]) ++count[static_cast<std::uint8_t>(c)];
+            }
+            std::array<int, 256> order{};
+            for (int k = 0; k < 256; ++k) order[k] = k;
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return count[a] > count[b]; });
+            std::array<char, 256> to{};
+            for (int k = 0; k < 256; ++k) to[order[k]] = static_cast<char>(k);
+            for (std::size_t b = first_block; b < blocks.size(); ++b) {
+                for (char& c : blocks[b]) c = to[static_cast<std::uint8_t>(c)];
+            }
+        }
     }
     std::printf("%zu tables, %zu blocks, %llu slots (stored: %llu B for all their blocks)\n", names.size(),
                 blocks.size(), static_cast<unsigned long long>(slots),
