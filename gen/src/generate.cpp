@@ -13,6 +13,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "free_slots.hpp"
 #include "out_of_core.hpp"
 #include "table_build.hpp"
 #include "wdl_table.hpp"
@@ -244,209 +245,16 @@ Status database_failure(const char* step, const std::string& name, const Status&
     return {cause.code(), std::string(step) + " " + name + ": " + cause.to_string()};
 }
 
-// Codes of the final values of one side, slots [first, first + out.size()),
-// where the builder can read them in any order (values kept in RAM); empty
-// where it can only stream them (out-of-core builds).
-using ValueReader = std::function<void(Color side, std::uint64_t first, std::span<std::uint16_t> out)>;
-
-// What wdl-dtc/2 needs to know of a table's slots before writing the first
-// one (docs/values.md): which are free, and per side how many free slots are
-// decided and their largest code. Recomputed from each slot's position, so
-// every builder stores the same bytes.
-template <Ruleset R>
-class FreeSlots {
-public:
-    // Classifies every slot: the kinds depend on the positions alone, not
-    // on the values, so one decode of an index serves both sides to move.
-    // `slots_per_block`: the storage blocks, whose sample chooses the DTC side.
-    FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block)
-        : ix_(ix),
-          slots_per_block_(slots_per_block),
-          block_shift_(static_cast<unsigned>(std::countr_zero(slots_per_block))) {
-        // Up to kSampleBlocks blocks spread evenly over the table.
-        const std::uint64_t blocks = (2 * ix.size() + slots_per_block - 1) / slots_per_block;
-        const std::uint64_t count = std::min<std::uint64_t>(blocks, kSampleBlocks);
-        for (std::uint64_t i = 0; i < count; ++i) sample_blocks_.push_back(i * blocks / count);
-        classify();
-    }
-
-    bool is_free(Color side, std::uint64_t index) const {
-        return bits_[to_index(side)][index / 64] >> (index % 64) & 1;
-    }
-
-    // Survey from the values in slot order (White to move first): the
-    // decided free slots and largest codes per side, and the sampled blocks.
-    void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
-        const int c = to_index(side);
-        for (std::size_t k = 0; k < codes.size(); ++k) {
-            if (!is_free(side, first + k)) continue;
-            decided_[c] += codes[k] != 0;
-            max_code_[c] = std::max(max_code_[c], codes[k]);
-        }
-        if (first == 0) previous_ = {};
-        const std::uint64_t base = to_index(side) * ix_.size() + first;
-        for (std::size_t k = 0; k < codes.size(); ++k) {
-            if (is_free(side, first + k)) remember(side, codes[k]);
-            // Slots come in increasing order: the cursor only moves forward.
-            const std::uint64_t block = (base + k) >> block_shift_;
-            while (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] < block) ++cursor_;
-            if (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] == block) {
-                sample_[0].push_back(previous_[0]);
-                sample_[1].push_back(previous_[1]);
-            }
-        }
-        surveyed_ = true;
-    }
-
-    // The sampled blocks alone, read from values kept in RAM: the same
-    // sample add() gathers, without reading every value. Each side's part
-    // of a block starts from the last free slot before it.
-    void sample(const ValueReader& read) {
-        const std::uint64_t n = ix_.size();
-        std::vector<std::uint16_t> codes;
-        for (const std::uint64_t block : sample_blocks_) {
-            const std::uint64_t begin = block * slots_per_block_;
-            const std::uint64_t end = std::min(2 * n, begin + slots_per_block_);
-            for (int c = 0; c < 2; ++c) {
-                const auto side = static_cast<Color>(c);
-                const std::uint64_t lo = std::max(begin, c * n), hi = std::min(end, (c + 1) * n);
-                if (lo >= hi) continue;
-                const std::uint64_t first = lo - c * n;
-                previous_ = {};
-                // The slot the block's first code repeats is read with the
-                // block when it is near (every read is a parallel region).
-                std::uint64_t from = first;
-                if (auto before = last_free_before(side, first)) {
-                    if (first - *before <= kNearSlots) {
-                        from = *before;
-                    } else {
-                        std::uint16_t code = 0;
-                        read(side, *before, std::span(&code, 1));
-                        remember(side, code);
-                    }
-                }
-                codes.resize(static_cast<std::size_t>(hi - lo + first - from));
-                read(side, from, codes);
-                for (std::size_t k = 0; k < codes.size(); ++k) {
-                    if (is_free(side, from + k)) remember(side, codes[k]);
-                    if (from + k < first) continue;
-                    sample_[0].push_back(previous_[0]);
-                    sample_[1].push_back(previous_[1]);
-                }
-            }
-        }
-    }
-
-    // The DTC side, once the sample is taken: the one whose sampled blocks
-    // compress smaller with the table's write options; on a tie (or no
-    // sample) the one with fewer decided free slots, White on a tie
-    // (bench/storage/encoding_study.cpp). It depends on the values alone.
-    // nullopt when only a survey (add()) can break the tie.
-    std::optional<Color> choose_dtc_side(const storage::TableWriteOptions& options) {
-        std::array<std::uint64_t, 2> bytes{};
-        for (int c = 0; c < 2; ++c) {
-            // The width only changes the high byte plane, all zeros below
-            // 256, so the comparison does not depend on knowing it exactly.
-            const unsigned width = surveyed_ && max_code(static_cast<Color>(c)) > 0xFF ? 2 : 1;
-            std::vector<std::uint8_t> raw;
-            for (std::size_t at = 0; at < sample_[c].size(); at += slots_per_block_) {
-                const std::size_t n = std::min<std::size_t>(slots_per_block_, sample_[c].size() - at);
-                raw.resize(n * width);
-                for (std::size_t k = 0; k < n; ++k) {
-                    raw[k * width] = static_cast<std::uint8_t>(sample_[c][at + k]);
-                    if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(sample_[c][at + k] >> 8);
-                }
-                bytes[c] += storage::block_record_bytes(raw, width, options);
-            }
-        }
-        if (bytes[0] != bytes[1]) {
-            dtc_side_ = bytes[1] < bytes[0] ? Color::Black : Color::White;
-        } else {
-            if (!surveyed_) return std::nullopt;
-            dtc_side_ = decided_[1] < decided_[0] ? Color::Black : Color::White;
-        }
-        return dtc_side_;
-    }
-    bool surveyed() const { return surveyed_; }
-    void clear_sample() {
-        sample_ = {};
-        cursor_ = 0;
-        previous_ = {};
-    }
-    Color dtc_side() const { return dtc_side_; }
-    // The largest stored code with DTC side d, once surveyed: its codes, or
-    // a WDL code (at most 2).
-    std::uint16_t max_code(Color d) const { return std::max<std::uint16_t>(max_code_[to_index(d)], 2); }
-    std::uint16_t max_code() const { return max_code(dtc_side_); }
-
-private:
-    static constexpr std::uint64_t kSampleBlocks = 16;
-    static constexpr std::uint64_t kNearSlots = 4096;
-
-    void classify() {
-        const std::uint64_t n = ix_.size();
-        for (auto& bits : bits_) bits.assign((n + 63) / 64, 0);
-        // Runs of consecutive indices, each decoded from the one before
-        // (Indexer::decode_next); the position as Indexer::position() makes
-        // it. A run covers whole words of bits, so threads never share one.
-        constexpr std::int64_t kRun = 1024;
-        const auto runs = static_cast<std::int64_t>((n + kRun - 1) / kRun);
-#pragma omp parallel for schedule(dynamic, 16)
-        for (std::int64_t run = 0; run < runs; ++run) {
-            Square squares[kMaxTableUnits];
-            MoveList moves;
-            const auto begin = static_cast<std::uint64_t>(run * kRun);
-            const std::uint64_t end = std::min<std::uint64_t>(n, begin + kRun);
-            for (std::uint64_t i = begin; i < end; ++i) {
-                if (!(i == begin ? ix_.decode(i, squares) : ix_.decode_next(i, squares))) continue;
-                Position pos;
-                for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
-                for (int c = 0; c < 2; ++c) {
-                    pos.set_side_to_move(static_cast<Color>(c));
-                    if (side_not_to_move_in_check(R::kId, pos)) continue;
-                    // Attack sets decide most slots; the move list the rest.
-                    auto kind = probe::quick_slot_kind<R>(pos);
-                    if (!kind) kind = probe::slot_kind<R>(pos, moves);
-                    if (*kind == probe::SlotKind::Free) bits_[c][i / 64] |= std::uint64_t{1} << (i % 64);
-                }
-            }
-        }
-    }
-
-    // The last free slot of `side` below index `first`, if any.
-    std::optional<std::uint64_t> last_free_before(Color side, std::uint64_t first) const {
-        const auto& bits = bits_[to_index(side)];
-        std::uint64_t word = first / 64;
-        std::uint64_t mask = first % 64 == 0 ? 0 : bits[word] & ((std::uint64_t{1} << (first % 64)) - 1);
-        while (mask == 0) {
-            if (word == 0) return std::nullopt;
-            mask = bits[--word];
-        }
-        return word * 64 + 63 - static_cast<std::uint64_t>(std::countl_zero(mask));
-    }
-
-    // A free slot's code as each candidate DTC side would store it.
-    void remember(Color side, std::uint16_t code) {
-        const std::uint16_t wdl = code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
-        previous_[0] = side == Color::White ? code : wdl;
-        previous_[1] = side == Color::Black ? code : wdl;
-    }
-
-    const index::Indexer& ix_;
-    std::array<std::vector<std::uint64_t>, 2> bits_;  // per side, a bit an index: free
-    std::array<std::uint64_t, 2> decided_{};
-    std::array<std::uint16_t, 2> max_code_{};
-    bool surveyed_ = false;
-    std::uint64_t slots_per_block_;
-    unsigned block_shift_;                        // slots_per_block_ is a power of two
-    std::vector<std::uint64_t> sample_blocks_;    // ascending block numbers
-    std::size_t cursor_ = 0;                      // the first not behind the slots added
-    std::array<std::uint16_t, 2> previous_{};     // per candidate DTC side
-    std::array<std::vector<std::uint16_t>, 2> sample_;  // per candidate, the sampled blocks' slots in order
-    Color dtc_side_ = Color::White;
-};
 
 constexpr int kCompactZstdMinMatch = 6;
+// wdl-dtc/2 blocks are stored with zstd's optimal parser (ZSTD_btopt, 7),
+// a search log of 3 and a target length of 256: 10 % smaller than level 7's
+// own parser for 4-5 times its compression CPU, a few percent of the
+// store phase (docs/storage-format.md section 12). The DTC side's sample
+// keeps level 7's parser: the choice costs little and stays what it was.
+constexpr int kCompactZstdStrategy = 7;
+constexpr int kCompactZstdSearchLog = 3;
+constexpr int kCompactZstdTargetLength = 256;
 
 // Stores a table's values. `max_code` is the largest code of the table;
 // `read`, if given, reads values in any order, which lets wdl-dtc/2 read
@@ -485,6 +293,9 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         // Every code fits a byte unless the table's largest does not; then
         // the survey tells what the DTC side stores.
         if (free_slots->surveyed()) max_code = free_slots->max_code();
+        write_options.zstd_strategy = kCompactZstdStrategy;
+        write_options.zstd_search_log = kCompactZstdSearchLog;
+        write_options.zstd_target_length = kCompactZstdTargetLength;
     }
     storage::TableSpec spec;
     spec.name = name;
@@ -830,6 +641,21 @@ Result<std::vector<TableSummary>> generate(
     }
     std::vector<TableSummary> summaries;
     const TableHolders holders(tablebase, options);
+    // A wdl-dtc/2 sub-table values some slots by probing its own sub-tables,
+    // which may be in the database being written or in another source.
+    struct LookElsewhere {
+        const probe::Tablebase& target;
+        const GenerateOptions& options;
+        ~LookElsewhere() {
+            target.look_also_in({});
+            for (const auto& source : options.sources) source->look_also_in({});
+        }
+    } look_elsewhere{tablebase, options};
+    if (!options.sources.empty()) {
+        std::vector<const probe::Tablebase*> all{&tablebase};
+        for (const auto& source : options.sources) all.push_back(source.get());
+        for (const probe::Tablebase* holder : all) holder->look_also_in(all);
+    }
     std::vector<index::Material> order = index::dependency_order(variant, tables);
     if (!options.sources.empty()) {
         // A table found in a source is not expanded: the tables it converts

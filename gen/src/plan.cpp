@@ -192,12 +192,27 @@ std::uint64_t mebibytes(std::uint64_t bytes) { return (bytes + (1u << 20) - 1) >
 // names).
 std::string job_arguments(const Plan& plan, const PlannedTable& t, const std::string& parts,
                           const std::string& db, const std::string& threads) {
-    std::map<index::Material, bool> present;
-    for (const auto& p : plan.tables) present[p.material] = p.present;
+    std::map<index::Material, const PlannedTable*> planned;
+    for (const auto& p : plan.tables) planned[p.material] = &p;
     std::string args = " --threads " + threads + " --quiet --json";
     if (plan.options.value_encoding != probe::kValueEncoding) args += " --encoding " + plan.options.value_encoding;
+    // A wdl-dtc/2 sub-table values some slots by probing its own sub-tables,
+    // and so on down: such a job reads every table below it.
+    std::vector<index::Material> sources = t.sub_tables;
+    if (plan.options.value_encoding == probe::kCompactValueEncoding) {
+        std::set<index::Material> below(t.sub_tables.begin(), t.sub_tables.end());
+        for (std::size_t k = 0; k < sources.size(); ++k) {
+            const PlannedTable* p = planned.at(sources[k]);
+            if (p->present) continue;  // its sub-tables are with it in the database
+            for (const auto& sub : p->sub_tables) {
+                if (below.insert(sub).second) sources.push_back(sub);
+            }
+        }
+    }
+    std::map<index::Material, bool> present;
+    for (const auto& p : plan.tables) present[p.material] = p.present;
     bool from_db = false;
-    for (const auto& sub : t.sub_tables) {
+    for (const auto& sub : sources) {
         if (present[sub]) {
             if (!from_db) args += " --tables-from " + db;
             from_db = true;

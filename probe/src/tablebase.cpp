@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "tbforge/probe/slot_kind.hpp"
@@ -168,6 +170,8 @@ struct detail::TablebaseState {
     }
 
     ProbeResult<std::shared_ptr<const Table>> table(VariantId variant, const index::Material& material) const;
+    // The same among this database's own tables only (writers hold `mutex`).
+    ProbeResult<std::shared_ptr<const Table>> own_table(VariantId variant, const index::Material& material) const;
     ProbeResult<Value> probe(VariantId variant, const Position& pos, Need need) const;
     // Value of the slot (canonical side `side`, index `idx`) that holds pos
     // in either colour orientation; `stored` is its stored code when the
@@ -193,6 +197,11 @@ struct detail::TablebaseState {
     mutable std::vector<std::unique_ptr<TableIndex>> indexes;  // the current one and every older one
     mutable std::deque<std::shared_ptr<const Table>> owned;    // stable addresses for the index entries
     mutable std::size_t count = 0;
+    // Tablebase::look_also_in: where tables this database lacks are found,
+    // and those found there (not published: they belong to their own state,
+    // which may go before this one).
+    mutable std::vector<const TablebaseState*> fallbacks;
+    mutable std::map<std::uint64_t, std::shared_ptr<const Table>> found_elsewhere;
 };
 
 namespace {
@@ -227,6 +236,15 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
     return Tablebase(std::move(*db));
 }
 
+void Tablebase::look_also_in(const std::vector<const Tablebase*>& others) const {
+    std::lock_guard lock(state_->mutex);
+    state_->fallbacks.clear();
+    for (const Tablebase* other : others) {
+        if (other != nullptr && other != this) state_->fallbacks.push_back(other->state_.get());
+    }
+    state_->found_elsewhere.clear();
+}
+
 const storage::Database& Tablebase::database() const { return state_->database; }
 storage::Database& Tablebase::database() { return state_->database; }
 
@@ -235,7 +253,36 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::table(VariantI
     if (auto* open = find_open(*index.load(std::memory_order_acquire), variant, material)) return *open;
     // Opening builds the indexer, which can take a while for large tables:
     // once, under the writers' lock.
-    std::lock_guard lock(mutex);
+    const std::uint64_t key = table_key(variant, material);
+    std::vector<const TablebaseState*> others;
+    std::optional<ProbeResult<std::shared_ptr<const Table>>> own;
+    {
+        std::lock_guard lock(mutex);
+        if (auto* open = find_open(*index.load(), variant, material)) return *open;
+        if (fallbacks.empty()) return own_table(variant, material);
+        if (auto it = found_elsewhere.find(key); it != found_elsewhere.end()) return it->second;
+        own = own_table(variant, material);
+        if (own->ok() || own->status().code() != StatusCode::NotFound) return *own;
+        others = fallbacks;
+    }
+    // Without this state's lock: states may be each other's fallbacks.
+    for (const TablebaseState* other : others) {
+        std::optional<ProbeResult<std::shared_ptr<const Table>>> elsewhere;
+        {
+            std::lock_guard other_lock(other->mutex);
+            elsewhere = other->own_table(variant, material);
+        }
+        if (elsewhere->ok()) {
+            std::lock_guard lock(mutex);
+            return found_elsewhere.emplace(key, **elsewhere).first->second;
+        }
+        if (elsewhere->status().code() != StatusCode::NotFound) return *elsewhere;
+    }
+    return *own;
+}
+
+ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(VariantId variant,
+                                                                          const index::Material& material) const {
     if (auto* open = find_open(*index.load(), variant, material)) return *open;
     const std::string name = table_name(variant, material);
     auto reader = database.open_table(name);

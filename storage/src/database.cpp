@@ -1,6 +1,7 @@
 #include "tbforge/storage/database.hpp"
 
 #include <bit>
+#include <tuple>
 
 #include "db_state.hpp"
 #include "records.hpp"
@@ -115,6 +116,17 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
         }
         if (options.zstd_min_match != 0 && (options.zstd_min_match < 3 || options.zstd_min_match > 7)) {
             return invalid("zstd minimum match must be 0 (the level's) or in [3, 7]");
+        }
+        for (const auto& [parameter, value, what] :
+             {std::tuple{ZSTD_c_strategy, options.zstd_strategy, "strategy"},
+              std::tuple{ZSTD_c_searchLog, options.zstd_search_log, "search log"},
+              std::tuple{ZSTD_c_targetLength, options.zstd_target_length, "target length"}}) {
+            const ZSTD_bounds bounds = ZSTD_cParam_getBounds(parameter);
+            if (value != 0 && (value < bounds.lowerBound || value > bounds.upperBound)) {
+                return invalid(std::string("zstd ") + what + " must be 0 (the level's) or in [" +
+                               std::to_string(bounds.lowerBound) + ", " +
+                               std::to_string(bounds.upperBound) + "]");
+            }
         }
         if (options.compression_threads < 1 || options.compression_threads > 256) {
             return invalid("compression threads must be in [1, 256]");

@@ -380,15 +380,19 @@ ZSTD_DCtx* thread_dctx() {
 // One zstd frame of `src`, with the dictionary when there is one; appended
 // to `out`. The dictionary id is left out of the frame header: the table
 // names its dictionaries.
-void zstd_append(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, int level, int min_match,
-                 std::span<const std::uint8_t> src, std::string& out) {
+void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const std::uint8_t> src,
+                 std::string& out) {
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
-    if (cdict != nullptr) {
-        ZSTD_CCtx_refCDict(cctx, cdict);
+    if (encoding.cdict != nullptr) {
+        ZSTD_CCtx_refCDict(cctx, encoding.cdict);
     } else {
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-        if (min_match != 0) ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, min_match);
+        // 0 is zstd's own "the level's value" for each of these.
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, encoding.zstd_level);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, encoding.zstd_min_match);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_strategy, encoding.zstd_strategy);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_searchLog, encoding.zstd_search_log);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_targetLength, encoding.zstd_target_length);
     }
     const std::size_t at = out.size();
     out.resize(at + ZSTD_compressBound(src.size()));
@@ -482,7 +486,7 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
             planes = transposed;
         }
         scratch.clear();
-        zstd_append(cctx, encoding.cdict, encoding.zstd_level, encoding.zstd_min_match, planes, scratch);
+        zstd_append(cctx, encoding, planes, scratch);
         compressed = scratch.size();
         codec = BlockCodec::Zstd;
     } else if (compression != Compression::None) {

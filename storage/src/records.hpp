@@ -84,7 +84,10 @@ struct BlockEncoding {
     Compression compression = Compression::Lz4;
     int lz4hc_level = 9;
     int zstd_level = 9;
-    int zstd_min_match = 0;  // 0: the level's own
+    int zstd_min_match = 0;  // 0: the level's own, as the three below
+    int zstd_strategy = 0;
+    int zstd_search_log = 0;
+    int zstd_target_length = 0;
     const ZSTD_CDict* cdict = nullptr;
 };
 

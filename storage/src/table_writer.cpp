@@ -33,6 +33,9 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     encoding_.lz4hc_level = options_.lz4hc_level;
     encoding_.zstd_level = options_.zstd_level;
     encoding_.zstd_min_match = options_.zstd_min_match;
+    encoding_.zstd_strategy = options_.zstd_strategy;
+    encoding_.zstd_search_log = options_.zstd_search_log;
+    encoding_.zstd_target_length = options_.zstd_target_length;
     if (options_.compression == Compression::Zstd) {
         for (std::size_t i = 0; i < batch; ++i) {
             cctx_.emplace_back(ZSTD_createCCtx());
@@ -314,6 +317,9 @@ std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32
     encoding.lz4hc_level = options.lz4hc_level;
     encoding.zstd_level = options.zstd_level;
     encoding.zstd_min_match = options.zstd_min_match;
+    encoding.zstd_strategy = options.zstd_strategy;
+    encoding.zstd_search_log = options.zstd_search_log;
+    encoding.zstd_target_length = options.zstd_target_length;
     detail::ZstdCCtx cctx(options.compression == Compression::Zstd ? ZSTD_createCCtx() : nullptr);
     std::string scratch, record;
     detail::encode_block("", values, value_width, encoding, cctx.get(), scratch, record);

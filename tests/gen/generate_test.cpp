@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "free_slots.hpp"
 #include "naive_tables.hpp"
 #include "syzygy_check.hpp"
 #include "table_build.hpp"
@@ -328,6 +329,61 @@ TEST_CASE("a wdl-dtc/2 sub-table valued slot by slot when read gives the WDL of 
     CHECK(seen.size() == 3);
     // The stored codes alone would not do: the reads valued some slots.
     CHECK(resolved_outside > 0);
+}
+
+// The DTC side's sample of wdl-dtc/2 (gen/src/free_slots.hpp) read from
+// values in RAM: a sampled block's part of a side starts from the code of
+// the last free slot before it, read with the block when it is near and
+// alone when it lies further back. Either way the sample equals the one a
+// full survey in slot order gathers, and so does the side chosen.
+TEST_CASE("the DTC side's sample reads the last free slot before a block however far back it lies") {
+    Built& built = Built::get(VariantId::Antichess);
+    for (const char* name : {"KRvK", "NPvB", "BBvN"}) {
+        CAPTURE(name);
+        built.build(name);
+        const index::Material material = index::canonical(*index::parse_table(name, VariantId::Antichess));
+        auto table = built.tablebase().decode_table(VariantId::Antichess, material);  // wdl-dtc/1 codes
+        REQUIRE(table.ok());
+        const index::Indexer& ix = (*table)->indexer();
+        const std::uint64_t n = ix.size();
+        const auto code = [&](Color side, std::uint64_t i) { return *(*table)->code(side, i); };
+        constexpr std::uint64_t kSlotsPerBlock = 1024;
+        gen::FreeSlots<Antichess> survey(ix, kSlotsPerBlock);
+        for (const Color side : {Color::White, Color::Black}) {
+            std::vector<std::uint16_t> codes(n);
+            for (std::uint64_t i = 0; i < n; ++i) codes[i] = code(side, i);
+            survey.add(side, 0, codes);
+        }
+        const storage::TableWriteOptions options = storage::compact_write_options();
+        const Color surveyed_side = *survey.choose_dtc_side(options);
+        // Reads by `near`: everything near makes one read per block and
+        // side; each slot read alone (far) adds one.
+        std::map<std::uint64_t, std::uint64_t> reads;
+        const std::uint64_t all_near = std::uint64_t{1} << 40;
+        for (const std::uint64_t near : {all_near, std::uint64_t{0}, gen::FreeSlots<Antichess>::kNearSlots}) {
+            CAPTURE(near);
+            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, near);
+            std::uint64_t slots_read = 0;
+            sampled.sample([&](Color side, std::uint64_t first, std::span<std::uint16_t> out) {
+                ++reads[near];
+                slots_read += out.size();
+                for (std::size_t k = 0; k < out.size(); ++k) out[k] = code(side, first + k);
+            });
+            for (const Color candidate : {Color::White, Color::Black}) {
+                CHECK(sampled.sampled(candidate) == survey.sampled(candidate));
+            }
+            CHECK_FALSE(sampled.sampled(Color::White).empty());
+            auto side = sampled.choose_dtc_side(options);
+            // Without a survey a tie of the sample is left open.
+            if (side) CHECK(*side == surveyed_side);
+            CHECK(slots_read <= 2 * n);
+        }
+        // Reading alone is the path taken: every block but the first of
+        // each side has a free slot before it.
+        CHECK(reads[0] > reads[all_near]);
+        MESSAGE(std::string(name) << ": " << reads[gen::FreeSlots<Antichess>::kNearSlots] - reads[all_near]
+                                  << " slots read alone at the default distance");
+    }
 }
 
 TEST_CASE("one and two threads store identical bytes") {

@@ -50,10 +50,12 @@ index::Material table(const char* name) {
 // Builds `tables` into the database at `path`, reading finished tables from
 // `sources`.
 void build(const std::string& path, const std::vector<index::Material>& tables,
-           const std::vector<std::string>& sources = {}) {
+           const std::vector<std::string>& sources = {},
+           std::string_view encoding = probe::kValueEncoding) {
     probe::Tablebase tb(open_rw(path));
     gen::GenerateOptions options;
     options.threads = 1;
+    options.value_encoding = std::string(encoding);
     for (const auto& source : sources) {
         auto opened = probe::Tablebase::open(source);
         REQUIRE_MESSAGE(opened.ok(), opened.status().to_string());
@@ -266,6 +268,32 @@ TEST_CASE("tables built one per database equal one build; merging them skips ide
         REQUIRE(a.ok());
         REQUIRE(b.ok());
         CHECK(*a == *b);
+    }
+}
+
+// A wdl-dtc/2 sub-table values the slots a one-ply search resolves by
+// probing its own sub-tables: those may be in another source, or in the
+// database being written, not in the source holding the sub-table.
+TEST_CASE("a wdl-dtc/2 sub-table from a source reads its own sub-tables from the other databases") {
+    TempDir dir;
+    const auto compact = probe::kCompactValueEncoding;
+    build(dir.sub("whole"), {table("KPvK")}, {}, compact);
+    // KRvK (a promotion of KPvK) alone in its database, its sub-tables in
+    // another; KPvK's other promotions are built with it.
+    const auto subs = index::sub_tables(table("KRvK"), VariantId::Antichess);
+    build(dir.sub("low"), subs, {}, compact);
+    build(dir.sub("rook"), {table("KRvK")}, {dir.sub("low")}, compact);
+    REQUIRE(tables_of(open_ro(dir.sub("rook"))).size() == 1);
+    build(dir.sub("target"), {table("KPvK")}, {dir.sub("rook"), dir.sub("low")}, compact);
+    const auto whole = tables_of(open_ro(dir.sub("whole")));
+    const auto built = tables_of(open_ro(dir.sub("target")));
+    CHECK(built.count("antichess/KRvK") == 0);  // read from "rook"
+    REQUIRE(built.count("antichess/KPvK") == 1);
+    for (const auto& [name, info] : built) {
+        CAPTURE(name);
+        CHECK(info.spec.value_encoding == compact);
+        CHECK(info.values_checksum == whole.at(name).values_checksum);
+        CHECK(info.stored_bytes == whole.at(name).stored_bytes);
     }
 }
 

@@ -260,6 +260,95 @@ TEST_CASE("a wdl-dtc/2 plan holds its sub-tables at 3 bits a slot and builds wit
     }
 }
 
+// A sub-table the database already holds is counted at its own encoding's
+// bits a slot, whatever encoding the plan builds with; the sub-tables the
+// plan builds at the plan's.
+// A wdl-dtc/2 sub-table probes its own sub-tables, and they theirs: a job
+// of a wdl-dtc/2 workflow reads every part below its table, a wdl-dtc/1
+// job its sub-tables' only.
+TEST_CASE("a wdl-dtc/2 job reads every table below its own") {
+    const auto variant = VariantId::Antichess;
+    const index::Material top = table(variant, "KRvKN");
+    std::set<std::string> below;
+    std::vector<index::Material> stack{top};
+    while (!stack.empty()) {
+        const index::Material m = stack.back();
+        stack.pop_back();
+        for (const auto& sub : index::sub_tables(m, variant)) {
+            if (below.insert(sub.name()).second) stack.push_back(sub);
+        }
+    }
+    std::set<std::string> direct;
+    for (const auto& sub : index::sub_tables(top, variant)) direct.insert(sub.name());
+    REQUIRE(below.size() > direct.size());
+    for (const bool compact : {true, false}) {
+        CAPTURE(compact);
+        gen::PlanOptions options;
+        if (compact) options.value_encoding = std::string(probe::kCompactValueEncoding);
+        const std::string make = gen::render_plan(plan_or_fail(variant, {top}, options), gen::PlanFormat::Make);
+        // The job line that builds KRvKN into a fresh part.
+        const std::size_t end = make.find(" KRvKN > $@.tmp 2> $(PARTS)/KRvKN.log && mv");
+        REQUIRE(end != std::string::npos);
+        const std::string job = make.substr(make.rfind('\n', end) + 1, end - make.rfind('\n', end));
+        std::set<std::string> read;
+        const std::string flag = "--tables-from $(PARTS)/";
+        for (std::size_t p = job.find(flag); p != std::string::npos; p = job.find(flag, p + 1)) {
+            const std::size_t from = p + flag.size();
+            read.insert(job.substr(from, job.find(' ', from) - from));
+        }
+        CHECK(read == (compact ? below : direct));
+    }
+}
+
+TEST_CASE("a sub-table present in the database is counted by its own encoding") {
+    const auto variant = VariantId::Antichess;
+    const auto bytes_at = [&](const index::Material& sub, bool compact) {
+        const std::uint64_t slots = 2 * index::Indexer::create(variant, sub)->size();
+        // 2 bits of WDL a slot, and with wdl-dtc/2 1 bit "read already".
+        return (slots + 31) / 32 * 8 + (compact ? (slots + 63) / 64 * 8 : 0);
+    };
+    for (const bool present_compact : {true, false}) {
+        CAPTURE(present_compact);
+        test::ScratchDir dir;
+        storage::DatabaseOptions rw;
+        rw.mode = storage::OpenMode::ReadWrite;
+        rw.create_if_missing = true;
+        auto db = storage::Database::open(dir.sub("db"), rw);
+        REQUIRE(db.ok());
+        {
+            probe::Tablebase tb(std::move(*db));
+            gen::GenerateOptions options;
+            options.threads = 1;
+            if (present_compact) options.value_encoding = std::string(probe::kCompactValueEncoding);
+            REQUIRE(gen::generate(tb, variant, {table(variant, "KQvK")}, options).ok());
+        }
+        auto existing = storage::Database::open(dir.sub("db"));
+        REQUIRE(existing.ok());
+        gen::PlanOptions options;
+        options.existing = &*existing;
+        // The plan builds in the other encoding than the database holds.
+        if (!present_compact) options.value_encoding = std::string(probe::kCompactValueEncoding);
+        const gen::Plan plan = plan_or_fail(variant, {table(variant, "KQvKR")}, options);
+        std::size_t mixed = 0;
+        for (const auto& t : plan.tables) {
+            if (t.present) continue;
+            CAPTURE(t.name);
+            std::uint64_t expected = 0;
+            bool any_present = false, any_built = false;
+            for (const auto& sub : t.sub_tables) {
+                const bool present = existing->table_info(probe::table_name(variant, sub)).ok();
+                any_present |= present;
+                any_built |= !present;
+                expected += bytes_at(sub, present ? present_compact : !present_compact);
+            }
+            CHECK(t.memory.subtable_bytes == expected);
+            mixed += any_present && any_built;
+        }
+        // KQvKR reads KQvK (present) and sub-tables the plan builds.
+        CHECK(mixed > 0);
+    }
+}
+
 TEST_CASE("a bad request is refused") {
     auto none = gen::plan_tables(VariantId::Antichess, {}, {});
     CHECK(none.status().code() == StatusCode::InvalidArgument);

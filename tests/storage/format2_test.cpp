@@ -230,6 +230,58 @@ TEST_CASE("zstd minimum match: round-trips, changes the bytes, refused out of ra
     }
 }
 
+// The match finder and parser are the writer's choice as well (the optimal
+// parser of wdl-dtc/2 blocks): any setting reads back the same values with
+// the same checksum, the optimal parser stores runs with a random structure
+// in fewer bytes, and values out of zstd's
+// range are refused before anything is written.
+TEST_CASE("zstd strategy, search log and target length: round-trip, smaller, refused out of range") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    const std::uint64_t slots = 5 * 16384 + 3;
+    struct Setting {
+        int strategy, search_log, target_length;
+    };
+    int n = 0;
+    for (const Setting s : {Setting{0, 0, 0}, Setting{7, 3, 256}, Setting{8, 4, 64}, Setting{6, 2, 16}}) {
+        CAPTURE(s.strategy);
+        TableWriteOptions o = compact_write_options();
+        o.zstd_strategy = s.strategy;
+        o.zstd_search_log = s.search_log;
+        o.zstd_target_length = s.target_length;
+        for (std::uint32_t width : {1u, 2u}) {
+            const std::string name = numbered("s", static_cast<std::uint64_t>(n++));
+            REQUIRE(write_synthetic(db, name, slots, width, 11, o).ok());
+            check_values(db, name, 11);
+            CHECK(db.table_info(name)->values_checksum == db.table_info(numbered("s", width - 1))->values_checksum);
+        }
+    }
+    // Runs of random lengths over a few symbols, as wdl-dtc/2 codes come.
+    std::vector<std::uint8_t> runs;
+    std::uint64_t state = 99;
+    while (runs.size() < 16384) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const auto length = static_cast<std::size_t>((state >> 40) % 24 + 1);
+        const auto symbol = static_cast<std::uint8_t>((state >> 20) % 5);
+        runs.insert(runs.end(), std::min(length, 16384 - runs.size()), symbol);
+    }
+    TableWriteOptions level = compact_write_options(), optimal = compact_write_options();
+    level.zstd_min_match = optimal.zstd_min_match = 6;
+    optimal.zstd_strategy = 7;
+    optimal.zstd_search_log = 3;
+    optimal.zstd_target_length = 256;
+    CHECK(block_record_bytes(runs, 1, optimal) < block_record_bytes(runs, 1, level));
+    for (const Setting bad : {Setting{10, 0, 0}, Setting{-1, 0, 0}, Setting{0, 40, 0}, Setting{0, 0, -5},
+                              Setting{0, 0, 1 << 20}}) {
+        TableWriteOptions o = compact_write_options();
+        o.zstd_strategy = bad.strategy;
+        o.zstd_search_log = bad.search_log;
+        o.zstd_target_length = bad.target_length;
+        CHECK(write_synthetic(db, "bad", 100, 1, 9, o).code() == StatusCode::InvalidArgument);
+        CHECK_FALSE(db.table_info("bad").ok());
+    }
+}
+
 // A writer choosing between candidate contents (the generator's DTC side of
 // wdl-dtc/2) asks what one block would take: exactly what a one-block table
 // written with the same options stores.

@@ -171,6 +171,14 @@ public:
     // belongs to `table` in either colour orientation.
     ProbeResult<Value> value_in(const Table& table, const Position& pos) const;
 
+    // Tables this database lacks are looked up in `others` as well, in
+    // order, each among its own tables only; an empty list ends that. A
+    // wdl-dtc/2 table values some slots by probing its sub-tables, which
+    // another database may hold (tbgen gen --tables-from). The others must
+    // stay open while this one may look there, and tables found there
+    // must not be used after they close.
+    void look_also_in(const std::vector<const Tablebase*>& others) const;
+
     const storage::Database& database() const;
     storage::Database& database();
 

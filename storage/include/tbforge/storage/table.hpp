@@ -87,6 +87,12 @@ struct TableWriteOptions {
     // Zstd: the shortest match its parser looks for, 3..7; 0 keeps the
     // level's own. Readers do not depend on it.
     int zstd_min_match = 0;
+    // Zstd: the match finder and parser beyond the level (ZSTD_c_strategy
+    // 1..9, ZSTD_c_searchLog, ZSTD_c_targetLength); 0 keeps the level's own.
+    // Readers do not depend on them either (docs/storage-format.md section 12).
+    int zstd_strategy = 0;
+    int zstd_search_log = 0;
+    int zstd_target_length = 0;
     // Zstd: the largest dictionary (0: none), and how many raw bytes of
     // values the writer holds back to train it on.
     std::uint32_t dictionary_bytes = 4096;

@@ -1,0 +1,215 @@
+// Stored size and CPU of zstd's advanced parameters on the blocks of existing
+// tables (not run in CI; the figures behind the zstd settings of wdl-dtc/2
+// tables, docs/storage-format.md section 12). Reads every block of the named
+// tables (all tables of the database when none is named) once, keeps them in
+// their byte-plane form, then compresses every block with each candidate
+// parameter set and decodes it back, on one thread: total payload bytes
+// (plus 32 bytes a block of record header and key), the ratio to the first
+// set, and the thread CPU seconds of compressing and of decoding.
+//
+// With --rank, the codes of each 1-byte table are first renumbered by
+// frequency in the blocks read (the most frequent 0): the lever of
+// frequency-ranked symbols, measured before any format carries it.
+//
+// Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--rank]
+//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=.."
+//   (missing keys keep the level's own); --skip N keeps one block in N.
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tbforge/storage/database.hpp"
+
+namespace {
+
+using namespace tbf::storage;
+
+[[noreturn]] void die(const std::string& message) {
+    std::fprintf(stderr, "zstd_study: %s\n", message.c_str());
+    std::exit(3);
+}
+
+struct ParameterSet {
+    std::string label;
+    std::vector<std::pair<ZSTD_cParameter, int>> parameters;
+};
+
+ParameterSet parse_set(const std::string& spec) {
+    ParameterSet set{spec, {}};
+    std::stringstream in(spec);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos) die("bad parameter '" + item + "'");
+        const std::string key = item.substr(0, eq);
+        const int value = std::atoi(item.c_str() + eq + 1);
+        ZSTD_cParameter p{};
+        if (key == "level") p = ZSTD_c_compressionLevel;
+        else if (key == "strategy") p = ZSTD_c_strategy;
+        else if (key == "search") p = ZSTD_c_searchLog;
+        else if (key == "target") p = ZSTD_c_targetLength;
+        else if (key == "min") p = ZSTD_c_minMatch;
+        else if (key == "chain") p = ZSTD_c_chainLog;
+        else if (key == "hash") p = ZSTD_c_hashLog;
+        else if (key == "window") p = ZSTD_c_windowLog;
+        else die("unknown parameter '" + key + "'");
+        set.parameters.emplace_back(p, value);
+    }
+    return set;
+}
+
+// The default grid: the generator's setting before this study first.
+const char* const kDefaultSets[] = {
+    "level=7,min=6",
+    "level=7,strategy=6,min=6",
+    "level=7,strategy=6,search=4,target=64,min=6",
+    "level=7,strategy=7,search=2,target=32,min=6",
+    "level=7,strategy=7,search=3,target=64,min=6",
+    "level=7,strategy=7,search=3,target=64,min=5",
+    "level=7,strategy=7,search=4,target=64,min=6",
+    "level=7,strategy=7,search=3,target=256,min=6",
+    "level=7,strategy=7,search=2,target=256,min=6",
+    "level=7,strategy=7,search=1,target=256,min=6",
+    "level=7,strategy=8,search=2,target=64,min=6",
+    "level=7,strategy=8,search=3,target=64,min=6",
+    "level=7,strategy=8,search=3,target=256,min=6",
+    "level=7,strategy=9,search=3,target=64,min=6",
+    "level=15",
+    "level=19",
+};
+
+double thread_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC] [--skip N]\n");
+        return 2;
+    }
+    std::vector<std::string> names;
+    std::vector<ParameterSet> sets;
+    std::uint64_t skip = 1;
+    bool rank = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--sets" && i + 1 < argc) {
+            std::stringstream in(argv[++i]);
+            std::string spec;
+            while (std::getline(in, spec, ';')) sets.push_back(parse_set(spec));
+        } else if (arg == "--rank") {
+            rank = true;
+        } else if (arg == "--skip" && i + 1 < argc) {
+            skip = std::strtoull(argv[++i], nullptr, 10);
+            if (skip == 0) skip = 1;
+        } else {
+            names.push_back(arg);
+        }
+    }
+    if (sets.empty()) {
+        for (const char* spec : kDefaultSets) sets.push_back(parse_set(spec));
+    }
+    DatabaseOptions read;
+    read.block_cache_bytes = 0;
+    auto db = Database::open(argv[1], read);
+    if (!db.ok()) die(db.status().to_string());
+    if (names.empty()) {
+        auto all = db->list_tables();
+        if (!all.ok()) die(all.status().to_string());
+        for (const TableInfo& info : *all) names.push_back(info.spec.name);
+    }
+
+    // Every block in byte-plane form (the form the writer compresses).
+    std::vector<std::string> blocks;
+    std::uint64_t slots = 0;
+    std::uint64_t stored = 0;
+    for (const std::string& name : names) {
+        auto table = db->open_table(name);
+        if (!table.ok()) die(table.status().to_string());
+        const TableInfo& info = table->info();
+        const std::uint32_t width = info.spec.value_width;
+        const std::size_t first_block = blocks.size();
+        for (std::uint64_t b = 0; b < info.block_count; b += skip) {
+            auto block = table->read_block(b, CacheUse::Bypass);
+            if (!block.ok()) die(block.status().to_string());
+            const std::span<const std::uint8_t> bytes = (*block)->bytes();
+            const std::size_t n = bytes.size() / width;
+            std::string planes(bytes.size(), '\0');
+            for (std::uint32_t k = 0; k < width; ++k) {
+                for (std::size_t v = 0; v < n; ++v) planes[k * n + v] = static_cast<char>(bytes[v * width + k]);
+            }
+            blocks.push_back(std::move(planes));
+            slots += n;
+        }
+        stored += info.stored_bytes + 16 * info.block_count;
+        if (rank && width == 1) {
+            std::array<std::uint64_t, 256> count{};
+            for (std::size_t b = first_block; b < blocks.size(); ++b) {
+                for (const char c : blocks[b]) ++count[static_cast<std::uint8_t>(c)];
+            }
+            std::array<int, 256> order{};
+            for (int k = 0; k < 256; ++k) order[k] = k;
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return count[a] > count[b]; });
+            std::array<char, 256> to{};
+            for (int k = 0; k < 256; ++k) to[order[k]] = static_cast<char>(k);
+            for (std::size_t b = first_block; b < blocks.size(); ++b) {
+                for (char& c : blocks[b]) c = to[static_cast<std::uint8_t>(c)];
+            }
+        }
+    }
+    std::printf("%zu tables, %zu blocks, %llu slots (stored: %llu B for all their blocks)\n", names.size(),
+                blocks.size(), static_cast<unsigned long long>(slots),
+                static_cast<unsigned long long>(stored));
+
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    std::string out, back;
+    double base_bytes = 0;
+    for (const ParameterSet& set : sets) {
+        std::uint64_t bytes = 0;
+        double compress_s = 0;
+        double decode_s = 0;
+        for (const std::string& block : blocks) {
+            double t0 = thread_seconds();
+            ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+            for (const auto& [p, v] : set.parameters) {
+                const std::size_t r = ZSTD_CCtx_setParameter(cctx, p, v);
+                if (ZSTD_isError(r)) die(set.label + ": " + ZSTD_getErrorName(r));
+            }
+            out.resize(ZSTD_compressBound(block.size()));
+            const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), block.data(), block.size());
+            if (ZSTD_isError(n)) die(ZSTD_getErrorName(n));
+            double t1 = thread_seconds();
+            compress_s += t1 - t0;
+            // A block that does not shrink is stored raw.
+            bytes += std::min(n, block.size()) + 32;
+            back.resize(block.size());
+            t0 = thread_seconds();
+            const std::size_t m = ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
+            t1 = thread_seconds();
+            decode_s += t1 - t0;
+            if (ZSTD_isError(m) || m != block.size() || back != block) die("round trip failed");
+        }
+        if (base_bytes == 0) base_bytes = static_cast<double>(bytes);
+        std::printf("%-48s %12llu B  %.4f  compress %7.2f s  decode %6.2f s\n", set.label.c_str(),
+                    static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / base_bytes,
+                    compress_s, decode_s);
+        std::fflush(stdout);
+    }
+    ZSTD_freeCCtx(cctx);
+    ZSTD_freeDCtx(dctx);
+    return 0;
+}
