@@ -4,6 +4,8 @@
 #include <lz4hc.h>
 #define ZDICT_STATIC_LINKING_ONLY  // fastCover training with fixed parameters
 #include <zdict.h>
+#define ZSTD_STATIC_LINKING_ONLY  // a dictionary prepared with the table's parser settings
+#include <zstd.h>
 
 #include <bit>
 #include <cinttypes>
@@ -456,6 +458,32 @@ std::string train_dictionary(const std::vector<std::string>& samples, std::size_
     if (ZDICT_isError(n)) return {};
     dict.resize(n);
     return dict;
+}
+
+ZstdCDict make_cdict(const std::string& dictionary, const BlockEncoding& encoding) {
+    const bool advanced = encoding.zstd_min_match != 0 || encoding.zstd_strategy != 0 ||
+                          encoding.zstd_search_log != 0 || encoding.zstd_target_length != 0;
+    if (!advanced) {
+        // The level's own parameters: what tables with a dictionary always had.
+        ZstdCDict cdict(ZSTD_createCDict(dictionary.data(), dictionary.size(), encoding.zstd_level));
+        if (!cdict) throw std::bad_alloc();
+        return cdict;
+    }
+    // A frame compressed with a CDict takes the CDict's parameters, not the
+    // context's: a dictionary made from the level alone would drop the
+    // table's parser settings (docs/storage-format.md section 12).
+    std::unique_ptr<ZSTD_CCtx_params, decltype(&ZSTD_freeCCtxParams)> params(ZSTD_createCCtxParams(),
+                                                                            &ZSTD_freeCCtxParams);
+    if (!params) throw std::bad_alloc();
+    ZSTD_CCtxParams_init(params.get(), encoding.zstd_level);
+    ZSTD_CCtxParams_setParameter(params.get(), ZSTD_c_minMatch, encoding.zstd_min_match);
+    ZSTD_CCtxParams_setParameter(params.get(), ZSTD_c_strategy, encoding.zstd_strategy);
+    ZSTD_CCtxParams_setParameter(params.get(), ZSTD_c_searchLog, encoding.zstd_search_log);
+    ZSTD_CCtxParams_setParameter(params.get(), ZSTD_c_targetLength, encoding.zstd_target_length);
+    ZstdCDict cdict(ZSTD_createCDict_advanced2(dictionary.data(), dictionary.size(), ZSTD_dlm_byCopy,
+                                               ZSTD_dct_auto, params.get(), ZSTD_defaultCMem));
+    if (!cdict) throw std::bad_alloc();
+    return cdict;
 }
 
 std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) {

@@ -91,6 +91,10 @@ struct BlockEncoding {
     const ZSTD_CDict* cdict = nullptr;
 };
 
+// The table's dictionary prepared for compressing with `encoding`'s level
+// and parser settings.
+[[nodiscard]] ZstdCDict make_cdict(const std::string& dictionary, const BlockEncoding& encoding);
+
 // What a reader needs beyond the record to decode the blocks of one table:
 // its zstd dictionary, prepared once (null when the table has none).
 struct BlockDecoding {

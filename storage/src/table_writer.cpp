@@ -120,8 +120,7 @@ Status TableWriterImpl::release_held() {
     }
     dictionary_ = train_dictionary(samples, options_.dictionary_bytes);
     if (!dictionary_.empty()) {
-        cdict_.reset(ZSTD_createCDict(dictionary_.data(), dictionary_.size(), options_.zstd_level));
-        if (!cdict_) throw std::bad_alloc();
+        cdict_ = make_cdict(dictionary_, encoding_);
     }
     encoding_.cdict = cdict_.get();
     dictionaries_ready_ = true;
