@@ -11,6 +11,10 @@
 //   row       the slot one period P back, P the radix of the index's lowest
 //             digit (the units after the first moves one square), else previous
 //   best2     per block, the smaller of previous and row
+//   ctxK      the code that followed the last occurrence, in the same
+//             storage block, of the K codes stored before the slot (an LZP
+//             prediction: it extends the match the compressor is in);
+//             without one, the code stored before
 //
 // Usage: fill_study DB TABLE...   (e.g. /work/refdb/anti antichess/KRvKN)
 
@@ -28,8 +32,44 @@ namespace {
 
 using namespace tbf;
 
-constexpr int kFills = 4;
-const char* const kFillNames[kFills] = {"previous", "next", "row", "best2"};
+constexpr int kFills = 7;
+const char* const kFillNames[kFills] = {"previous", "next", "row", "best2", "ctx4", "ctx8", "ctx16"};
+constexpr int kContextLengths[] = {4, 8, 16};
+
+// The ctxK fill of `value` (free slots kept, the others predicted), blocks
+// of `block` slots compressed apart, so predictions do not cross them.
+std::vector<std::uint16_t> context_fill(const std::vector<std::uint16_t>& value,
+                                        const std::vector<std::uint8_t>& is_free, std::uint64_t block,
+                                        int k, const std::vector<std::uint16_t>& fallback) {
+    constexpr unsigned kBits = 18;
+    std::vector<std::uint32_t> last(std::size_t{1} << kBits);
+    std::vector<std::uint32_t> stamp(std::size_t{1} << kBits, 0);
+    std::uint32_t generation = 0;
+    std::vector<std::uint16_t> out(value.size());
+    for (std::uint64_t s = 0; s < value.size(); ++s) {
+        const std::uint64_t offset = s % block;
+        if (offset == 0) ++generation;
+        std::size_t key = 0;
+        bool have = offset >= static_cast<std::uint64_t>(k);
+        if (have) {
+            std::uint64_t h = 0x9E3779B97F4A7C15ull;
+            for (int j = 1; j <= k; ++j) h = (h ^ out[s - j]) * 0x100000001B3ull;
+            key = static_cast<std::size_t>(h >> (64 - kBits));
+        }
+        if (is_free[s]) {
+            out[s] = value[s];
+        } else if (have && stamp[key] == generation) {
+            out[s] = out[last[key]];
+        } else {
+            out[s] = offset == 0 ? fallback[s] : out[s - 1];
+        }
+        if (have) {
+            stamp[key] = generation;
+            last[key] = static_cast<std::uint32_t>(s);
+        }
+    }
+    return out;
+}
 
 std::uint16_t wdl_code(std::uint16_t code) { return code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1)); }
 
@@ -61,7 +101,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "fill_study: %s\n", tb.status().to_string().c_str());
         return 3;
     }
-    const storage::TableWriteOptions options = storage::compact_write_options();
+    // The generator's wdl-dtc/2 settings (gen/src/generate.cpp).
+    storage::TableWriteOptions options = storage::compact_write_options();
+    options.zstd_min_match = 6;
+    options.zstd_strategy = 7;
+    options.zstd_search_log = 3;
+    options.zstd_target_length = 256;
     std::vector<std::uint64_t> total(kFills, 0);
     for (int a = 2; a < argc; ++a) {
         auto id = probe::parse_table_name(argv[a]);
@@ -97,7 +142,8 @@ int main(int argc, char** argv) {
             for (std::uint64_t s = 0; s < 2 * n; ++s) {
                 value[s] = static_cast<int>(s / n) == d ? codes[s] : wdl_code(codes[s]);
             }
-            std::vector<std::vector<std::uint16_t>> stored(3, std::vector<std::uint16_t>(2 * n));
+            std::vector<std::vector<std::uint16_t>> stored(3 + std::size(kContextLengths),
+                                                           std::vector<std::uint16_t>(2 * n));
             for (int c = 0; c < 2; ++c) {
                 const std::uint64_t base = c * n;
                 std::uint16_t previous = 0;
@@ -116,6 +162,10 @@ int main(int argc, char** argv) {
                     stored[1][base + i] = next;
                 }
             }
+            for (std::size_t c = 0; c < std::size(kContextLengths); ++c) {
+                stored[3 + c] = context_fill(value, is_free, options.slots_per_block, kContextLengths[c],
+                                             stored[0]);
+            }
             std::uint16_t max_code = 0;
             for (std::uint64_t s = 0; s < 2 * n; ++s) max_code = std::max(max_code, stored[0][s]);
             const unsigned width = max_code <= 0xFF ? 1 : 2;
@@ -123,15 +173,17 @@ int main(int argc, char** argv) {
             std::vector<std::uint8_t> raw;
             for (std::uint64_t at = 0; at < 2 * n; at += options.slots_per_block) {
                 const std::uint64_t count = std::min<std::uint64_t>(options.slots_per_block, 2 * n - at);
-                std::uint64_t block[3];
-                for (int f = 0; f < 3; ++f) {
+                std::uint64_t block[kFills];
+                for (int f = 0; f < kFills; ++f) {
+                    if (f == 3) continue;
                     raw.resize(count * width);
                     for (std::uint64_t k = 0; k < count; ++k) {
-                        raw[k * width] = static_cast<std::uint8_t>(stored[f][at + k]);
-                        if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[f][at + k] >> 8);
+                        const std::uint16_t code = stored[f < 3 ? f : f - 1][at + k];
+                        raw[k * width] = static_cast<std::uint8_t>(code);
+                        if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(code >> 8);
                     }
                     block[f] = storage::block_record_bytes(raw, width, options);
-                    bytes[f] += block[f];
+                    if (f != 3) bytes[f] += block[f];
                 }
                 bytes[3] += std::min(block[0], block[2]);
             }

@@ -11,10 +11,20 @@
 // frequency in the blocks read (the most frequent 0): the lever of
 // frequency-ranked symbols, measured before any format carries it.
 //
-// Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--rank]
-//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=.."
+// With --slots N, each block read is cut into blocks of N slots (a power of
+// two below the table's own block size) before anything is compressed: the
+// stored size and decoding cost of smaller blocks. A set with dict=BYTES
+// trains a dictionary of at most BYTES per table from that table's blocks
+// (whole blocks spread evenly, about a hundred times the dictionary, as
+// the writer does), compresses that table's blocks with it and the set's
+// other parameters, and counts the dictionary in the bytes.
+//
+// Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--slots N] [--rank]
+//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,dict=.."
 //   (missing keys keep the level's own); --skip N keeps one block in N.
 
+#define ZDICT_STATIC_LINKING_ONLY  // fastCover training with fixed parameters, as the writer
+#include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -40,7 +50,40 @@ using namespace tbf::storage;
 struct ParameterSet {
     std::string label;
     std::vector<std::pair<ZSTD_cParameter, int>> parameters;
+    std::size_t dictionary_bytes = 0;
 };
+
+// The writer's training (storage/src/records.cpp, train_dictionary): whole
+// blocks, about a hundred times the dictionary, spread evenly.
+std::string train(const std::vector<std::string>& blocks, std::size_t first, std::size_t end,
+                  std::size_t capacity) {
+    if (end - first < 8) return {};
+    const std::size_t block_bytes = blocks[first].size();
+    const std::size_t wanted = std::max<std::size_t>(8, 100 * capacity / std::max<std::size_t>(block_bytes, 1));
+    const std::size_t step = std::max<std::size_t>(1, (end - first) / wanted);
+    std::string joined;
+    std::vector<std::size_t> sizes;
+    for (std::size_t b = first; b < end; b += step) {
+        if (blocks[b].size() < 8) continue;
+        joined += blocks[b];
+        sizes.push_back(blocks[b].size());
+    }
+    if (sizes.size() < 8 || joined.size() < 4 * capacity) return {};
+    std::string dict(capacity, '\0');
+    ZDICT_fastCover_params_t params{};
+    params.k = 256;
+    params.d = 8;
+    params.f = 18;
+    params.steps = 1;
+    params.nbThreads = 1;
+    params.splitPoint = 1.0;
+    params.accel = 4;
+    const std::size_t n = ZDICT_trainFromBuffer_fastCover(dict.data(), dict.size(), joined.data(), sizes.data(),
+                                                          static_cast<unsigned>(sizes.size()), params);
+    if (ZDICT_isError(n)) return {};
+    dict.resize(n);
+    return dict;
+}
 
 ParameterSet parse_set(const std::string& spec) {
     ParameterSet set{spec, {}};
@@ -60,7 +103,10 @@ ParameterSet parse_set(const std::string& spec) {
         else if (key == "chain") p = ZSTD_c_chainLog;
         else if (key == "hash") p = ZSTD_c_hashLog;
         else if (key == "window") p = ZSTD_c_windowLog;
-        else die("unknown parameter '" + key + "'");
+        else if (key == "dict") {
+            set.dictionary_bytes = static_cast<std::size_t>(value);
+            continue;
+        } else die("unknown parameter '" + key + "'");
         set.parameters.emplace_back(p, value);
     }
     return set;
@@ -96,12 +142,13 @@ double thread_seconds() {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC] [--skip N]\n");
+        std::fprintf(stderr, "usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC] [--skip N] [--slots N] [--rank]\n");
         return 2;
     }
     std::vector<std::string> names;
     std::vector<ParameterSet> sets;
     std::uint64_t skip = 1;
+    std::uint64_t cut = 0;
     bool rank = false;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -109,6 +156,8 @@ int main(int argc, char** argv) {
             std::stringstream in(argv[++i]);
             std::string spec;
             while (std::getline(in, spec, ';')) sets.push_back(parse_set(spec));
+        } else if (arg == "--slots" && i + 1 < argc) {
+            cut = std::strtoull(argv[++i], nullptr, 10);
         } else if (arg == "--rank") {
             rank = true;
         } else if (arg == "--skip" && i + 1 < argc) {
@@ -133,6 +182,7 @@ int main(int argc, char** argv) {
 
     // Every block in byte-plane form (the form the writer compresses).
     std::vector<std::string> blocks;
+    std::vector<std::size_t> table_first;  // index of each table's first block
     std::uint64_t slots = 0;
     std::uint64_t stored = 0;
     for (const std::string& name : names) {
@@ -141,17 +191,23 @@ int main(int argc, char** argv) {
         const TableInfo& info = table->info();
         const std::uint32_t width = info.spec.value_width;
         const std::size_t first_block = blocks.size();
+        table_first.push_back(first_block);
         for (std::uint64_t b = 0; b < info.block_count; b += skip) {
             auto block = table->read_block(b, CacheUse::Bypass);
             if (!block.ok()) die(block.status().to_string());
-            const std::span<const std::uint8_t> bytes = (*block)->bytes();
-            const std::size_t n = bytes.size() / width;
-            std::string planes(bytes.size(), '\0');
-            for (std::uint32_t k = 0; k < width; ++k) {
-                for (std::size_t v = 0; v < n; ++v) planes[k * n + v] = static_cast<char>(bytes[v * width + k]);
+            const std::span<const std::uint8_t> all = (*block)->bytes();
+            const std::size_t total = all.size() / width;
+            const std::size_t piece = cut == 0 ? total : static_cast<std::size_t>(cut);
+            for (std::size_t from = 0; from < total; from += piece) {
+                const std::size_t n = std::min(piece, total - from);
+                const std::uint8_t* bytes = all.data() + from * width;
+                std::string planes(n * width, '\0');
+                for (std::uint32_t k = 0; k < width; ++k) {
+                    for (std::size_t v = 0; v < n; ++v) planes[k * n + v] = static_cast<char>(bytes[v * width + k]);
+                }
+                blocks.push_back(std::move(planes));
+                slots += n;
             }
-            blocks.push_back(std::move(planes));
-            slots += n;
         }
         stored += info.stored_bytes + 16 * info.block_count;
         if (rank && width == 1) {
@@ -177,17 +233,45 @@ int main(int argc, char** argv) {
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
     std::string out, back;
     double base_bytes = 0;
+    table_first.push_back(blocks.size());
     for (const ParameterSet& set : sets) {
         std::uint64_t bytes = 0;
+        std::uint64_t dictionaries = 0;
         double compress_s = 0;
         double decode_s = 0;
-        for (const std::string& block : blocks) {
+        double train_s = 0;
+        ZSTD_DDict* ddict = nullptr;
+        std::size_t table = 0;
+        for (std::size_t index = 0; index < blocks.size(); ++index) {
+            const std::string& block = blocks[index];
             double t0 = thread_seconds();
-            ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
-            ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
-            for (const auto& [p, v] : set.parameters) {
-                const std::size_t r = ZSTD_CCtx_setParameter(cctx, p, v);
-                if (ZSTD_isError(r)) die(set.label + ": " + ZSTD_getErrorName(r));
+            while (table_first[table + 1] <= index) ++table;  // skips tables without blocks
+            if (index == table_first[table]) {
+                // A table's first block: its parameters and dictionary, kept
+                // for the table's blocks (a dictionary loaded into the context
+                // keeps the set's parser, which a level-made CDict would not).
+                const std::size_t end = table_first[table + 1];
+                ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+                ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+                for (const auto& [p, v] : set.parameters) {
+                    const std::size_t r = ZSTD_CCtx_setParameter(cctx, p, v);
+                    if (ZSTD_isError(r)) die(set.label + ": " + ZSTD_getErrorName(r));
+                }
+                ZSTD_freeDDict(ddict);
+                ddict = nullptr;
+                if (set.dictionary_bytes > 0) {
+                    const std::string dict = train(blocks, index, end, set.dictionary_bytes);
+                    const double t_trained = thread_seconds();
+                    train_s += t_trained - t0;
+                    t0 = t_trained;
+                    if (!dict.empty()) {
+                        ZSTD_CCtx_loadDictionary(cctx, dict.data(), dict.size());
+                        ddict = ZSTD_createDDict(dict.data(), dict.size());
+                        dictionaries += dict.size();
+                    }
+                }
+            } else {
+                ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
             }
             out.resize(ZSTD_compressBound(block.size()));
             const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), block.data(), block.size());
@@ -198,15 +282,21 @@ int main(int argc, char** argv) {
             bytes += std::min(n, block.size()) + 32;
             back.resize(block.size());
             t0 = thread_seconds();
-            const std::size_t m = ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
+            const std::size_t m = ddict != nullptr
+                                      ? ZSTD_decompress_usingDDict(dctx, back.data(), back.size(), out.data(), n, ddict)
+                                      : ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
             t1 = thread_seconds();
             decode_s += t1 - t0;
             if (ZSTD_isError(m) || m != block.size() || back != block) die("round trip failed");
         }
+        ZSTD_freeDDict(ddict);
+        bytes += dictionaries;
         if (base_bytes == 0) base_bytes = static_cast<double>(bytes);
-        std::printf("%-48s %12llu B  %.4f  compress %7.2f s  decode %6.2f s\n", set.label.c_str(),
-                    static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / base_bytes,
-                    compress_s, decode_s);
+        std::printf("%-48s %12llu B (dict %llu)  %.4f  compress %7.2f s  train %5.2f s  decode %6.2f s"
+                    "  (%.2f us/block)\n",
+                    set.label.c_str(), static_cast<unsigned long long>(bytes),
+                    static_cast<unsigned long long>(dictionaries), static_cast<double>(bytes) / base_bytes,
+                    compress_s, train_s, decode_s, 1e6 * decode_s / static_cast<double>(blocks.size()));
         std::fflush(stdout);
     }
     ZSTD_freeCCtx(cctx);
