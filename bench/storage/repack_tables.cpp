@@ -7,7 +7,14 @@
 // not depend on its encoding, so this measures the new format on tables built
 // by an older tbgen without building them again.
 //
+// With --compact, the zstd settings the generator stores wdl-dtc/2 tables
+// with (minimum match 6, the optimal parser, search log 3, target length
+// 256) on top of the level, whatever the tables' encoding; --all repacks
+// every table of SOURCE_DB and keeps them in SCRATCH_DB (a database a prober
+// can open as a whole; without it each table is deleted once measured).
+//
 // Usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] [--dict N]
+//                      [--compact] [--all]
 
 #include <cstdio>
 #include <cstdlib>
@@ -40,14 +47,22 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] "
-                     "[--dict N]\n");
+                     "[--dict N] [--compact] [--all]\n");
         return 2;
     }
     TableWriteOptions options = compact_write_options();
     std::vector<std::string> names;
+    bool all = false;
     for (int i = 3; i < argc; ++i) {
         const std::string arg = argv[i];
-        if ((arg == "--level" || arg == "--slots" || arg == "--dict") && i + 1 < argc) {
+        if (arg == "--compact") {
+            options.zstd_min_match = 6;
+            options.zstd_strategy = 7;
+            options.zstd_search_log = 3;
+            options.zstd_target_length = 256;
+        } else if (arg == "--all") {
+            all = true;
+        } else if ((arg == "--level" || arg == "--slots" || arg == "--dict") && i + 1 < argc) {
             const long v = std::strtol(argv[++i], nullptr, 10);
             if (arg == "--level") options.zstd_level = static_cast<int>(v);
             if (arg == "--slots") options.slots_per_block = static_cast<std::uint32_t>(v);
@@ -67,6 +82,11 @@ int main(int argc, char** argv) {
     write.block_cache_bytes = 0;
     auto target = Database::open(argv[2], write);
     if (!target.ok()) die(target.status().to_string());
+    if (all) {
+        auto tables = source->list_tables();
+        if (!tables.ok()) die(tables.status().to_string());
+        for (const TableInfo& info : *tables) names.push_back(info.spec.name);
+    }
 
     std::uint64_t before_sum = 0;
     std::uint64_t after_sum = 0;
@@ -107,7 +127,10 @@ int main(int argc, char** argv) {
                     static_cast<double>(total_bytes(info)) / static_cast<double>(total_bytes(*after)),
                     seconds, after->values_checksum == info.values_checksum ? "equal" : "DIFFERS");
         if (after->values_checksum != info.values_checksum) return 1;
-        if (Status s = target->delete_table(name); !s.ok()) die(s.to_string());
+        // With --all the scratch database is kept whole, for a prober to open.
+        if (!all) {
+            if (Status s = target->delete_table(name); !s.ok()) die(s.to_string());
+        }
     }
     if (names.size() > 1) {
         std::printf("all %zu tables: before %llu B, after %llu B, %.2fx smaller\n", names.size(),
