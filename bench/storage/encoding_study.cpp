@@ -12,7 +12,9 @@
 //                the code before them when it has the same WDL;
 //   wdl          the WDL of every slot, 2 bits packed 4 to a byte;
 //   dtc-dc[s]    the DTC of side s to move, draws, converting and terminal
-//                slots given the DTC before them (runs grow).
+//                slots given the DTC before them (runs grow);
+//   wdl-dc       the WDL with converting and terminal slots "don't care",
+//                2 bits packed and (the last line) one byte a slot.
 // wdl + the smaller dtc-dc[s] is the size of a split encoding with DTC for
 // one side only.
 //
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
         return 3;
     }
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    std::size_t sum_wdc_bytes = 0;
     std::size_t sum_codes = 0, sum_dc = 0, sum_wdl = 0, sum_one = 0, sum_both = 0, sum_wdc = 0, sum_wdc_one = 0, sum_single = 0, sum_single_proxy = 0;
     std::printf("%-10s %11s %6s %6s %6s | %11s %11s %10s %11s %11s %11s\n", "table", "slots", "conv%",
                 "term%", "draw%", "codes", "codes-dc", "wdl", "dtc-dc[w]", "dtc-dc[b]", "wdl+min");
@@ -165,6 +168,9 @@ int main(int argc, char** argv) {
         for (std::uint64_t s = 1; s < 2 * n; ++s)
             if (kind[s] != Kind::Free && s != n) wdl_dc[s] = wdl_dc[s - 1];
         const std::size_t wdc = packed_wdl_size(wdl_dc, cctx);
+        // The same one byte a slot: runs stay byte-aligned for the matches.
+        const std::size_t wdc_bytes = planes_size(std::vector<std::uint16_t>(wdl_dc.begin(), wdl_dc.end()), cctx);
+        sum_wdc_bytes += wdc_bytes;
         // One code stream, storage unchanged: side s keeps its codes (converting
         // and terminal slots given the code before them), the other side only
         // its WDL (0 draw, 1 win, 2 loss; converting slots the one before).
@@ -209,6 +215,7 @@ int main(int argc, char** argv) {
                 sum_dc, sum_wdl, sum_both, sum_one);
     std::printf("all: wdl-dc %zu, wdl-dc + dtc one side %zu, single best side %zu, single by fewer decisive %zu\n",
                 sum_wdc, sum_wdc_one, sum_single, sum_single_proxy);
+    std::printf("all: wdl-dc one byte a slot %zu\n", sum_wdc_bytes);
     ZSTD_freeCCtx(cctx);
     return 0;
 }
