@@ -367,15 +367,75 @@ std::string work_subdir(const std::string& work_dir, const std::string& name) {
     return work_dir + "/" + leaf;
 }
 
+// Side c's units in `after` are those in `before`, or one fewer of one type
+// (`lost`), or one pawn turned into another type (`promoted`).
+bool same_units(const index::Material& before, const index::Material& after, Color c) {
+    for (int t = 0; t < kUnitTypeCount; ++t) {
+        if (before.count(c, static_cast<UnitType>(t)) != after.count(c, static_cast<UnitType>(t))) return false;
+    }
+    return true;
+}
+bool lost_one_unit(const index::Material& before, const index::Material& after, Color c) {
+    int lost = 0;
+    for (int t = 0; t < kUnitTypeCount; ++t) {
+        const int d = before.count(c, static_cast<UnitType>(t)) - after.count(c, static_cast<UnitType>(t));
+        if (d != 0 && d != 1) return false;
+        lost += d;
+    }
+    return lost == 1;
+}
+bool promoted_one_pawn(const index::Material& before, const index::Material& after, Color c) {
+    if (before.count(c, UnitType::Pawn) != after.count(c, UnitType::Pawn) + 1) return false;
+    int gained = 0;
+    for (int t = 0; t < kUnitTypeCount; ++t) {
+        const auto type = static_cast<UnitType>(t);
+        if (type == UnitType::Pawn) continue;
+        const int d = after.count(c, type) - before.count(c, type);
+        if (d != 0 && d != 1) return false;
+        gained += d;
+    }
+    return gained == 1;
+}
+
+// Can one move of `mover` turn `parent` into `child` (both in the parent's
+// colours)? A conversion takes at most one opposing unit and keeps the
+// mover's, one pawn perhaps promoted.
+bool converts(const index::Material& parent, const index::Material& child, Color mover) {
+    const bool took = lost_one_unit(parent, child, ~mover);
+    const bool promoted = promoted_one_pawn(parent, child, mover);
+    return (took || same_units(parent, child, ~mover)) && (promoted || same_units(parent, child, mover)) &&
+           (took || promoted);
+}
+
+// The sides to move, in the stored table's colours (WdlTable::side_bit),
+// at which `parent`'s conversions read sub-table `sub`: the mover hands the
+// move over, and a sub-table stored with the colours swapped is read at the
+// mover's colour (SubtableValues tries the unswapped orientation first).
+unsigned sides_read(const index::Material& parent, const index::Material& sub) {
+    unsigned sides = 0;
+    for (const bool swapped : {false, true}) {
+        if (swapped && sub.flipped() == sub) break;
+        const index::Material child = swapped ? sub.flipped() : sub;
+        for (const Color mover : {Color::White, Color::Black}) {
+            if (converts(parent, child, mover)) sides |= WdlTable::side_bit(swapped ? mover : ~mover);
+        }
+    }
+    return sides;
+}
+
 // Sub-tables resident for the tables being built, by their WDL, each
 // dropped after the last table of the run that converts into it. A table is
 // decoded whole (probe::Tablebase::decode_table), reduced to its WDL and the
-// decoded copy dropped, one table at a time.
+// decoded copy dropped, one table at a time. Only the sides to move that
+// the run's conversions read are kept.
 class ResidentTables {
 public:
     ResidentTables(VariantId variant, const std::vector<index::Material>& order) {
         for (std::size_t k = 0; k < order.size(); ++k) {
-            for (const auto& sub : index::sub_tables(order[k], variant)) last_use_[sub.name()] = k;
+            for (const auto& sub : index::sub_tables(order[k], variant)) {
+                last_use_[sub.name()] = k;
+                sides_[sub.name()] |= sides_read(order[k], sub);
+            }
         }
     }
     Result<std::shared_ptr<const WdlTable>> get(const probe::Tablebase& tb, VariantId variant,
@@ -392,7 +452,7 @@ public:
             if (!opened.ok()) return opened.status();
             resolver = std::move(*opened);
         }
-        auto wdl = WdlTable::from(**decoded, std::move(resolver));
+        auto wdl = WdlTable::from(**decoded, std::move(resolver), sides_[m.name()]);
         if (!wdl.ok()) return wdl.status();
         auto table = std::make_shared<const WdlTable>(std::move(*wdl));
         tables_.emplace(m.name(), table);
@@ -405,6 +465,7 @@ public:
 
 private:
     std::unordered_map<std::string, std::size_t> last_use_;
+    std::unordered_map<std::string, unsigned> sides_;  // WdlTable::side_bit
     std::unordered_map<std::string, std::shared_ptr<const WdlTable>> tables_;
 };
 

@@ -35,8 +35,12 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <new>
 #include <optional>
+#include <utility>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include <omp.h>
 
@@ -56,11 +60,52 @@ struct BuildStats {
     double initial_seconds = 0;  // the initial pass; the level passes take the rest
 };
 
+// One StateByte per slot, all StateByte::kInvalid (0) at first, on pages
+// mapped from the kernel and not written until a slot is: a page the
+// initial pass leaves invalid (a run of unused work-index slots, with two
+// of the first units on one square) stays out of the resident set.
+class StateBytes {
+public:
+    StateBytes() = default;
+    explicit StateBytes(std::uint64_t size) : size_(size) {
+        if (size == 0) return;
+        void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        data_ = static_cast<std::uint8_t*>(p);
+    }
+    StateBytes(StateBytes&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    StateBytes& operator=(StateBytes&& other) noexcept {
+        if (this != &other) {
+            unmap();
+            data_ = std::exchange(other.data_, nullptr);
+            size_ = std::exchange(other.size_, 0);
+        }
+        return *this;
+    }
+    ~StateBytes() { unmap(); }
+
+    std::uint64_t size() const { return size_; }
+    std::uint8_t& operator[](std::uint64_t i) { return data_[i]; }
+    const std::uint8_t& operator[](std::uint64_t i) const { return data_[i]; }
+    const std::uint8_t* begin() const { return data_; }
+    const std::uint8_t* end() const { return data_ + size_; }
+
+private:
+    void unmap() {
+        if (data_) ::munmap(data_, size_);
+        data_ = nullptr;
+        size_ = 0;
+    }
+    std::uint8_t* data_ = nullptr;
+    std::uint64_t size_ = 0;
+};
+
 // A built table's final values: one StateByte per slot and side to move,
 // and the codes of the slots whose byte does not hold them (escaped and far
 // slots), by packed id.
 struct TableValues {
-    std::array<std::vector<std::uint8_t>, 2> bytes;
+    std::array<StateBytes, 2> bytes;
     std::vector<std::uint64_t> exception_ids;  // sorted packed ids
     std::vector<std::uint16_t> exception_codes;
     BuildStats stats;
@@ -248,7 +293,7 @@ private:
     BuildProgress progress_;
     StateByte layout_;
     std::uint64_t size_ = 0;
-    std::array<std::vector<std::uint8_t>, 2> bytes_;
+    std::array<StateBytes, 2> bytes_;
     // Escaped slots (StateByte::kEscaped): sorted packed ids and their words.
     std::vector<std::uint64_t> escaped_ids_;
     std::vector<std::uint16_t> escaped_words_;

@@ -16,7 +16,7 @@ template <Ruleset R, TableIndexer Ix>
 TableValues RetrogradeBuilder<R, Ix>::build() {
     const auto start = std::chrono::steady_clock::now();
     size_ = moves_.indexer().size();
-    for (int c = 0; c < 2; ++c) bytes_[c].assign(size_, StateByte::kInvalid);
+    for (int c = 0; c < 2; ++c) bytes_[c] = StateBytes(size_);
     escaped_ids_.clear();
     escaped_words_.clear();
     frontier_ = {};
@@ -108,7 +108,8 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
             auto record = [&](Color side, std::uint64_t index, const SlotStart& s) {
                 const std::uint16_t word = s.word();
                 const std::uint8_t b = layout_.initial(word);
-                bytes_[to_index(side)][index] = b;
+                // An invalid slot's byte is already 0: its page stays untouched.
+                if (b != StateByte::kInvalid) bytes_[to_index(side)][index] = b;
                 valid += s.value != StateWord::kInvalid;
                 open += s.value == StateWord::kUndecided;
                 const std::uint64_t packed = detail::pack(side, index);
@@ -197,7 +198,7 @@ void RetrogradeBuilder<R, Ix>::visit(Color s, std::uint64_t index, int level, Lo
     // share r |Stab Q| / |Stab W| is not a multiple of r.
     const bool grouped = stab_w > 1;
     moves_.predecessors(index, pos, squares, preds, grouped);
-    std::vector<std::uint8_t>& bytes = bytes_[to_index(p)];
+    StateBytes& bytes = bytes_[to_index(p)];
     if (wdl == Wdl::Loss) {
         for (std::size_t at = 0; at < preds.size(); ++at) {
             if (claim(p, preds[at], next).changed) local.add(next, detail::pack(p, preds[at]));
@@ -338,7 +339,7 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
                 const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
                 const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
                 const Color child_side = ~side;
-                const std::vector<std::uint8_t>& children = bytes_[to_index(child_side)];
+                const StateBytes& children = bytes_[to_index(child_side)];
                 for (std::uint64_t i = first; i < end; ++i) {
                     // Only this thread writes slot i; the children's bytes
                     // are read while other threads decide them, but those

@@ -169,7 +169,9 @@ private:
 
 // One byte per slot and side to move, for the in-RAM builder: half the
 // StateWord's memory. What does not fit is kept exactly elsewhere:
-//  - [0, 64): a win at that distance; [64, 128): a loss at distance - 64.
+//  - kInvalid is 0, so that pages of unused slots can stay untouched zero
+//    pages (StateBytes).
+//  - [1, 65): a win at distance - 1; [65, 129): a loss at distance - 65.
 //    Distances from `far_level` (at most 64) on are kWinFar or kLossFar;
 //    the builder lists every position decided that far, by level, and
 //    knows each one's distance from its list.
@@ -183,13 +185,16 @@ private:
 class StateByte {
 public:
     static constexpr int kLevels = 64;
-    static constexpr std::uint8_t kWinFar = 128;
-    static constexpr std::uint8_t kLossFar = 129;
-    static constexpr std::uint8_t kInvalid = 130;
+    static constexpr std::uint8_t kInvalid = 0;
+    static constexpr std::uint8_t kWin = 1;                 // win at distance 0
+    static constexpr std::uint8_t kLoss = kWin + kLevels;   // loss at distance 0
+    static constexpr std::uint8_t kWinFar = kLoss + kLevels;
+    static constexpr std::uint8_t kLossFar = kWinFar + 1;
     static constexpr std::uint8_t kDrawFinal = 131;
     static constexpr std::uint8_t kEscaped = 132;
     static constexpr std::uint8_t kCannotLose = 133;
     static constexpr int kMaxCount = 0xFF - kCannotLose;
+    static_assert(kLossFar < kDrawFinal);
 
     // Defaults hold the most in the byte; smaller limits push more through
     // the far lists and the side table (tests).
@@ -203,24 +208,25 @@ public:
     static constexpr bool is_open(std::uint8_t b) { return b >= kCannotLose; }
     // Open moves of an open byte; 0 for kCannotLose.
     static constexpr int open_count(std::uint8_t b) { return b - kCannotLose; }
-    static constexpr bool is_decided(std::uint8_t b) { return b <= kLossFar; }
+    static constexpr bool is_decided(std::uint8_t b) { return b != kInvalid && b <= kLossFar; }
     // The result of a decided byte.
     static constexpr Wdl wdl(std::uint8_t b) {
-        return b < kLevels || b == kWinFar ? Wdl::Win : Wdl::Loss;
+        return b < kLoss || b == kWinFar ? Wdl::Win : Wdl::Loss;
     }
     // The stored code of a byte held in full (not far, not escaped): open
     // positions, invalid slots and draws are 0.
     static constexpr std::uint16_t code(std::uint8_t b) {
-        if (b < kLevels) return StateWord::win(b);
-        if (b < 2 * kLevels) return StateWord::loss(b - kLevels);
+        if (b == kInvalid) return 0;
+        if (b < kLoss) return StateWord::win(b - kWin);
+        if (b < kWinFar) return StateWord::loss(b - kLoss);
         return 0;
     }
 
     std::uint8_t win(int distance) const {
-        return distance < far_level_ ? static_cast<std::uint8_t>(distance) : kWinFar;
+        return distance < far_level_ ? static_cast<std::uint8_t>(kWin + distance) : kWinFar;
     }
     std::uint8_t loss(int distance) const {
-        return distance < far_level_ ? static_cast<std::uint8_t>(kLevels + distance) : kLossFar;
+        return distance < far_level_ ? static_cast<std::uint8_t>(kLoss + distance) : kLossFar;
     }
 
     // The byte of an initial StateWord, kEscaped when the word must be kept whole.

@@ -15,11 +15,17 @@
 // its conversions reach (a promotion reaches a few in a hundred of a
 // table), so resolving the whole table when it is loaded wasted most of
 // the work.
+//
+// A parent's conversions reach a sub-table at one side to move only (the
+// mover hands the move over: a white capture or promotion lands on black to
+// move), so only the sides read are kept: half the bytes for most.
 
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -38,21 +44,31 @@ namespace tbf::gen {
 
 class WdlTable {
 public:
-    // Bytes held for a table of `slot_count` stored slots (both sides); a
+    // Bytes held for `slot_count` kept slots (n per side kept); a
     // wdl-dtc/2 table (`compact`) adds a bit a slot: read already or not.
     static constexpr std::uint64_t bytes_for(std::uint64_t slot_count, bool compact = false) {
         const std::uint64_t wdl = (slot_count + 31) / 32 * 8;
         return compact ? wdl + (slot_count + 63) / 64 * 8 : wdl;
     }
 
+    // Both sides to move, for `sides`.
+    static constexpr unsigned kBothSides = 3;
+    static constexpr unsigned side_bit(Color side) { return 1u << to_index(side); }
+
     // The WDL of every slot of a decoded table (probe::Tablebase::decode_table)
-    // as its stored codes give it. A wdl-dtc/2 table's other slots are
+    // as its stored codes give it, for the sides to move in `sides`
+    // (side_bit). A wdl-dtc/2 table's other slots are
     // valued when first read, by `resolver` (the same table, usually opened
     // through the block cache rather than decoded), which the WdlTable keeps.
-    static Result<WdlTable> from(const probe::Table& table, std::shared_ptr<const probe::Table> resolver = nullptr) {
+    static Result<WdlTable> from(const probe::Table& table, std::shared_ptr<const probe::Table> resolver = nullptr,
+                                 unsigned sides = kBothSides) {
         WdlTable out(table.indexer());
         const std::uint64_t n = out.ix_.size();
-        const std::uint64_t slots = 2 * n;
+        out.sides_ = sides & kBothSides;
+        // Kept sides follow each other: white's slots, then black's.
+        out.first_[1] = out.sides_ & 1 ? n : 0;
+        const bool white_kept = (out.sides_ & 1) != 0;
+        const std::uint64_t slots = static_cast<std::uint64_t>(std::popcount(out.sides_)) * n;
         out.words_.assign((slots + 31) / 32, 0);
         if (table.compact()) {
             if (!resolver) return invalid_argument("a wdl-dtc/2 sub-table needs a table to resolve its slots");
@@ -69,8 +85,9 @@ public:
             const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
             const std::uint64_t stop = std::min(slots, first + 32);
             for (std::uint64_t slot = first; slot < stop; ++slot) {
-                const Color side = slot < n ? Color::White : Color::Black;
-                const std::uint64_t index = slot < n ? slot : slot - n;
+                const bool white = white_kept && slot < n;
+                const Color side = white ? Color::White : Color::Black;
+                const std::uint64_t index = slot - out.first_[to_index(side)];
                 auto code = table.code(side, index);
                 if (!code.ok()) {
 #pragma omp critical(wdl_table_error)
@@ -92,16 +109,25 @@ public:
         : ix_(std::move(other.ix_)),
           words_(std::move(other.words_)),
           checked_(std::move(other.checked_)),
-          resolver_(std::move(other.resolver_)) {}
+          resolver_(std::move(other.resolver_)),
+          sides_(other.sides_),
+          first_(other.first_) {}
 
     const index::Indexer& indexer() const { return ix_; }
+    // The sides to move kept (side_bit).
+    unsigned sides() const { return sides_; }
     std::uint64_t bytes() const { return (words_.size() + checked_.size()) * sizeof(std::uint64_t); }
 
     // The value of a slot for its side to move, DTC 0: only the WDL is kept.
     // Safe from parallel loops; a wdl-dtc/2 slot that cannot be valued (a
-    // damaged sub-table of its own) reads as a draw and leaves error() set.
+    // damaged sub-table of its own), or a side not kept, reads as a draw and
+    // leaves error() set.
     probe::Value value(Color side, std::uint64_t index) const {
-        const std::uint64_t slot = to_index(side) * ix_.size() + index;
+        if (!(sides_ & side_bit(side))) [[unlikely]] {
+            not_kept(side);
+            return {Wdl::Draw, 0};
+        }
+        const std::uint64_t slot = first_[to_index(side)] + index;
         if (!checked_.empty() &&
             !(std::atomic_ref(checked_[slot / 64]).load(std::memory_order_acquire) >> (slot % 64) & 1)) {
             return {resolve(side, index, slot), 0};
@@ -168,12 +194,22 @@ private:
 
     explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
 
+    void not_kept(Color side) const {
+        std::lock_guard lock(error_mutex_);
+        if (error_.empty()) {
+            error_ = std::string("sub-table read with ") + (side == Color::White ? "white" : "black") +
+                     " to move, a side not loaded";
+        }
+    }
+
     index::Indexer ix_;
     // Read and, for wdl-dtc/2 tables, written from parallel loops through
     // std::atomic_ref.
     mutable std::vector<std::uint64_t> words_;
     mutable std::vector<std::uint64_t> checked_;  // wdl-dtc/2: a bit a slot, set once valued
     std::shared_ptr<const probe::Table> resolver_;
+    unsigned sides_ = kBothSides;
+    std::array<std::uint64_t, 2> first_{};  // per side: its first slot in words_
     mutable std::mutex error_mutex_;
     mutable std::string error_;
 };

@@ -259,6 +259,23 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
         }
         CAPTURE(name);
         CHECK(mismatches == 0);
+        // One side kept: the same values in half the bytes; the other side
+        // reads as an error, not as a value.
+        for (const Color kept : {Color::White, Color::Black}) {
+            auto half = gen::WdlTable::from(**decoded, nullptr, gen::WdlTable::side_bit(kept));
+            REQUIRE(half.ok());
+            const std::uint64_t n = (*decoded)->indexer().size();
+            CHECK(half->sides() == gen::WdlTable::side_bit(kept));
+            CHECK(half->bytes() == gen::WdlTable::bytes_for(n));
+            std::uint64_t half_mismatches = 0;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                half_mismatches += half->value(kept, i).wdl != wdl->value(kept, i).wdl;
+            }
+            CHECK(half_mismatches == 0);
+            CHECK(half->error().empty());
+            CHECK(half->value(~kept, 0).wdl == Wdl::Draw);
+            CHECK_FALSE(half->error().empty());
+        }
     }
     CHECK(seen.size() == 3);
 }

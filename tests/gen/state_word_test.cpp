@@ -259,6 +259,10 @@ TEST_CASE("state byte: initial bytes, codes and what escapes") {
     CHECK(layout.initial(StateWord::kDrawFinal) == StateByte::kDrawFinal);
     CHECK(StateByte::code(StateByte::kInvalid) == 0);
     CHECK(StateByte::code(StateByte::kDrawFinal) == 0);
+    // Untouched zero pages read as invalid slots (StateBytes).
+    CHECK(StateByte::kInvalid == 0);
+    CHECK_FALSE(StateByte::is_decided(StateByte::kInvalid));
+    CHECK_FALSE(StateByte::is_open(StateByte::kInvalid));
     for (int count = 1; count <= StateByte::kMaxCount; ++count) {
         const std::uint8_t b = layout.initial(StateWord::initial(StateWord::kUndecided, static_cast<std::uint8_t>(count), 1));
         CHECK(StateByte::is_open(b));
@@ -274,7 +278,8 @@ TEST_CASE("state byte: initial bytes, codes and what escapes") {
     // A narrowed layout escapes more.
     const StateByte narrow(2, 3);
     CHECK(narrow.initial(StateWord::loss(2)) == StateByte::kEscaped);
-    CHECK(narrow.initial(StateWord::loss(1)) == StateByte::kLevels + 1);
+    CHECK(narrow.initial(StateWord::loss(1)) == narrow.loss(1));
+    CHECK(StateByte::code(narrow.loss(1)) == StateWord::loss(1));
     CHECK(narrow.initial(StateWord::initial(StateWord::kUndecided, 4, 1)) == StateByte::kEscaped);
     CHECK(narrow.win(2) == StateByte::kWinFar);
 }
