@@ -23,8 +23,6 @@
 //   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,dict=.."
 //   (missing keys keep the level's own); --skip N keeps one block in N.
 
-#define ZDICT_STATIC_LINKING_ONLY  // fastCover training with fixed parameters, as the writer
-#include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -37,6 +35,7 @@
 #include <vector>
 
 #include "tbforge/storage/database.hpp"
+#include "records.hpp"  // the writer's dictionary training
 
 namespace {
 
@@ -53,36 +52,17 @@ struct ParameterSet {
     std::size_t dictionary_bytes = 0;
 };
 
-// The writer's training (storage/src/records.cpp, train_dictionary): whole
-// blocks, about a hundred times the dictionary, spread evenly.
+// Whole blocks, about a hundred times the dictionary, spread evenly, given to
+// the writer's own training (storage/src/records.cpp).
 std::string train(const std::vector<std::string>& blocks, std::size_t first, std::size_t end,
                   std::size_t capacity) {
     if (end - first < 8) return {};
     const std::size_t block_bytes = blocks[first].size();
     const std::size_t wanted = std::max<std::size_t>(8, 100 * capacity / std::max<std::size_t>(block_bytes, 1));
     const std::size_t step = std::max<std::size_t>(1, (end - first) / wanted);
-    std::string joined;
-    std::vector<std::size_t> sizes;
-    for (std::size_t b = first; b < end; b += step) {
-        if (blocks[b].size() < 8) continue;
-        joined += blocks[b];
-        sizes.push_back(blocks[b].size());
-    }
-    if (sizes.size() < 8 || joined.size() < 4 * capacity) return {};
-    std::string dict(capacity, '\0');
-    ZDICT_fastCover_params_t params{};
-    params.k = 256;
-    params.d = 8;
-    params.f = 18;
-    params.steps = 1;
-    params.nbThreads = 1;
-    params.splitPoint = 1.0;
-    params.accel = 4;
-    const std::size_t n = ZDICT_trainFromBuffer_fastCover(dict.data(), dict.size(), joined.data(), sizes.data(),
-                                                          static_cast<unsigned>(sizes.size()), params);
-    if (ZDICT_isError(n)) return {};
-    dict.resize(n);
-    return dict;
+    std::vector<std::string> samples;
+    for (std::size_t b = first; b < end; b += step) samples.push_back(blocks[b]);
+    return tbf::storage::detail::train_dictionary(samples, capacity);
 }
 
 ParameterSet parse_set(const std::string& spec) {
