@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
     "                   [--no-regions] [--region-depth D] [--quiet-budget N] [--pieces-budget N]\n"
-    "                   [--pieces-depth D] [--replace]\n"
+    "                   [--pieces-depth D] [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
@@ -64,6 +64,10 @@ constexpr const char* kUsage =
     "                        its pieces and all the opponent's units move; default 0:\n"
     "                        no pieces games)\n"
     "  --pieces-depth D      captures a pieces game follows (default 0)\n"
+    "  --mate-depth D        X's move order avoids moves after which the opponent mates\n"
+    "                        by checks within D of its moves, 1-4 (default 3)\n"
+    "  --no-mate-threats     ...but not those after which a quiet move threatens a\n"
+    "                        mate in one that no reply meets\n"
     "  --quiet               no progress lines\n"
     "  --json                print one JSON summary object\n"
     "\n"
@@ -115,10 +119,10 @@ Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
                              "max-nodes", "checkpoint-seconds", "region-depth", "quiet-budget",
-                             "pieces-budget", "pieces-depth"}) {
+                             "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "no-regions", "replace", "json", "quiet"}) command.flag(name);
+    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "replace", "json", "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
     if (!*parsed) return {};
@@ -169,6 +173,8 @@ Status run(const std::vector<std::string>& args) {
     if (!pieces_budget.ok()) return pieces_budget.status();
     auto pieces_depth = command.number("pieces-depth", 0, 3);
     if (!pieces_depth.ok()) return pieces_depth.status();
+    auto mate_depth = command.number("mate-depth", 1, 4);
+    if (!mate_depth.ok()) return mate_depth.status();
     auto checkpoint_seconds = positive_seconds(command, "checkpoint-seconds", 600);
     if (!checkpoint_seconds.ok()) return checkpoint_seconds.status();
     const std::string tables_path = command.optional("tables").value_or("");
@@ -216,6 +222,8 @@ Status run(const std::vector<std::string>& args) {
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
+    options.mate_check_moves = static_cast<int>(mate_depth->value_or(options.mate_check_moves));
+    options.mate_threats = !command.flag_set("no-mate-threats");
     options.checkpoint_path = Solver::checkpoint_file(work_dir, *name);
     options.checkpoint_seconds = *checkpoint_seconds;
     options.interrupt = &g_interrupted;

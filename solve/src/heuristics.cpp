@@ -1,6 +1,7 @@
 // Move order for X, after the Four File observations of docs/fourfile.md:
 // immediate mates and stalemates first (no obligations at all), never a
-// move after which the opponent mates by force at once, then material (the
+// move after which the opponent forces mate (by checks within a few moves,
+// or by a threat X cannot meet), then material (the
 // opponent's rook above all), few opponent replies (each one is an
 // obligation), transpositions into positions already in the graph, locked
 // pawns, units out of the opponent's reach (squares its pieces can never attack), and
@@ -177,14 +178,52 @@ std::int64_t runner_danger(const Position& pos, Color x) {
     return danger;
 }
 
-// X to move and in check at `pos`: does every reply allow a mate in one?
-bool forced_mate_after_check(const Position& pos) {
+// The side to move at `pos` mates within `moves` of its moves, each of
+// them before the last a check. Checks keep the tree narrow: few moves give
+// check, and the replies to a check are few.
+bool mates_by_checks(const Position& pos, int moves);
+
+// Every reply of X's at `pos` (X to move) lets the opponent mate within
+// `moves` of its moves by checks. No reply at all is checkmate or stalemate:
+// the caller tells them apart.
+bool every_reply_mated(const Position& pos, int moves) {
     MoveList replies;
     generate_legal<R>(pos, replies);
     for (Move y : replies) {
-        if (!mates_in_one(pos.after(y))) return false;
+        if (!mates_by_checks(pos.after(y), moves)) return false;
     }
-    return true;  // no reply at all is mate already
+    return true;
+}
+
+bool mates_by_checks(const Position& pos, int moves) {
+    if (moves <= 1) return mates_in_one(pos);
+    MoveList list;
+    generate_legal<R>(pos, list);
+    for (Move m : list) {
+        const Position next = pos.after(m);
+        if (!in_check<R>(next)) continue;
+        if (every_reply_mated(next, moves - 1)) return true;  // no reply at all: mate now
+    }
+    return false;
+}
+
+// After the opponent's move `r` (leading to `next`, X to move), can the
+// opponent force mate within the reach of `search`?
+bool reply_forces_mate(const Position& next, const MateSearch& search) {
+    if (in_check<R>(next)) {
+        if (search.check_moves <= 1) return !has_legal_move<R>(next);
+        return every_reply_mated(next, search.check_moves - 1);
+    }
+    if (!search.threats) return false;
+    // A quiet move: a mate in two only if X has a move (not stalemate) and
+    // every one of them allows a mate in one.
+    MoveList replies;
+    generate_legal<R>(next, replies);
+    if (replies.empty()) return false;
+    for (Move y : replies) {
+        if (!mates_in_one(next.after(y))) return false;
+    }
+    return true;
 }
 
 }  // namespace
@@ -199,9 +238,18 @@ bool mates_in_one(const Position& pos) {
     return false;
 }
 
+bool forces_mate(const Position& pos, const MateSearch& search) {
+    MoveList list;
+    generate_legal<R>(pos, list);
+    for (Move r : list) {
+        if (reply_forces_mate(pos.after(r), search)) return true;
+    }
+    return false;
+}
+
 std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
                                     const std::function<Known(const Position&)>& known,
-                                    const PlacementCount& placements) {
+                                    const PlacementCount& placements, const MateSearch& mates) {
     const Color x = pos.side_to_move();
     const Color o = ~x;
     std::vector<ScoredMove> out;
@@ -221,7 +269,7 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
         std::int64_t best_gain = 0;
         for (Move r : replies) {
             const Position next = child.after(r);
-            if (in_check<R>(next) && forced_mate_after_check(next)) {
+            if (reply_forces_mate(next, mates)) {
                 mated = true;
                 break;
             }

@@ -23,6 +23,17 @@ enum class Known : std::uint8_t {
 // of X's units (0: none): X keeping to few placements keeps the strategy small.
 using PlacementCount = std::function<std::uint32_t(const Position&)>;
 
+// How far X's move order looks for the opponent's forced checkmates after
+// each of X's moves (docs/fourfile.md, "X's move order").
+struct MateSearch {
+    // Mates by checks within this many of the opponent's moves (the last
+    // one mates, every earlier one checks); 1: mate in one only.
+    int check_moves = 3;
+    // Also mates in two whose first move is quiet: a threat no reply of X's
+    // meets.
+    bool threats = true;
+};
+
 struct ScoredMove {
     Move move;
     std::int64_t score = 0;
@@ -32,7 +43,7 @@ struct ScoredMove {
 // order is deterministic.
 std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
                                     const std::function<Known(const Position&)>& known,
-                                    const PlacementCount& placements);
+                                    const PlacementCount& placements, const MateSearch& mates = {});
 
 // Squares the opponent of X could ever attack while X's pawns and the
 // opponent's blocked pawns stay where they are.
@@ -40,5 +51,10 @@ Bitboard opponent_reach(const Position& pos, Color x);
 
 // True if the side to move at `pos` can checkmate in one move.
 bool mates_in_one(const Position& pos);
+
+// True if the side to move at `pos` forces checkmate within the reach of
+// `search`: a mate in one, a mate by checks within search.check_moves of its
+// moves, or (search.threats) a mate in two after a quiet first move.
+bool forces_mate(const Position& pos, const MateSearch& search);
 
 }  // namespace tbf::solve::detail

@@ -302,7 +302,8 @@ struct Solver::Impl {
                 [this](const Position& p) -> std::uint32_t {
                     const auto it = placements.find(placement_of(pack(p), x));
                     return it == placements.end() ? 0 : it->second;
-                });
+                },
+                MateSearch{options.mate_check_moves, options.mate_threats});
             for (const ScoredMove& s : ordered) out.moves.push_back(s.move.raw());
         } else {
             for (Move m : moves) out.moves.push_back(m.raw());

@@ -15,6 +15,7 @@
 
 #include "../probe/probe_fixture.hpp"
 #include "fortress.hpp"
+#include "heuristics.hpp"
 #include "packed_map.hpp"
 #include "packed_position.hpp"
 #include "region.hpp"
@@ -543,6 +544,78 @@ TEST_CASE("a lost root is never proven and a forced mate is found") {
     const auto s = run(solver);
     CHECK(s.verdict == solve::Verdict::Lost);
     CHECK(solver.for_each_entry([](const Position&, Move) {}).status().code() == StatusCode::NotFound);
+}
+
+TEST_CASE("a forced mate found for X's move order is a win by the tables") {
+    // forces_mate on sampled table positions (both sides to move), at the
+    // depths of the move order: a claim must be a win for the side to move,
+    // a deeper search must claim everything a shallower one does, and the
+    // deeper searches must find mates the old one (checks within two moves)
+    // misses.
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 200 : 2000;
+    using solve::detail::MateSearch;
+    const std::vector<MateSearch> searches = {{1, false}, {2, false}, {3, false}, {2, true}, {3, true}};
+    std::vector<int> claims(searches.size(), 0);
+    int checked = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 17;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            ++checked;
+            std::vector<bool> claimed;
+            for (const MateSearch& search : searches) claimed.push_back(solve::detail::forces_mate(pos, search));
+            INFO(to_fen(pos), " claims ", claimed[0], claimed[1], claimed[2], claimed[3], claimed[4]);
+            CHECK(claimed[0] == solve::detail::mates_in_one(pos));
+            CHECK((!claimed[0] || claimed[1]));
+            CHECK((!claimed[1] || (claimed[2] && claimed[3])));
+            CHECK((!(claimed[2] || claimed[3]) || claimed[4]));
+            for (std::size_t i = 0; i < searches.size(); ++i) claims[i] += claimed[i] ? 1 : 0;
+            if (claimed[4]) CHECK(tb.probe(kFourFile, pos)->wdl == Wdl::Win);
+        }
+    }
+    MESSAGE(checked, " positions; forced mates: in one ", claims[0], ", by checks within 2 moves ", claims[1],
+            ", within 3 ", claims[2], ", with threats within 2 ", claims[3], ", both ", claims[4]);
+    CHECK(claims[0] > 0);
+    CHECK(claims[2] > claims[1]);
+    CHECK(claims[3] > claims[1]);
+}
+
+TEST_CASE("X's move order puts every move into a forced mate after the others") {
+    // On sampled positions: a move after which the opponent forces mate
+    // (as forces_mate finds it) ranks below every move after which it does
+    // not, unless the move itself mates or stalemates.
+    const std::size_t per_table = test::kSanitized ? 50 : 400;
+    const solve::detail::MateSearch search{};
+    int orders = 0, demoted = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 19;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            MoveList moves;
+            generate_legal<FourFile>(pos, moves);
+            if (moves.empty()) continue;
+            const auto ordered = solve::detail::order_moves(
+                pos, moves, [](const Position&) { return solve::detail::Known::Unknown; },
+                [](const Position&) -> std::uint32_t { return 0; }, search);
+            REQUIRE(ordered.size() == moves.size());
+            ++orders;
+            bool seen_mated = false;
+            for (const auto& scored : ordered) {
+                const Position child = pos.after(scored.move);
+                if (!has_legal_move<FourFile>(child)) continue;  // mate or stalemate: ranked first
+                const bool mated = solve::detail::forces_mate(child, search);
+                INFO(to_fen(pos), " ", to_uci(scored.move));
+                if (mated) {
+                    seen_mated = true;
+                    ++demoted;
+                } else {
+                    CHECK_FALSE(seen_mated);
+                }
+            }
+        }
+    }
+    MESSAGE(orders, " orders, ", demoted, " moves into a forced mate");
+    CHECK(demoted > 0);
 }
 
 TEST_CASE("holes planted in a solved strategy are reported") {

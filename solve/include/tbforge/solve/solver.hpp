@@ -82,6 +82,11 @@ struct SolveOptions {
     std::uint64_t pieces_budget = 0;
     // Captures a pieces game follows into the games they lead to.
     int pieces_capture_depth = 0;
+    // X's move order puts last the moves after which the opponent forces
+    // mate by checks within this many of its moves (1: mate in one only)...
+    int mate_check_moves = 3;
+    // ...or by a mate in two whose first move is quiet (a threat).
+    bool mate_threats = true;
     // Checkpoint file (written atomically: a temporary file renamed over it).
     // Loaded at the start when it exists; "" disables checkpoints.
     std::string checkpoint_path;
