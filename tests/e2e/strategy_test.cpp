@@ -19,6 +19,7 @@
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
 #include "tbforge/verify/strategy.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -87,12 +88,7 @@ private:
     }
 
     explicit Db(VariantId variant) : variant_(variant), path_(dir_.sub("db")) {
-        storage::DatabaseOptions options;
-        options.mode = storage::OpenMode::ReadWrite;
-        options.create_if_missing = true;
-        auto db = storage::Database::open(path_, options);
-        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-        tablebase_ = std::make_unique<probe::Tablebase>(std::move(*db));
+        tablebase_ = std::make_unique<probe::Tablebase>(test::open_rw(path_));
     }
 
     VariantId variant_;

@@ -15,6 +15,7 @@
 #include "table_check.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "wdl_table.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -51,12 +52,7 @@ private:
     }
 
     explicit Built(VariantId variant) : variant_(variant) {
-        storage::DatabaseOptions options;
-        options.mode = storage::OpenMode::ReadWrite;
-        options.create_if_missing = true;
-        auto db = storage::Database::open(dir_.sub("db"), options);
-        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-        tablebase_ = std::make_unique<probe::Tablebase>(std::move(*db));
+        tablebase_ = std::make_unique<probe::Tablebase>(test::open_rw(dir_.sub("db")));
     }
 
     VariantId variant_;
@@ -284,12 +280,7 @@ TEST_CASE("a wdl-dtc/2 sub-table valued slot by slot when read gives the WDL of 
     Built& built = Built::get(VariantId::Antichess);
     // The same tables stored as wdl-dtc/2 in a database of their own.
     test::ScratchDir dir;
-    storage::DatabaseOptions db_options;
-    db_options.mode = storage::OpenMode::ReadWrite;
-    db_options.create_if_missing = true;
-    auto db = storage::Database::open(dir.sub("db"), db_options);
-    REQUIRE(db.ok());
-    probe::Tablebase compact(std::move(*db));
+    probe::Tablebase compact(test::open_rw(dir.sub("db")));
     gen::GenerateOptions options;
     options.threads = 2;
     options.value_encoding = std::string(probe::kCompactValueEncoding);
@@ -408,12 +399,7 @@ TEST_CASE("one and two threads store identical bytes") {
     test::ScratchDir dir;
     std::vector<std::string> digests;
     for (int threads : {1, 2}) {
-        storage::DatabaseOptions options;
-        options.mode = storage::OpenMode::ReadWrite;
-        options.create_if_missing = true;
-        auto db = storage::Database::open(dir.sub("db" + std::to_string(threads)), options);
-        REQUIRE(db.ok());
-        probe::Tablebase tb(std::move(*db));
+        probe::Tablebase tb(test::open_rw(dir.sub("db" + std::to_string(threads))));
         gen::GenerateOptions gen_options;
         gen_options.threads = threads;
         const auto m = index::canonical(*index::parse_table(test::kSanitized ? "KPvP" : "KRvKN", VariantId::Antichess));

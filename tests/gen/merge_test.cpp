@@ -19,6 +19,7 @@
 #include "storage_support.hpp"
 #include "tbforge/gen/plan.hpp"
 #include "tbforge/rules/fen.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -26,14 +27,7 @@ using tbf::test::TempDir;
 
 namespace {
 
-storage::Database open_rw(const std::string& path) {
-    storage::DatabaseOptions o;
-    o.mode = storage::OpenMode::ReadWrite;
-    o.create_if_missing = true;
-    auto db = storage::Database::open(path, o);
-    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-    return std::move(*db);
-}
+using test::open_rw;
 
 storage::Database open_ro(const std::string& path) {
     auto db = storage::Database::open(path);

@@ -19,6 +19,7 @@
 #include "tbforge/base/record.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "work_files.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -30,12 +31,7 @@ namespace {
 class Db {
 public:
     Db() {
-        storage::DatabaseOptions options;
-        options.mode = storage::OpenMode::ReadWrite;
-        options.create_if_missing = true;
-        auto db = storage::Database::open(dir_.sub("db"), options);
-        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-        tb_ = std::make_unique<probe::Tablebase>(std::move(*db));
+        tb_ = std::make_unique<probe::Tablebase>(test::open_rw(dir_.sub("db")));
     }
     probe::Tablebase& tb() { return *tb_; }
     std::string work() const { return dir_.sub("work"); }

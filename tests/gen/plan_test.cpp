@@ -10,6 +10,7 @@
 #include "tbforge/gen/plan.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/index/report.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -124,13 +125,8 @@ TEST_CASE("under a cap, the plan marks the tables generate builds out-of-core") 
 TEST_CASE("tables present in the database get no job, nor do the tables only they need") {
     const auto variant = VariantId::Antichess;
     test::ScratchDir dir;
-    storage::DatabaseOptions rw;
-    rw.mode = storage::OpenMode::ReadWrite;
-    rw.create_if_missing = true;
-    auto db = storage::Database::open(dir.sub("db"), rw);
-    REQUIRE(db.ok());
     {
-        probe::Tablebase tb(std::move(*db));
+        probe::Tablebase tb(test::open_rw(dir.sub("db")));
         gen::GenerateOptions options;
         options.threads = 1;
         REQUIRE(gen::generate(tb, variant, {table(variant, "KQvK")}, options).ok());
@@ -310,13 +306,8 @@ TEST_CASE("a sub-table present in the database is counted by its own encoding") 
     for (const bool present_compact : {true, false}) {
         CAPTURE(present_compact);
         test::ScratchDir dir;
-        storage::DatabaseOptions rw;
-        rw.mode = storage::OpenMode::ReadWrite;
-        rw.create_if_missing = true;
-        auto db = storage::Database::open(dir.sub("db"), rw);
-        REQUIRE(db.ok());
         {
-            probe::Tablebase tb(std::move(*db));
+            probe::Tablebase tb(test::open_rw(dir.sub("db")));
             gen::GenerateOptions options;
             options.threads = 1;
             if (present_compact) options.value_encoding = std::string(probe::kCompactValueEncoding);

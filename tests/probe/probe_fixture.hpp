@@ -13,6 +13,7 @@
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/fen.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 namespace tbf::test {
@@ -29,12 +30,7 @@ inline void build_tables(const std::string& path, VariantId variant,
                          const std::vector<index::Material>& tables,
                          storage::Compression compression = gen::GenerateOptions{}.compression,
                          const std::string& encoding = gen::GenerateOptions{}.value_encoding, int threads = 2) {
-    storage::DatabaseOptions options;
-    options.mode = storage::OpenMode::ReadWrite;
-    options.create_if_missing = true;
-    auto db = storage::Database::open(path, options);
-    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-    probe::Tablebase writer(std::move(*db));
+    probe::Tablebase writer(test::open_rw(path));
     gen::GenerateOptions gen_options;
     gen_options.threads = threads;
     gen_options.compression = compression;

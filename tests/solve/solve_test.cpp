@@ -75,12 +75,7 @@ public:
 
 private:
     Store() : path_(dir_.sub("strategies")) {
-        storage::DatabaseOptions options;
-        options.mode = storage::OpenMode::ReadWrite;
-        options.create_if_missing = true;
-        auto db = storage::Database::open(path_, options);
-        REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-        db_ = std::make_unique<storage::Database>(std::move(*db));
+        db_ = std::make_unique<storage::Database>(test::open_rw(path_));
     }
     test::ScratchDir dir_;
     std::string path_;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "raw_db.hpp"
+#include "scratch_db.hpp"
 #include "storage_support.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
@@ -27,15 +28,11 @@ using tbf::test::block_key;
 using tbf::test::RawDb;
 
 void make_db(const std::string& path) {
-    DatabaseOptions o;
-    o.mode = OpenMode::ReadWrite;
-    o.create_if_missing = true;
-    auto db = Database::open(path, o);
-    REQUIRE(db.ok());
+    auto db = test::open_rw(path);
     TableWriteOptions w;
     w.slots_per_block = 1024;
-    REQUIRE(write_synthetic(*db, "antichess/KRvK", 10 * 1024 + 5, 2, 2, w).ok());
-    REQUIRE(write_synthetic(*db, "noise", 5000, 1, 3, w).ok());
+    REQUIRE(write_synthetic(db, "antichess/KRvK", 10 * 1024 + 5, 2, 2, w).ok());
+    REQUIRE(write_synthetic(db, "noise", 5000, 1, 3, w).ok());
 }
 
 StatusCode open_code(const std::string& path, OpenMode mode = OpenMode::ReadOnly) {
@@ -136,18 +133,14 @@ TEST_CASE("format 2: a flipped byte in a zstd block is an error naming table and
     const std::string path = dir.sub("db");
     std::uint64_t id = 0;
     {
-        DatabaseOptions o;
-        o.mode = OpenMode::ReadWrite;
-        o.create_if_missing = true;
-        auto db = Database::open(path, o);
-        REQUIRE(db.ok());
+        auto db = test::open_rw(path);
         TableWriteOptions w;
         w.compression = Compression::Zstd;
         w.slots_per_block = 1024;
         w.dictionary_bytes = 1024;
-        REQUIRE(write_synthetic(*db, "antichess/KRvK", 40 * 1024 + 5, 2, 2, w).ok());
-        id = db->table_info("antichess/KRvK")->storage_id;
-        CHECK(!db->table_info("antichess/KRvK")->dictionary.empty());
+        REQUIRE(write_synthetic(db, "antichess/KRvK", 40 * 1024 + 5, 2, 2, w).ok());
+        id = db.table_info("antichess/KRvK")->storage_id;
+        CHECK(!db.table_info("antichess/KRvK")->dictionary.empty());
     }
     const std::string key = block_key(id, 3);
     std::string original;
@@ -244,15 +237,11 @@ TEST_CASE("a flipped byte inside an SST file is an error, never a wrong value") 
     TempDir dir;
     const std::string path = dir.sub("db");
     {
-        DatabaseOptions o;
-        o.mode = OpenMode::ReadWrite;
-        o.create_if_missing = true;
-        auto db = Database::open(path, o);
-        REQUIRE(db.ok());
+        auto db = test::open_rw(path);
         TableWriteOptions w;
         w.slots_per_block = 1024;
         w.compression = Compression::None;  // 20 blocks of 2 KiB: the middle of the file is data
-        REQUIRE(write_synthetic(*db, "t", 20 * 1024, 2, 3, w).ok());
+        REQUIRE(write_synthetic(db, "t", 20 * 1024, 2, 3, w).ok());
     }
     const std::string sst = largest_file_with_suffix(path, ".sst");
     {

@@ -13,6 +13,7 @@
 
 #include "storage_support.hpp"
 #include "tbforge/storage/database.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -23,14 +24,7 @@ using tbf::test::write_synthetic;
 
 namespace {
 
-Database open_rw(const std::string& path) {
-    DatabaseOptions o;
-    o.mode = OpenMode::ReadWrite;
-    o.create_if_missing = true;
-    auto db = Database::open(path, o);
-    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-    return std::move(*db);
-}
+using test::open_rw;
 
 void check_table(const Database& db, const std::string& name, std::uint64_t seed) {
     CAPTURE(name);

@@ -7,6 +7,7 @@
 
 #include "storage_support.hpp"
 #include "tbforge/storage/database.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -15,14 +16,7 @@ using tbf::test::TempDir;
 
 namespace {
 
-Database open_rw(const std::string& path) {
-    DatabaseOptions o;
-    o.mode = OpenMode::ReadWrite;
-    o.create_if_missing = true;
-    auto db = Database::open(path, o);
-    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-    return std::move(*db);
-}
+using test::open_rw;
 
 StrategySpec spec_named(const std::string& name) {
     StrategySpec s;

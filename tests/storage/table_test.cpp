@@ -7,6 +7,7 @@
 #include "storage_support.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
+#include "scratch_db.hpp"
 #include "test_support.hpp"
 
 using namespace tbf;
@@ -20,12 +21,8 @@ namespace {
 
 Database open_rw(const std::string& path, std::size_t cache_bytes = std::size_t{64} << 20) {
     DatabaseOptions o;
-    o.mode = OpenMode::ReadWrite;
-    o.create_if_missing = true;
     o.block_cache_bytes = cache_bytes;
-    auto db = Database::open(path, o);
-    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
-    return std::move(*db);
+    return test::open_rw(path, o);
 }
 
 Database open_ro(const std::string& path, std::size_t cache_bytes = std::size_t{64} << 20) {
