@@ -367,62 +367,6 @@ std::string work_subdir(const std::string& work_dir, const std::string& name) {
     return work_dir + "/" + leaf;
 }
 
-// Side c's units in `after` are those in `before`, or one fewer of one type
-// (`lost`), or one pawn turned into another type (`promoted`).
-bool same_units(const index::Material& before, const index::Material& after, Color c) {
-    for (int t = 0; t < kUnitTypeCount; ++t) {
-        if (before.count(c, static_cast<UnitType>(t)) != after.count(c, static_cast<UnitType>(t))) return false;
-    }
-    return true;
-}
-bool lost_one_unit(const index::Material& before, const index::Material& after, Color c) {
-    int lost = 0;
-    for (int t = 0; t < kUnitTypeCount; ++t) {
-        const int d = before.count(c, static_cast<UnitType>(t)) - after.count(c, static_cast<UnitType>(t));
-        if (d != 0 && d != 1) return false;
-        lost += d;
-    }
-    return lost == 1;
-}
-bool promoted_one_pawn(const index::Material& before, const index::Material& after, Color c) {
-    if (before.count(c, UnitType::Pawn) != after.count(c, UnitType::Pawn) + 1) return false;
-    int gained = 0;
-    for (int t = 0; t < kUnitTypeCount; ++t) {
-        const auto type = static_cast<UnitType>(t);
-        if (type == UnitType::Pawn) continue;
-        const int d = after.count(c, type) - before.count(c, type);
-        if (d != 0 && d != 1) return false;
-        gained += d;
-    }
-    return gained == 1;
-}
-
-// Can one move of `mover` turn `parent` into `child` (both in the parent's
-// colours)? A conversion takes at most one opposing unit and keeps the
-// mover's, one pawn perhaps promoted.
-bool converts(const index::Material& parent, const index::Material& child, Color mover) {
-    const bool took = lost_one_unit(parent, child, ~mover);
-    const bool promoted = promoted_one_pawn(parent, child, mover);
-    return (took || same_units(parent, child, ~mover)) && (promoted || same_units(parent, child, mover)) &&
-           (took || promoted);
-}
-
-// The sides to move, in the stored table's colours (WdlTable::side_bit),
-// at which `parent`'s conversions read sub-table `sub`: the mover hands the
-// move over, and a sub-table stored with the colours swapped is read at the
-// mover's colour (SubtableValues tries the unswapped orientation first).
-unsigned sides_read(const index::Material& parent, const index::Material& sub) {
-    unsigned sides = 0;
-    for (const bool swapped : {false, true}) {
-        if (swapped && sub.flipped() == sub) break;
-        const index::Material child = swapped ? sub.flipped() : sub;
-        for (const Color mover : {Color::White, Color::Black}) {
-            if (converts(parent, child, mover)) sides |= WdlTable::side_bit(swapped ? mover : ~mover);
-        }
-    }
-    return sides;
-}
-
 // Sub-tables resident for the tables being built, by their WDL, each
 // dropped after the last table of the run that converts into it. A table is
 // decoded whole (probe::Tablebase::decode_table), reduced to its WDL and the
@@ -432,9 +376,12 @@ class ResidentTables {
 public:
     ResidentTables(VariantId variant, const std::vector<index::Material>& order) {
         for (std::size_t k = 0; k < order.size(); ++k) {
-            for (const auto& sub : index::sub_tables(order[k], variant)) {
-                last_use_[sub.name()] = k;
-                sides_[sub.name()] |= sides_read(order[k], sub);
+            // The mover hands the move over; a sub-table stored with the
+            // colours swapped is read with them swapped.
+            for (const auto& c : index::conversions(order[k], variant)) {
+                const std::string name = index::canonical(c.after).name();
+                last_use_[name] = k;
+                sides_[name] |= WdlTable::side_bit(index::needs_color_flip(c.after) ? c.mover : ~c.mover);
             }
         }
     }

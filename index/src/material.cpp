@@ -172,15 +172,18 @@ std::vector<Material> enumerate_tables(VariantId variant, int max_units) {
     return out;
 }
 
-std::vector<Material> sub_tables(const Material& m, VariantId variant) {
+std::vector<Conversion> conversions(const Material& m, VariantId variant) {
     const VariantTraits& rules = variant_traits(variant);
     std::vector<UnitType> promotions = {UnitType::Queen, UnitType::Rook, UnitType::Bishop,
                                         UnitType::Knight};
     if (rules.promote_to_king) promotions.push_back(UnitType::King);
-    std::set<Material> found;
+    std::set<Conversion> found;
     for (const Color us : {Color::White, Color::Black}) {
         const Color them = ~us;
         if (m.count(us) == 0) continue;
+        const auto add = [&](const Material& after) {
+            if (!material_error(after, variant)) found.insert({after, us});
+        };
         // Captures: any unit of ours takes one of theirs (royal kings are
         // never taken; a king always has a capture somewhere on the board).
         for (const UnitType victim : kAllTypes) {
@@ -188,7 +191,7 @@ std::vector<Material> sub_tables(const Material& m, VariantId variant) {
             if (rules.royal_king && victim == UnitType::King) continue;
             Material after = m;
             after.add(them, victim, -1);
-            add_if_table(found, after, variant);
+            add(after);
             // A pawn takes a piece on the last rank and promotes. Their pawns
             // never stand on our last rank, so they are never taken this way.
             if (m.count(us, UnitType::Pawn) == 0 || victim == UnitType::Pawn) continue;
@@ -197,7 +200,7 @@ std::vector<Material> sub_tables(const Material& m, VariantId variant) {
                 Material promoted = after;
                 promoted.add(us, UnitType::Pawn, -1);
                 promoted.add(us, p);
-                add_if_table(found, promoted, variant);
+                add(promoted);
             }
         }
         if (m.count(us, UnitType::Pawn) == 0) continue;
@@ -205,9 +208,15 @@ std::vector<Material> sub_tables(const Material& m, VariantId variant) {
             Material promoted = m;
             promoted.add(us, UnitType::Pawn, -1);
             promoted.add(us, p);
-            add_if_table(found, promoted, variant);
+            add(promoted);
         }
     }
+    return {found.begin(), found.end()};
+}
+
+std::vector<Material> sub_tables(const Material& m, VariantId variant) {
+    std::set<Material> found;
+    for (const Conversion& c : conversions(m, variant)) found.insert(canonical(c.after));
     return {found.begin(), found.end()};
 }
 

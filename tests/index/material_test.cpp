@@ -3,8 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/rules/fen.hpp"
+#include "tbforge/rules/movegen.hpp"
 #include "test_support.hpp"
 
 namespace tbf::index {
@@ -184,6 +188,51 @@ TEST_CASE("dependency order: every table after what it converts into") {
     CHECK(std::find(order.begin(), order.end(), *parse_material("KvK")) != order.end());
     // Promotions keep the unit count: 5-unit tables come before KRPvKP.
     CHECK(std::find(order.begin(), order.end(), *parse_material("KQRvKP")) != order.end());
+}
+
+}  // namespace tbf::index
+
+namespace tbf::index {
+namespace {
+
+// Every capture or promotion of sampled positions of `table`, played by the
+// move generator, is one of conversions(), made by the side to move.
+template <Ruleset R>
+void check_conversions_against_moves(std::string_view table, VariantId v) {
+    const Material m = *parse_table(table, v);
+    const auto listed = conversions(m, v);
+    auto ix = Indexer::create(v, m);
+    REQUIRE(ix.ok());
+    std::set<Conversion> seen;
+    const std::uint64_t step = std::max<std::uint64_t>(1, ix->size() / 20000);
+    MoveList moves;
+    for (const Color side : {Color::White, Color::Black}) {
+        for (std::uint64_t i = 0; i < ix->size(); i += step) {
+            const auto pos = ix->position(i, side);
+            if (!pos) continue;
+            generate_legal<R>(*pos, moves);
+            for (const Move move : moves) {
+                const Material after = material_of(pos->after(move));
+                if (after == m || material_error(after, v)) continue;
+                const Conversion c{after, side};
+                CAPTURE(to_fen(*pos));
+                CHECK(std::binary_search(listed.begin(), listed.end(), c));
+                seen.insert(c);
+            }
+        }
+    }
+    // The sample meets most of what is listed, so the check is not vacuous.
+    CHECK(seen.size() * 2 > listed.size());
+    for (const Conversion& c : listed) CHECK(canonical(c.after) != m);
+}
+
+}  // namespace
+
+TEST_CASE("conversions are the captures and promotions the move generator plays") {
+    check_conversions_against_moves<Antichess>("KRvKP", VariantId::Antichess);
+    check_conversions_against_moves<Antichess>("BNvPP", VariantId::Antichess);
+    check_conversions_against_moves<Antichess>("PvP", VariantId::Antichess);
+    check_conversions_against_moves<FourFile>("KRPvKP", VariantId::FourFile);
 }
 
 }  // namespace tbf::index

@@ -80,6 +80,17 @@ std::vector<Material> enumerate_tables(VariantId variant, int max_units);
 // variant's traits say (Four File: pawns never capture, no king promotion).
 std::vector<Material> sub_tables(const Material& m, VariantId variant);
 
+// One conversion of a table: the material after it, in the table's colours
+// (not made canonical), and the side that made it.
+struct Conversion {
+    Material after;
+    Color mover;
+    friend auto operator<=>(const Conversion&, const Conversion&) = default;
+};
+// Every conversion of `m` by either side whose result is a table (the
+// conversions behind sub_tables), sorted, without duplicates.
+std::vector<Conversion> conversions(const Material& m, VariantId variant);
+
 // The given tables and everything they convert into, transitively, each table
 // after all the tables it can convert into. Order: by unit count, then number
 // of pawns (a promotion keeps the count but removes a pawn), then name.
