@@ -41,7 +41,8 @@ TEST_CASE("format 2 answers every code of every table up to 3 units as format 1 
         const std::uint64_t n = (*a)->indexer().size();
         std::uint64_t wrong = 0;
         for (const Color side : {Color::White, Color::Black}) {
-            for (std::uint64_t i = 0; i < n; ++i) {
+            for (std::uint64_t i = 0; i < n; i += test::kSlotStride) {
+                ++slots;
                 auto x = (*a)->code(side, i);
                 auto y = (*b)->code(side, i);
                 REQUIRE(x.ok());
@@ -56,7 +57,6 @@ TEST_CASE("format 2 answers every code of every table up to 3 units as format 1 
             }
         }
         CHECK(wrong == 0);
-        slots += 2 * n;
     }
     MESSAGE(slots << " slots compared");
 }

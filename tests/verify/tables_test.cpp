@@ -789,9 +789,14 @@ TEST_CASE("planted errors in every kind of position are found, in memory and a w
                 if (!b) FAIL("slot ", slot, ": ", b.status().message());
                 return *b;
             };
-            // The lowest slot of each kind.
+            // The lowest slot of each kind, the scan stopping once every
+            // kind wanted has one.
             std::array<std::optional<std::uint64_t>, static_cast<std::size_t>(Kind::Count)> first;
-            for (std::uint64_t slot = 0; slot < slots; ++slot) {
+            const auto all_found = [&] {
+                return std::all_of(c.kinds.begin(), c.kinds.end(),
+                                   [&](Kind k) { return first[static_cast<std::size_t>(k)].has_value(); });
+            };
+            for (std::uint64_t slot = 0; slot < slots && !all_found(); ++slot) {
                 const auto board = board_at(slot);
                 if (!board) continue;
                 const auto kind = kind_of(*board);
