@@ -94,6 +94,13 @@ public:
         }
         return {};
     }
+    // Drops every table, keeping the first failure any of them recorded.
+    void release() {
+        std::string first = error();
+        std::lock_guard lock(mutex_);
+        error_ = std::move(first);
+        tables_.clear();
+    }
     // The first failure of value() or of a resident table's, empty if none.
     std::string error() const {
         {
@@ -478,7 +485,7 @@ std::optional<Status> larger_than_machine(const std::string& name, std::uint64_t
 template <Ruleset R>
 Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& material,
                                const GenerateOptions& options, ResidentTables& resident,
-                               const TableHolders& holders) {
+                               std::size_t order_index, const TableHolders& holders) {
     const auto start = std::chrono::steady_clock::now();
     const std::string name = probe::table_name(R::kId, material);
     auto indexer = index::Indexer::create(R::kId, material);
@@ -517,8 +524,14 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         }
     }
     ProgressLine progress(options.progress, name);
+    // Once the build has valued its conversions, the sub-tables this table
+    // was the last to need leave memory before its level passes.
     const ChildValue child_value([&](const Position& child) { return subtables.value(child); },
-                                 [&](const index::Material& m) { return subtables.resident(m); });
+                                 [&](const index::Material& m) { return subtables.resident(m); },
+                                 [&] {
+                                     subtables.release();
+                                     resident.done(order_index);
+                                 });
     auto on_progress = [&](const char* pass, int level, std::uint64_t done, std::uint64_t total) {
         progress.update(pass, level, done, total);
     };
@@ -718,7 +731,7 @@ Result<std::vector<TableSummary>> generate(
             if (found.status().code() != StatusCode::NotFound) return database_failure("reading", name, found.status());
         }
         auto built = with_variant(variant, [&]<class R>() {
-            return build_one<R>(tablebase, material, options, resident, holders);
+            return build_one<R>(tablebase, material, options, resident, k, holders);
         });
         if (!built.ok()) return built.status();
         summaries.push_back(std::move(*built));

@@ -23,6 +23,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     const bool ids_fit = 2 * size_ - 1 <= std::numeric_limits<ListedId>::max();
     frontier_.budget = ids_fit ? size_ / 32 : 0;
     initial_pass();
+    moves_.release_children();
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Wins worth two plies wait for level 2 even when no level reaches it.

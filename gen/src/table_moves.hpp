@@ -76,17 +76,23 @@ public:
         requires std::is_invocable_r_v<probe::Value, F&, const Position&> &&
                  (!std::same_as<std::remove_cvref_t<F>, ChildValue>)
     ChildValue(F f) : by_position_(std::move(f)) {}
-    ChildValue(ByPosition by_position, ByMaterial by_material)
-        : by_position_(std::move(by_position)), by_material_(std::move(by_material)) {}
+    // `release`, if given, frees the sub-tables behind both once no value is
+    // asked any more.
+    ChildValue(ByPosition by_position, ByMaterial by_material, std::function<void()> release = {})
+        : by_position_(std::move(by_position)), by_material_(std::move(by_material)), release_(std::move(release)) {}
 
     probe::Value operator()(const Position& pos) const { return by_position_(pos); }
     ResidentSubtable resident(const index::Material& material) const {
         return by_material_ ? by_material_(material) : ResidentSubtable{};
     }
+    void release() const {
+        if (release_) release_();
+    }
 
 private:
     ByPosition by_position_;
     ByMaterial by_material_;
+    std::function<void()> release_;
 };
 // Progress of a build: pass name, level (-1 outside the level passes), done of total.
 using BuildProgress = std::function<void(const char* pass, int level, std::uint64_t done, std::uint64_t total)>;
@@ -156,6 +162,10 @@ public:
     }
 
     const Ix& indexer() const { return ix_; }
+    // Conversions are valued in the initial pass only; after it the
+    // sub-tables behind them can go (the resident pointers conversions_
+    // caches are not read again).
+    void release_children() { child_value_.release(); }
     bool has_symmetries() const { return !symmetries_.empty(); }
 
     // The position of a slot, its squares in `squares`; false if not a position.

@@ -156,6 +156,45 @@ TEST_CASE("symmetry-reduced tables equal naive full-board tables") {
     }
 }
 
+// A build values its conversions in the initial pass and then releases its
+// sub-tables (ChildValue's release): released once, never asked a value
+// after it, and the values are the stored table's. Tables with captures,
+// promotions and en passant, through both indexers.
+TEST_CASE("a build asks no sub-table value after releasing its sub-tables") {
+    Built& built = Built::get(VariantId::Antichess);
+    for (const char* name : {"NPvB", "PvP", "KQvR", "BBvN"}) {
+        CAPTURE(name);
+        const index::Material m = index::canonical(*index::parse_table(name, VariantId::Antichess));
+        built.build({m});
+        int releases = 0;
+        std::uint64_t asked = 0, asked_after = 0;
+        const gen::ChildValue child_value(
+            [&](const Position& child) {
+                ++asked;
+                asked_after += releases > 0;
+                if (child.units(child.side_to_move()) == 0) return probe::Value{Wdl::Win, 0};
+                if (child.units(~child.side_to_move()) == 0) return probe::Value{Wdl::Loss, 0};
+                return probe_or_fail(built.tablebase(), VariantId::Antichess, child);
+            },
+            [](const index::Material&) { return gen::ResidentSubtable{}; }, [&] { ++releases; });
+        auto exact = index::Indexer::create(VariantId::Antichess, m);
+        REQUIRE(exact.ok());
+        gen::ExactValues values = gen::build_table_values<Antichess>(*exact, child_value, {});
+        CHECK(releases == 1);
+        CHECK(asked > 0);
+        CHECK(asked_after == 0);
+        auto stored = built.tablebase().decode_table(VariantId::Antichess, m);
+        REQUIRE(stored.ok());
+        std::uint64_t mismatches = 0;
+        std::vector<std::uint16_t> codes(exact->size());
+        for (const Color side : {Color::White, Color::Black}) {
+            values.read(side, 0, codes);
+            for (std::uint64_t i = 0; i < exact->size(); ++i) mismatches += codes[i] != *(*stored)->code(side, i);
+        }
+        CHECK(mismatches == 0);
+    }
+}
+
 // The state bytes hold short distances and small counters, the rest goes
 // through the far lists and the escaped words (gen/src/state_word.hpp,
 // StateByte). Layouts narrowed to a far level of 1-3 and counters of 1-8
