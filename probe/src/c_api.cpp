@@ -214,7 +214,7 @@ extern "C" {
 int tbf_api_version(void) { return TBF_API_VERSION; }
 const char* tbf_version_string(void) { return "tbforge 0.1.0"; }
 
-const char* tbf_status_string(tbf_status status) {
+const char* tbf_status_string(int status) {
     switch (status) {
         case TBF_OK:
             return "ok";

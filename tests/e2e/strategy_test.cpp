@@ -525,7 +525,9 @@ TEST_CASE("strategy import: malformed lines are named and nothing is stored") {
         {"8/8/8/4R3/8/4K3/8/4k3 w - - 0 1\t\n", "line 1: expected"},
         {"8/8/8/4R3/8/4K3/8/4k3 w - - 0 1 e5e4\n", "line 1: expected"},
     };
-    for (const auto& [text, message] : cases) {
+    for (const auto& entry : cases) {
+        const auto& text = entry.first;
+        const auto& message = entry.second;
         CAPTURE(text);
         auto r = db.import(text, options);
         REQUIRE_FALSE(r.ok());

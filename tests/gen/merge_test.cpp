@@ -231,7 +231,9 @@ TEST_CASE("tables built one per database equal one build; merging them skips ide
         for (const auto& t : *merged) CHECK(t.copied);
         const auto result = tables_of(target);
         REQUIRE(result.size() == whole.size());
-        for (const auto& [name, info] : whole) {
+        for (const auto& entry : whole) {
+            const auto& name = entry.first;
+            const auto& info = entry.second;
             CAPTURE(name);
             const auto& copy = result.at(name);
             CHECK(copy.values_checksum == info.values_checksum);
@@ -283,7 +285,9 @@ TEST_CASE("a wdl-dtc/2 sub-table from a source reads its own sub-tables from the
     const auto built = tables_of(open_ro(dir.sub("target")));
     CHECK(built.count("antichess/KRvK") == 0);  // read from "rook"
     REQUIRE(built.count("antichess/KPvK") == 1);
-    for (const auto& [name, info] : built) {
+    for (const auto& entry : built) {
+        const auto& name = entry.first;
+        const auto& info = entry.second;
         CAPTURE(name);
         CHECK(info.spec.value_encoding == compact);
         CHECK(info.values_checksum == whole.at(name).values_checksum);
@@ -376,7 +380,9 @@ TEST_CASE("a merge killed at random moments leaves every table complete or absen
                 REQUIRE_MESSAGE(db.ok(), db.status().to_string());
                 const auto tables = tables_of(*db);
                 present = tables.size();
-                for (const auto& [name, info] : tables) {
+                for (const auto& entry : tables) {
+                    const auto& name = entry.first;
+                    const auto& info = entry.second;
                     CAPTURE(name);
                     CHECK(info.values_checksum == checksums.at(name));
                     CHECK(db->open_table(name)->verify().ok());

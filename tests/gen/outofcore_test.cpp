@@ -385,7 +385,9 @@ TEST_CASE("chunk size and thread count do not change the stored bytes") {
     const std::string table = "KQvR";
     Db ram;
     const auto expected = ram.build(VariantId::Antichess, {table}, in_ram());
-    for (const auto& [memory, threads] : std::vector<std::pair<std::uint64_t, int>>{{4 << 10, 1}, {40 << 10, 2}}) {
+    for (const auto& entry : std::vector<std::pair<std::uint64_t, int>>{{4 << 10, 1}, {40 << 10, 2}}) {
+        const auto& memory = entry.first;
+        const auto& threads = entry.second;
         INFO(memory << " bytes, " << threads << " threads");
         Db ooc;
         const auto built = ooc.build(VariantId::Antichess, {table}, out_of_core(ooc, memory, threads));
@@ -410,7 +412,9 @@ TEST_CASE("wdl-dtc/2: in-RAM and out-of-core builds, 1 and 2 threads, store the 
         // Caps below each table's in-RAM plan (PvP's is 15,992 bytes), so
         // that every build here goes out of core.
         const std::uint64_t second_cap = table == "PvP" ? 12 << 10 : 40 << 10;
-        for (const auto& [memory, threads] : std::vector<std::pair<std::uint64_t, int>>{{8 << 10, 1}, {second_cap, 2}}) {
+        for (const auto& entry : std::vector<std::pair<std::uint64_t, int>>{{8 << 10, 1}, {second_cap, 2}}) {
+            const auto& memory = entry.first;
+            const auto& threads = entry.second;
             INFO(memory << " bytes, " << threads << " threads");
             Db ooc;
             const auto built = ooc.build(VariantId::Antichess, {table}, compact(out_of_core(ooc, memory, threads)));
@@ -596,7 +600,9 @@ TEST_CASE("after the big levels, the open positions are passed in memory") {
     const std::vector<std::pair<std::string, std::uint64_t>> cases =
         test::kSanitized ? std::vector<std::pair<std::string, std::uint64_t>>{{"PvP", 5 << 10}}
                          : std::vector<std::pair<std::string, std::uint64_t>>{{"NPvQ", 64 << 10}, {"KRvN", 40 << 10}};
-    for (const auto& [table, memory] : cases) {
+    for (const auto& entry : cases) {
+        const auto& table = entry.first;
+        const auto& memory = entry.second;
         INFO(table);
         Db ooc;
         const auto built = ooc.build(VariantId::Antichess, {table}, out_of_core(ooc, memory));

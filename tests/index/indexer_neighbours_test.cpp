@@ -17,7 +17,7 @@
 namespace tbf::index {
 namespace {
 
-Indexer make(VariantId v, std::string_view name) {
+Indexer make_canonical(VariantId v, std::string_view name) {
     auto m = parse_table(name, v);
     REQUIRE_MESSAGE(m.ok(), std::string(name));
     auto ix = Indexer::create(v, canonical(*m));
@@ -76,7 +76,7 @@ int check_slot(const Indexer& ix, Index slot, std::mt19937_64& rng) {
 // are laid out.
 void check_sampled(VariantId v, std::string_view name, int slots) {
     CAPTURE(name);
-    const Indexer ix = make(v, name);
+    const Indexer ix = make_canonical(v, name);
     std::mt19937_64 rng(std::hash<std::string_view>{}(name));
     const Index size = ix.size();
     const int width = std::bit_width(size);
@@ -104,9 +104,11 @@ TEST_CASE("neighbours equal full encodes: every slot of the smallest tables") {
         {VariantId::Antichess, "PvP"}, {VariantId::FourFile, "KvK"},
         {VariantId::FourFile, "KPvK"}, {VariantId::FourFile, "KNvK"},
     };
-    for (const auto& [v, name] : tables) {
+    for (const auto& entry : tables) {
+        const auto& v = entry.first;
+        const auto& name = entry.second;
         CAPTURE(name);
-        const Indexer ix = make(v, name);
+        const Indexer ix = make_canonical(v, name);
         std::mt19937_64 rng(3);
         // Sanitized builds: every 7th slot.
         const Index step = tbf::test::kSanitized ? 7 : 1;
@@ -145,9 +147,11 @@ TEST_CASE("root ranges tile the index, one root placement each") {
         {VariantId::Antichess, "KKvKKN"},  {VariantId::Antichess, "QQQQvK"},  {VariantId::Antichess, "BBPPvPP"},
         {VariantId::Antichess, "NvK"},     {VariantId::FourFile, "KRPvKP"},
     };
-    for (const auto& [v, name] : tables) {
+    for (const auto& entry : tables) {
+        const auto& v = entry.first;
+        const auto& name = entry.second;
         CAPTURE(name);
-        const Indexer ix = make(v, name);
+        const Indexer ix = make_canonical(v, name);
         const int roots = ix.root_unit_count();
         REQUIRE(roots >= 1);
         REQUIRE(roots <= ix.unit_count());

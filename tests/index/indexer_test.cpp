@@ -309,10 +309,12 @@ TEST_CASE("decode_next from the previous slot's placement equals decode") {
     // Tables with a single last unit (the incremental case), a group last,
     // pawns, listed root choices and Four File; runs from random starts and
     // from the start and end of the table.
-    for (const auto& [v, name] : std::vector<std::pair<VariantId, const char*>>{
+    for (const auto& entry : std::vector<std::pair<VariantId, const char*>>{
              {VariantId::Antichess, "KvQ"}, {VariantId::Antichess, "RBvKN"}, {VariantId::Antichess, "RBNvKN"},
              {VariantId::Antichess, "RBPvKN"}, {VariantId::Antichess, "KRRvB"}, {VariantId::Antichess, "NPvPP"},
              {VariantId::Antichess, "BBvNN"}, {VariantId::FourFile, "KRvKN"}, {VariantId::FourFile, "KPvKP"}}) {
+        const VariantId v = entry.first;
+        const char* const name = entry.second;
         const Indexer ix = *Indexer::create(v, canonical(*parse_table(name, v)));
         CAPTURE(name);
         std::vector<Index> starts{0, ix.size() > 5000 ? ix.size() - 5000 : 0};

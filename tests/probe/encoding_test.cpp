@@ -21,7 +21,7 @@ using namespace tbf;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using tbf::test::contains;
 
 const std::string kV1(probe::kValueEncoding);
 const std::string kV2(probe::kCompactValueEncoding);

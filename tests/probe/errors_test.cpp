@@ -17,10 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 // A private copy of a database holding KQvK and everything it converts
 // into (built once, copied for each test that damages it).
 struct SmallDb {

@@ -97,7 +97,7 @@ public:
 
 private:
     template <class Build>
-    BuiltDb(VariantId variant, Build build) : variant_(variant), path_(dir_.sub("db")) {
+    BuiltDb(VariantId variant, Build build) : variant_(variant), dir_(), path_(dir_.sub("db")) {
         build(path_);
         auto tb = probe::Tablebase::open(path_);
         REQUIRE_MESSAGE(tb.ok(), tb.status().message());

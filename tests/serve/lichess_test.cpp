@@ -44,19 +44,24 @@ bool has_type(const Json& value, const std::string& types) {
 void check_shape(const Json& object, const std::string& kind) {
     const Json& api = lichess_api();
     std::set<std::string> expected;
-    for (const auto& [key, types] : api[kind].items()) {
+    for (const auto& item : api[kind].items()) {
+        const std::string& key = item.key();
+        const Json& types = item.value();
         expected.insert(key);
         REQUIRE_MESSAGE(object.contains(key), kind << " lacks " << key << ": " << object.dump());
         CHECK_MESSAGE(has_type(object[key], types.get<std::string>()), kind << "." << key);
     }
     if (api["tbforge_extensions"].contains(kind)) {
-        for (const auto& [key, types] : api["tbforge_extensions"][kind].items()) {
+        for (const auto& item : api["tbforge_extensions"][kind].items()) {
+            const std::string& key = item.key();
+            const Json& types = item.value();
             expected.insert(key);
             REQUIRE(object.contains(key));
             CHECK(has_type(object[key], types.get<std::string>()));
         }
     }
-    for (const auto& [key, value] : object.items()) {
+    for (const auto& item : object.items()) {
+        const std::string& key = item.key();
         CHECK_MESSAGE(expected.count(key) == 1, kind << " has an undocumented field " << key);
     }
 }

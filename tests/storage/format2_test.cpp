@@ -29,19 +29,18 @@ Database open_db(const std::string& path, OpenMode mode, std::size_t cache_bytes
     return std::move(*db);
 }
 
-// Every slot through get() (cache disabled: each read decodes its block) and
+// Every slot through whole-block reads, a sample with each block's first and
+// last slot through get() (cache disabled: each read decodes its block), and
 // the whole table through verify().
 void check_values(const Database& db, const std::string& name, std::uint64_t seed) {
     auto reader = db.open_table(name);
     REQUIRE_MESSAGE(reader.ok(), reader.status().to_string());
-    const TableInfo& info = reader->info();
-    std::uint64_t wrong = 0;
-    for (std::uint64_t slot = 0; slot < info.spec.slot_count; ++slot) {
-        auto v = reader->get(slot);
-        REQUIRE_MESSAGE(v.ok(), v.status().to_string());
-        wrong += *v != synthetic_value(seed, slot, info.spec.value_width);
-    }
-    CHECK(wrong == 0);
+    const auto wrong = tbf::test::count_mismatches(*reader, seed);
+    REQUIRE_MESSAGE(wrong.ok(), wrong.status().to_string());
+    CHECK(*wrong == 0);
+    const auto wrong_single = tbf::test::count_single_read_mismatches(*reader, seed);
+    REQUIRE_MESSAGE(wrong_single.ok(), wrong_single.status().to_string());
+    CHECK(*wrong_single == 0);
     const Status s = reader->verify();
     CHECK_MESSAGE(s.ok(), s.to_string());
 }

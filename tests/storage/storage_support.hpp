@@ -137,6 +137,26 @@ inline Result<std::uint64_t> count_mismatches(const storage::TableReader& reader
     return bad;
 }
 
+// Slots whose value get() returns wrong, over the first and last slot of
+// every block and every `stride`-th slot between: with the cache off each
+// get() decodes and checksums its whole block, so reading every slot this
+// way costs a block per slot (count_mismatches reads each block once).
+inline Result<std::uint64_t> count_single_read_mismatches(const storage::TableReader& reader,
+                                                          std::uint64_t seed, std::uint64_t stride = 61) {
+    const auto& info = reader.info();
+    const std::uint64_t per_block = info.slots_per_block;
+    std::uint64_t bad = 0;
+    for (std::uint64_t slot = 0; slot < info.spec.slot_count; ++slot) {
+        const std::uint64_t offset = slot % per_block;
+        const bool block_edge = offset == 0 || offset + 1 == per_block || slot + 1 == info.spec.slot_count;
+        if (!block_edge && slot % stride != 0) continue;
+        auto v = reader.get(slot);
+        if (!v.ok()) return v.status();
+        if (*v != synthetic_value(seed, slot, info.spec.value_width)) ++bad;
+    }
+    return bad;
+}
+
 #ifdef TBF_STORAGE_CHILD
 // fork + exec of the storage_child helper; returns its pid.
 inline pid_t spawn_child(const std::vector<std::string>& args) {

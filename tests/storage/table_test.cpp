@@ -19,7 +19,7 @@ using tbf::test::write_synthetic;
 
 namespace {
 
-Database open_rw(const std::string& path, std::size_t cache_bytes = std::size_t{64} << 20) {
+Database open_cached_rw(const std::string& path, std::size_t cache_bytes = std::size_t{64} << 20) {
     DatabaseOptions o;
     o.block_cache_bytes = cache_bytes;
     return test::open_rw(path, o);
@@ -119,7 +119,7 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
     const std::uint64_t sizes[] = {1, 1023, 1024, 1025, 3 * 1024 + 17, 20000};
     std::vector<std::tuple<std::string, std::uint64_t, std::uint32_t, std::uint64_t>> tables;
     {
-        Database db = open_rw(path);
+        Database db = open_cached_rw(path);
         std::uint64_t seed = 10;
         for (std::uint32_t width : {1u, 2u, 4u}) {
             for (std::uint64_t slots : sizes) {
@@ -132,7 +132,10 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
                 }
             }
         }
-        for (const auto& [name, slots, width, seed_] : tables) {
+        for (const auto& entry : tables) {
+            const std::string& name = std::get<0>(entry);
+            const std::uint64_t slots = std::get<1>(entry);
+            const std::uint64_t seed_ = std::get<3>(entry);
             CAPTURE(name);
             const TableReader reader = open_table(db, name);
             CHECK(reader.info().spec.slot_count == slots);
@@ -143,7 +146,9 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
     // A fresh read-only open of the closed database sees the same values.
     Database ro = open_ro(path);
     CHECK(ro.read_only());
-    for (const auto& [name, slots, width, seed_] : tables) {
+    for (const auto& entry : tables) {
+        const std::string& name = std::get<0>(entry);
+        const std::uint64_t seed_ = std::get<3>(entry);
         CAPTURE(name);
         check_all(open_table(ro, name), seed_);
     }
@@ -151,7 +156,7 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
 
 TEST_CASE("default block size: a table of several blocks round-trips") {
     TempDir dir;
-    Database db = open_rw(dir.sub("db"));
+    Database db = open_cached_rw(dir.sub("db"));
     const std::uint64_t slots = 2 * kDefaultSlotsPerBlock + 12345;
     REQUIRE(write_synthetic(db, "big", slots, 2, 42).ok());
     const TableReader reader = open_table(db, "big");
@@ -165,7 +170,7 @@ TEST_CASE("many tables in one database: listing and metadata") {
     const std::string path = dir.sub("db");
     constexpr int kTables = 30;
     {
-        Database db = open_rw(path);
+        Database db = open_cached_rw(path);
         for (int i = 0; i < kTables; ++i) {
             TableStatistics stats;
             stats.counters = {{"white.win", 1000u + i}, {"black.loss", 7u * i}};
@@ -213,7 +218,7 @@ TEST_CASE("many tables in one database: listing and metadata") {
 
 TEST_CASE("values checksum depends only on the values") {
     TempDir dir;
-    Database db = open_rw(dir.sub("db"));
+    Database db = open_cached_rw(dir.sub("db"));
     const std::uint64_t slots = 70000;
     std::vector<std::pair<std::string, TableWriteOptions>> variants;
     for (std::uint32_t spb : {1024u, 4096u, 65536u}) {
@@ -224,14 +229,18 @@ TEST_CASE("values checksum depends only on the values") {
             variants.emplace_back(numbered("c", spb) + numbered("-", int(c)), o);
         }
     }
-    for (const auto& [name, options] : variants) {
+    for (const auto& entry : variants) {
+        const auto& name = entry.first;
+        const auto& options = entry.second;
         REQUIRE(write_synthetic(db, name, slots, 2, 8, options).ok());
     }
     const std::uint64_t expected = expected_checksum(8, slots, 2);
     std::uint64_t raw_bytes = 0;
     std::uint64_t lz4_bytes = 0;
     std::uint64_t hc_bytes = 0;
-    for (const auto& [name, options] : variants) {
+    for (const auto& entry : variants) {
+        const auto& name = entry.first;
+        const auto& options = entry.second;
         CAPTURE(name);
         const TableReader reader = open_table(db, name);
         CHECK(reader.info().values_checksum == expected);
@@ -251,7 +260,7 @@ TEST_CASE("values checksum depends only on the values") {
 
 TEST_CASE("parallel compression stores exactly what one thread stores") {
     TempDir dir;
-    Database db = open_rw(dir.sub("db"));
+    Database db = open_cached_rw(dir.sub("db"));
     // 37 full blocks and a partial one: batches end mid-table and at commit.
     const std::uint64_t slots = 37 * 1024 + 100;
     for (int threads : {1, 2, 3}) {
@@ -281,7 +290,7 @@ TEST_CASE("parallel compression stores exactly what one thread stores") {
 
 TEST_CASE("noise that LZ4 cannot shrink is stored raw") {
     TempDir dir;
-    Database db = open_rw(dir.sub("db"));
+    Database db = open_cached_rw(dir.sub("db"));
     REQUIRE(write_synthetic(db, "noise", 10000, 1, 3, small_blocks()).ok());
     const TableReader reader = open_table(db, "noise");
     CHECK(reader.info().stored_bytes == 10000 + 10 * 16);
@@ -290,7 +299,7 @@ TEST_CASE("noise that LZ4 cannot shrink is stored raw") {
 
 TEST_CASE("writer errors leave the database unchanged") {
     TempDir dir;
-    Database db = open_rw(dir.sub("db"));
+    Database db = open_cached_rw(dir.sub("db"));
     REQUIRE(write_synthetic(db, "keep", 3000, 1, 2, small_blocks()).ok());
     const std::string staging = dir.sub("db") + "/tbf-staging";
 
@@ -380,7 +389,7 @@ TEST_CASE("writer errors leave the database unchanged") {
 TEST_CASE("a read-only open refuses writes") {
     TempDir dir;
     {
-        Database db = open_rw(dir.sub("db"));
+        Database db = open_cached_rw(dir.sub("db"));
         REQUIRE(write_synthetic(db, "t", 10, 1, 2).ok());
     }
     Database db = open_ro(dir.sub("db"));
@@ -396,7 +405,7 @@ TEST_CASE("a read-only open refuses writes") {
 TEST_CASE("replace is explicit and switches versions atomically") {
     TempDir dir;
     const std::string path = dir.sub("db");
-    Database db = open_rw(path);
+    Database db = open_cached_rw(path);
     REQUIRE(write_synthetic(db, "t", 9000, 2, 20, small_blocks()).ok());
     REQUIRE(write_synthetic(db, "other", 4000, 1, 21, small_blocks()).ok());
     const TableReader old_reader = open_table(db, "t");
@@ -423,7 +432,7 @@ TEST_CASE("delete a table") {
     TempDir dir;
     const std::string path = dir.sub("db");
     {
-        Database db = open_rw(path);
+        Database db = open_cached_rw(path);
         REQUIRE(write_synthetic(db, "a", 9000, 2, 30, small_blocks()).ok());
         REQUIRE(write_synthetic(db, "c", 9000, 2, 32, small_blocks()).ok());
         // Noise does not compress: "b" takes about 18 KB of files.
@@ -453,7 +462,7 @@ TEST_CASE("delete a table") {
 
 TEST_CASE("edge cases: empty table, slot out of range, block out of range") {
     TempDir dir;
-    Database db = open_rw(dir.sub("db"));
+    Database db = open_cached_rw(dir.sub("db"));
     REQUIRE(write_synthetic(db, "empty", 0, 2, 1).ok());
     const TableReader empty = open_table(db, "empty");
     CHECK(empty.info().block_count == 0);
@@ -476,7 +485,7 @@ TEST_CASE("edge cases: empty table, slot out of range, block out of range") {
 TEST_CASE("block cache honours its byte limit and counts hits") {
     TempDir dir;
     // 1024 slots * 2 bytes per block: a 64 KiB cache holds fewer than 32 blocks.
-    Database db = open_rw(dir.sub("db"), 64 * 1024);
+    Database db = open_cached_rw(dir.sub("db"), 64 * 1024);
     REQUIRE(write_synthetic(db, "t", 100 * 1024, 2, 6, small_blocks()).ok());
     const TableReader t = open_table(db, "t");
     REQUIRE(t.get(0).ok());
@@ -505,7 +514,7 @@ TEST_CASE("concurrent readers in threads get the right values") {
     const std::string path = dir.sub("db");
     const std::uint64_t slots = tbf::test::kSanitized ? 60000 : 400000;
     {
-        Database db = open_rw(path);
+        Database db = open_cached_rw(path);
         for (int t = 0; t < 3; ++t) {
             const auto width = static_cast<std::uint32_t>(1 + t % 2);
             REQUIRE(write_synthetic(db, numbered("t", t), slots + t, width, 50 + t, small_blocks())

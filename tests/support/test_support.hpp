@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tbf::test {
@@ -23,6 +24,13 @@ inline constexpr bool kSanitized = false;
 // kSlotStride-th slot (odd, so both halves of a two-sided range are sampled
 // at shifting offsets).
 inline constexpr std::uint64_t kSlotStride = kSanitized ? 13 : 1;
+
+// Four File's initial position.
+inline constexpr const char* kFourFileStart = "r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1";
+
+inline bool contains(std::string_view text, std::string_view part) {
+    return text.find(part) != std::string_view::npos;
+}
 
 inline std::string reference_path(const std::string& relative) {
     return std::string(TBF_REFERENCE_DIR) + "/" + relative;

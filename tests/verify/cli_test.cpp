@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "test_support.hpp"
 
 namespace {
 
@@ -24,7 +25,7 @@ Run run(const std::vector<std::string>& args) {
 }
 
 constexpr const char* kStart = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
-constexpr const char* kFourFileStart = "r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1";
+using tbf::test::kFourFileStart;
 
 // A usage error: exit 2, nothing on stdout, one line on stderr naming `part`.
 void check_usage_error(const std::vector<std::string>& args, const std::string& part) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "board_support.hpp"
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/tables.hpp"
 
@@ -16,11 +17,7 @@ using tbf::verify::DtcValue;
 using tbf::verify::Variant;
 using tbf::verify::Wdl;
 
-Board board(Variant v, const std::string& fen) {
-    const tbf::Result<tbf::verify::Board> r = tbf::verify::parse_fen(v, fen);
-    REQUIRE_MESSAGE(r, r.status().message());
-    return *r;
-}
+using tbf::test::board;
 
 // Children valued from a table of FENs; a child missing from it has no value.
 std::optional<DtcValue> derive(const Board& b, const std::map<std::string, DtcValue>& children) {

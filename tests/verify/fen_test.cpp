@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tbforge/verify/board.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -13,7 +14,7 @@ using tbf::verify::parse_fen;
 using tbf::verify::Variant;
 
 constexpr const char* kAntichessStart = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
-constexpr const char* kFourFileStart = "r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1";
+using tbf::test::kFourFileStart;
 
 // The error for a FEN that must be rejected; fails the test if it is accepted.
 std::string error_of(Variant v, const std::string& fen) {
@@ -27,9 +28,7 @@ std::string error_of(Variant v, const std::string& fen) {
     return r.status().message();
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using tbf::test::contains;
 
 }  // namespace
 

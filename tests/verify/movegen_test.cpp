@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "board_support.hpp"
 #include "tbforge/verify/board.hpp"
 #include "tbforge/verify/perft.hpp"
 
@@ -22,11 +23,7 @@ using Ucis = std::vector<std::string>;
 constexpr Variant kLosingVariants[] = {Variant::Antichess, Variant::AntichessFics,
                                        Variant::AntichessJoint};
 
-Board board(Variant v, const std::string& fen) {
-    const tbf::Result<tbf::verify::Board> r = tbf::verify::parse_fen(v, fen);
-    REQUIRE_MESSAGE(r, r.status().message());
-    return *r;
-}
+using tbf::test::board;
 
 Ucis moves(Variant v, const std::string& fen) { return board(v, fen).legal_moves_uci(); }
 

@@ -106,8 +106,9 @@ typedef struct tbf_db tbf_db;
 /* TBF_API_VERSION of the library. */
 int tbf_api_version(void);
 const char* tbf_version_string(void);
-/* Short constant text for a status code ("missing table"). */
-const char* tbf_status_string(tbf_status status);
+/* Short constant text for a status code ("missing table"); an int, so that
+ * any code a caller holds is valid input ("unknown status" if not a tbf_status). */
+const char* tbf_status_string(int status);
 /* The calling thread's last error message ("" after a success); valid until
  * the thread's next call into this API. */
 const char* tbf_last_error(void);
