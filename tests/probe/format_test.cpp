@@ -2,7 +2,8 @@
 // every antichess table of at most 3 units once with LZ4 blocks (format 1)
 // and once with its default zstd blocks (format 2); a full decode of each
 // table gives the same code for every slot and both sides, the single-slot
-// reads agree, and the values checksums are equal.
+// reads agree, and the values checksums are equal (sanitizer builds: every
+// third table, test::sanitized_sample).
 
 #include <doctest/doctest.h>
 
@@ -17,14 +18,15 @@ using namespace tbf;
 
 TEST_CASE("format 2 answers every code of every table up to 3 units as format 1 does") {
     test::ScratchDir dir;
-    const auto tables = index::enumerate_tables(VariantId::Antichess, 3);
+    const auto all = index::enumerate_tables(VariantId::Antichess, 3);
+    REQUIRE(all.size() > 100);
+    const auto tables = test::sanitized_sample(all);
     test::build_tables(dir.sub("lz4"), VariantId::Antichess, tables, storage::Compression::Lz4);
     test::build_tables(dir.sub("zstd"), VariantId::Antichess, tables, storage::Compression::Zstd);
     auto lz4 = probe::Tablebase::open(dir.sub("lz4"));
     auto zstd = probe::Tablebase::open(dir.sub("zstd"), {.cache_bytes = 0});
     REQUIRE(lz4.ok());
     REQUIRE(zstd.ok());
-    REQUIRE(tables.size() > 100);
     std::uint64_t slots = 0;
     for (const index::Material& material : tables) {
         CAPTURE(material.name());
