@@ -118,7 +118,12 @@ struct TableValues {
     std::uint16_t max_code() const {
         std::uint16_t max = 0;
         for (const auto& side : bytes) {
-            for (const std::uint8_t b : side) max = std::max(max, StateByte::code(b));
+            // A scan of every slot before storing: on all threads.
+            const auto n = static_cast<std::int64_t>(side.size());
+#pragma omp parallel for reduction(max : max) schedule(static)
+            for (std::int64_t i = 0; i < n; ++i) {
+                max = std::max(max, StateByte::code(side[static_cast<std::uint64_t>(i)]));
+            }
         }
         for (const std::uint16_t c : exception_codes) max = std::max(max, c);
         return max;
