@@ -14,20 +14,15 @@
 
 set(TBF_SHARED_PARTS tbf_base tbf_rules tbf_index tbf_storage tbf_probe)
 
+include(${CMAKE_CURRENT_LIST_DIR}/library_sources.cmake)
 set(tbf_shared_sources "")
 set(tbf_shared_private_includes "")
 foreach(part IN LISTS TBF_SHARED_PARTS)
-  get_target_property(part_dir ${part} SOURCE_DIR)
-  get_target_property(part_sources ${part} SOURCES)
   get_target_property(part_options ${part} COMPILE_OPTIONS)
+  # The command-line front ends (CLI11 option parsing, tbprobe's run_cli)
+  # belong to the tools, not to the API.
+  tbf_library_sources(${part} part_sources)
   foreach(source IN LISTS part_sources)
-    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${part_dir}" NORMALIZE)
-    # The command-line front ends (CLI11 option parsing, tbprobe's run_cli)
-    # belong to the tools, not to the API.
-    cmake_path(GET source FILENAME name)
-    if(name STREQUAL "cli.cpp")
-      continue()
-    endif()
     list(APPEND tbf_shared_sources "${source}")
     # A part's own compile options (e.g. index's -Werror=switch) stay on its sources.
     if(part_options)
