@@ -123,7 +123,49 @@ std::string unit_label(Unit u) {
 
 int Indexer::symmetry_count() const { return std::popcount(symmetries_); }
 
+namespace {
+
+// The group order of Indexer::create(variant, material): without royal kings
+// (losing chess) larger groups first, so the enumerated root absorbs them
+// and the units left over symmetric roots are few; then fewer moves first.
+std::vector<Unit> default_group_order(VariantId variant, const Material& material) {
+    const bool king_root = variant_traits(variant).royal_king;
+    std::vector<std::pair<Unit, int>> groups;
+    for (const Color c : {Color::White, Color::Black}) {
+        for (int t = 0; t < kUnitTypeCount; ++t) {
+            const auto type = static_cast<UnitType>(t);
+            if (material.count(c, type) != 0) groups.emplace_back(make_unit(c, type), material.count(c, type));
+        }
+    }
+    auto order_key = [king_root](const std::pair<Unit, int>& g) {
+        const UnitType t = unit_type(g.first);
+        const int king_first = king_root && t == UnitType::King ? 0 : 1;
+        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, king_root ? 0 : -g.second,
+                               mobility_rank(t), to_index(unit_color(g.first)));
+    };
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](const auto& a, const auto& b) { return order_key(a) < order_key(b); });
+    std::vector<Unit> order;
+    for (const auto& g : groups) order.push_back(g.first);
+    return order;
+}
+
+}  // namespace
+
 Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
+    if (auto why = material_error(material, variant)) {
+        return invalid_argument("bad table " + material.name() + ": " + *why);
+    }
+    return create(variant, material, default_group_order(variant, material));
+}
+
+std::vector<Unit> Indexer::group_order() const {
+    std::vector<Unit> order;
+    for (int g = 0; g < group_count_; ++g) order.push_back(groups_[static_cast<std::size_t>(g)].unit);
+    return order;
+}
+
+Result<Indexer> Indexer::create(VariantId variant, const Material& material, std::span<const Unit> group_order) {
     if (auto why = material_error(material, variant)) {
         return invalid_argument("bad table " + material.name() + ": " + *why);
     }
@@ -140,26 +182,30 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
     // otherwise the root takes groups by size.
     const bool king_root = rules.royal_king;
 
-    std::vector<Group> groups;
-    for (const Color c : {Color::White, Color::Black}) {
-        for (int t = 0; t < kUnitTypeCount; ++t) {
-            const auto type = static_cast<UnitType>(t);
-            if (material.count(c, type) == 0) continue;
-            groups.push_back(
-                {make_unit(c, type), material.count(c, type), 0, domain_of(rules, type)});
-        }
-    }
-    // Without royal kings (losing chess): larger groups first, so the
-    // enumerated root absorbs them and the units left over symmetric roots
-    // are few; then fewer moves first.
-    auto order_key = [king_root](const Group& g) {
-        const UnitType t = unit_type(g.unit);
-        const int king_first = king_root && t == UnitType::King ? 0 : 1;
-        return std::make_tuple(king_first, t == UnitType::Pawn ? 0 : 1, king_root ? 0 : -g.count,
-                               mobility_rank(t), to_index(unit_color(g.unit)));
+    auto bad_order = [&](const std::string& why) {
+        std::string listed;
+        for (const Unit u : group_order) listed += (listed.empty() ? "" : " ") + unit_label(u);
+        return invalid_argument("bad unit order '" + listed + "' for table " + material.name() + ": " + why);
     };
-    std::stable_sort(groups.begin(), groups.end(),
-                     [&](const Group& a, const Group& b) { return order_key(a) < order_key(b); });
+    std::vector<Group> groups;
+    for (const Unit u : group_order) {
+        if (u == Unit::None || static_cast<int>(u) > 16 || static_cast<int>(unit_type(u)) >= kUnitTypeCount) {
+            return bad_order("not a unit");
+        }
+        const int count = material.count(unit_color(u), unit_type(u));
+        if (count == 0) return bad_order(unit_label(u) + " is not in the table");
+        for (const Group& g : groups) {
+            if (g.unit == u) return bad_order(unit_label(u) + " is named twice");
+        }
+        groups.push_back({u, count, 0, domain_of(rules, unit_type(u))});
+    }
+    int named = 0;
+    for (const Group& g : groups) named += g.count;
+    if (named != material.total()) return bad_order("every kind of unit of the table must be named once");
+    // Royal kings are the root: see "Scheme" in docs/index.md.
+    if (king_root && (unit_type(groups[0].unit) != UnitType::King || unit_type(groups[1].unit) != UnitType::King)) {
+        return bad_order("the kings come first");
+    }
 
     ix.symmetry_group_ = table_symmetry(rules, material.has_pawns());
     ix.symmetries_ = symmetry_mask(ix.symmetry_group_);
@@ -218,6 +264,14 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material) {
         shape.count[g] = ix.groups_[g].count;
         shape.domain[g] = ix.groups_[g].domain;
         shape.groups = g + 1;
+    }
+    // Each tail group's domain must hold every earlier tail unit's square
+    // (the radices stay fixed): in the tail, pawns before the other units.
+    for (int g = shape.groups + 1; g < ix.group_count_; ++g) {
+        if (unit_type(ix.groups_[g].unit) == UnitType::Pawn &&
+            unit_type(ix.groups_[g - 1].unit) != UnitType::Pawn) {
+            return bad_order("pawns outside the root come before the other units");
+        }
     }
     ix.root_groups_ = shape.groups;
     ix.root_units_ = ix.groups_[shape.groups - 1].first + ix.groups_[shape.groups - 1].count;

@@ -29,12 +29,13 @@ Indexer make(VariantId v, std::string_view name) {
 // Every placement of the reference encodes to a slot whose position is a
 // symmetric image of it; a slot never holds two orbits and every slot holds
 // one; the valid slots per side to move are exactly the legal positions.
-void check_exhaustive(VariantId v, const Material& m) {
+void check_exhaustive(VariantId v, const Material& m, std::span<const Unit> order = {}) {
     const Reference ref(v, m);
-    auto made = Indexer::create(v, m);
+    auto made = order.empty() ? Indexer::create(v, m) : Indexer::create(v, m, order);
     REQUIRE(made.ok());
     const Indexer& ix = *made;
     CAPTURE(m.name());
+    CAPTURE(ix.describe());
     const Index n = ix.size();
     std::vector<std::uint64_t> key_of(n, kUnset);
     std::uint64_t orbits = 0;
@@ -111,10 +112,12 @@ void check_exhaustive(VariantId v, const Material& m) {
 // Random placements of a table: every symmetric image (and any order of
 // identical units) maps to the same slot, whose position is an image of the
 // placement and encodes back to it.
-std::uint64_t check_sampled(VariantId v, const Material& m, int samples, std::mt19937_64& rng) {
+std::uint64_t check_sampled(VariantId v, const Material& m, int samples, std::mt19937_64& rng,
+                            std::span<const Unit> order = {}) {
     const Reference ref(v, m);
-    const Indexer ix = *Indexer::create(v, m);
+    const Indexer ix = order.empty() ? *Indexer::create(v, m) : *Indexer::create(v, m, order);
     CAPTURE(m.name());
+    CAPTURE(ix.describe());
     std::uniform_int_distribution<std::size_t> pick_sym(0, ref.symmetries.size() - 1);
     std::uint64_t failures = 0;
     for (int s = 0; s < samples && failures < 5; ++s) {
@@ -171,6 +174,92 @@ TEST_CASE("exhaustive round trip: losing chess up to 3 units") {
     const std::size_t step = tbf::test::kSanitized ? 8 : 1;
     for (std::size_t i = 0; i < tables.size(); i += step)
         check_exhaustive(VariantId::Antichess, tables[i]);
+}
+
+// Every order of a table's groups, permitted or not.
+std::vector<std::vector<Unit>> every_order(const Indexer& ix) {
+    std::vector<Unit> groups = ix.group_order();
+    std::sort(groups.begin(), groups.end());
+    std::vector<std::vector<Unit>> out;
+    do {
+        out.push_back(groups);
+    } while (std::next_permutation(groups.begin(), groups.end()));
+    return out;
+}
+
+TEST_CASE("every permitted group order is a bijection onto the same slots") {
+    // Pawnless, pawns in and out of the root, a pair, Four File's kings: each
+    // order the indexer accepts passes the exhaustive round trip.
+    // Exhaustive up to 3 units (and Four File's small 4-unit tables),
+    // sampled beyond.
+    const std::vector<std::pair<VariantId, std::string>> tables = {
+        {VariantId::Antichess, "KQvR"},  {VariantId::Antichess, "BvNN"},  {VariantId::Antichess, "KPvN"},
+        {VariantId::Antichess, "PvPP"},  {VariantId::FourFile, "KRPvK"},  {VariantId::FourFile, "KNvKP"},
+        {VariantId::Antichess, "QRvBN"}, {VariantId::Antichess, "KNvRP"}, {VariantId::Antichess, "QRBvNP"},
+        {VariantId::Antichess, "RPvKP"}, {VariantId::Antichess, "KKvQN"}};
+    std::mt19937_64 rng(20261127);
+    const int samples = tbf::test::kSanitized ? 500 : 20'000;
+    for (const auto& [v, name] : tables) {
+        const Material m = canonical(*parse_table(name, v));
+        const Indexer base = *Indexer::create(v, m);
+        int accepted = 0;
+        for (const auto& order : every_order(base)) {
+            auto ix = Indexer::create(v, m, order);
+            if (!ix.ok()) {
+                // Refused only for a pawn group after another kind in the
+                // tail, or (Four File) kings not leading.
+                CHECK(ix.status().message().find("bad unit order") != std::string::npos);
+                continue;
+            }
+            ++accepted;
+            CHECK(ix->group_order() == order);
+            CHECK(ix->size() == base.size());
+            if (m.total() <= 3 || v == VariantId::FourFile) {
+                check_exhaustive(v, m, order);
+            } else {
+                CHECK(check_sampled(v, m, samples, rng, order) == 0);
+            }
+        }
+        CAPTURE(name);
+        CHECK(accepted >= 2);
+    }
+}
+
+TEST_CASE("group orders: the default is the rule, bad orders are refused") {
+    const Material m = *parse_table("KRvKN", VariantId::Antichess);
+    const Indexer base = *Indexer::create(VariantId::Antichess, m);
+    const auto same = Indexer::create(VariantId::Antichess, m, base.group_order());
+    REQUIRE(same.ok());
+    CHECK(same->describe() == base.describe());
+    for (Index i = 0; i < base.size(); i += 9973) {
+        Squares a{}, b{};
+        REQUIRE(base.decode(i, a.data()));
+        REQUIRE(same->decode(i, b.data()));
+        CHECK(a == b);
+    }
+    const Unit wk = make_unit(Color::White, UnitType::King), wr = make_unit(Color::White, UnitType::Rook);
+    const Unit bk = make_unit(Color::Black, UnitType::King), bn = make_unit(Color::Black, UnitType::Knight);
+    const Unit bq = make_unit(Color::Black, UnitType::Queen);
+    const std::vector<Unit> missing = {wk, wr, bk};
+    const std::vector<Unit> twice = {wk, wr, bk, bn, wk};
+    const std::vector<Unit> foreign = {wk, wr, bk, bq};
+    CHECK(Indexer::create(VariantId::Antichess, m, missing).status().message().find("named once") != std::string::npos);
+    CHECK(Indexer::create(VariantId::Antichess, m, twice).status().message().find("named twice") != std::string::npos);
+    CHECK(Indexer::create(VariantId::Antichess, m, foreign).status().message().find("not in the table") !=
+          std::string::npos);
+    // A pawn after a knight in the tail (the root is Q R B): the pawn's
+    // radix would depend on the knight's square.
+    const Material pawns = canonical(*parse_table("QRBvNP", VariantId::Antichess));
+    const std::vector<Unit> pawn_last = {make_unit(Color::White, UnitType::Queen), wr,
+                                         make_unit(Color::White, UnitType::Bishop), bn,
+                                         make_unit(Color::Black, UnitType::Pawn)};
+    const auto refused = Indexer::create(VariantId::Antichess, pawns, pawn_last);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().message().find("pawns") != std::string::npos);
+    // Four File: the kings lead.
+    const Material ff = *parse_table("KRvK", VariantId::FourFile);
+    const std::vector<Unit> rook_first = {wr, wk, bk};
+    CHECK_FALSE(Indexer::create(VariantId::FourFile, ff, rook_first).ok());
 }
 
 TEST_CASE("exhaustive round trip: hard losing-chess 4-unit tables") {

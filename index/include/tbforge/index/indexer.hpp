@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tbforge/index/material.hpp"
 #include "tbforge/rules/position.hpp"
@@ -69,6 +70,15 @@ class Indexer {
 public:
     // `material` must be a table of `variant` in canonical orientation.
     static Result<Indexer> create(VariantId variant, const Material& material);
+    // The same table with the groups of identical units in the given order,
+    // high digit first, each (colour, type) of the material named once. The
+    // order must keep pawns before the other units (Four File: the kings,
+    // then pawns), which the tail's fixed radices need; any such order is
+    // a bijection onto [0, size()) with the same size. Error otherwise.
+    static Result<Indexer> create(VariantId variant, const Material& material, std::span<const Unit> group_order);
+    // The groups' units, high digit first (what create() was given, or the
+    // default order).
+    std::vector<Unit> group_order() const;
 
     VariantId variant() const { return variant_; }
     const Material& material() const { return material_; }

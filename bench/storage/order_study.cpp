@@ -1,0 +1,195 @@
+// Stored size of wdl-dtc/2 tables under every permitted group order of their
+// index (not run in CI; the measurement behind a per-table choice of order,
+// docs/storage-format.md). The order decides which unit changes the slot
+// least when it moves, and so how long the runs of equal codes are.
+//
+// For each antichess table named it reads the values (any encoding),
+// classifies every slot as the generator does (probe::slot_kind), and for
+// each permitted order (Indexer::create with that group order) lays
+// the codes out in that order's slots, fills the don't-care slots with the
+// previous free code and compresses them as the generator does
+// (storage::block_record_bytes with the stored wdl-dtc/2 settings), for
+// either DTC side; the smaller side counts. With --sample K only every K-th
+// block of each order is compressed (a faster estimate; the ratio between
+// orders is what matters).
+//
+// Usage: order_study DB [--sample K] TABLE...
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/probe/slot_kind.hpp"
+#include "tbforge/probe/tablebase.hpp"
+#include "tbforge/storage/table.hpp"
+
+namespace {
+
+using namespace tbf;
+
+std::uint16_t wdl_code(std::uint16_t code) { return code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1)); }
+
+std::string order_name(const std::vector<Unit>& order) {
+    std::string s;
+    for (const Unit u : order) s += (s.empty() ? "" : " ") + index::unit_label(u);
+    return s;
+}
+
+// Every order of the groups (Indexer::create refuses those that put a pawn
+// group after another kind of unit outside the root).
+std::vector<std::vector<Unit>> all_orders(std::vector<Unit> groups) {
+    std::sort(groups.begin(), groups.end());
+    std::vector<std::vector<Unit>> out;
+    do {
+        out.push_back(groups);
+    } while (std::next_permutation(groups.begin(), groups.end()));
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: order_study DB [--sample K] TABLE...\n");
+        return 2;
+    }
+    auto tb = probe::Tablebase::open(argv[1]);
+    if (!tb.ok()) {
+        std::fprintf(stderr, "order_study: %s\n", tb.status().to_string().c_str());
+        return 3;
+    }
+    int first_table = 2;
+    std::uint64_t sample = 1;
+    if (argc > 3 && std::string(argv[2]) == "--sample") {
+        sample = std::max(1ULL, std::strtoull(argv[3], nullptr, 10));
+        first_table = 4;
+    }
+    storage::TableWriteOptions options = storage::compact_write_options();
+    options.zstd_min_match = 6;
+    options.zstd_strategy = 7;
+    options.zstd_search_log = 3;
+    options.zstd_target_length = 256;
+    std::uint64_t total_default = 0, total_best = 0, total_worst = 0;
+    for (int a = first_table; a < argc; ++a) {
+        auto id = probe::parse_table_name(argv[a]);
+        if (!id.ok()) return 2;
+        auto table = tb->table(id->variant, id->material);
+        if (!table.ok()) {
+            std::fprintf(stderr, "order_study: %s\n", table.status().to_string().c_str());
+            return 3;
+        }
+        const index::Indexer& base = (*table)->indexer();
+        const std::uint64_t n = base.size();
+        std::vector<std::uint16_t> codes(2 * n);
+        if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
+        std::vector<std::uint8_t> is_free(2 * n, 0);
+#pragma omp parallel for schedule(dynamic, 1024)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+            Square squares[index::kMaxUnits];
+            if (!base.decode(static_cast<std::uint64_t>(i), squares)) continue;
+            Position pos;
+            for (int u = 0; u < base.unit_count(); ++u) pos.put(squares[u], base.unit(u));
+            for (int c = 0; c < 2; ++c) {
+                pos.set_side_to_move(static_cast<Color>(c));
+                MoveList moves;
+                is_free[static_cast<std::size_t>(c * n + i)] =
+                    probe::slot_kind<Antichess>(pos, moves) == probe::SlotKind::Free;
+            }
+        }
+        const std::vector<Unit> default_order = base.group_order();
+        std::uint64_t default_bytes = 0, best = ~0ULL, worst = 0;
+        std::string best_name;
+        std::vector<std::uint64_t> old_index(n);
+        for (const auto& order : all_orders(default_order)) {
+            auto made = index::Indexer::create(id->variant, id->material, order);
+            if (!made.ok()) continue;  // not a permitted order
+            const index::Indexer& ix = *made;
+            if (ix.size() != n) {
+                std::fprintf(stderr, "order_study: %s: %llu slots, not %llu\n", order_name(order).c_str(),
+                             static_cast<unsigned long long>(ix.size()), static_cast<unsigned long long>(n));
+                return 1;
+            }
+            // Where each slot of this order lives in the base order.
+            bool bad = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : bad)
+            for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+                Square mine[index::kMaxUnits], theirs[index::kMaxUnits];
+                ix.decode(static_cast<std::uint64_t>(i), mine);
+                // Regroup the squares into the base order's unit order.
+                int at = 0;
+                for (int u = 0; u < base.unit_count(); ++u) {
+                    if (u > 0 && base.unit(u) == base.unit(u - 1)) continue;
+                    for (int v = 0; v < ix.unit_count(); ++v) {
+                        if (ix.unit(v) == base.unit(u)) theirs[at++] = mine[v];
+                    }
+                }
+                const std::uint64_t k = base.encode(theirs);
+                bad = bad || k >= n;
+                old_index[static_cast<std::size_t>(i)] = k;
+            }
+            if (bad) {
+                std::fprintf(stderr, "order_study: %s: a slot has no base slot\n", order_name(order).c_str());
+                return 1;
+            }
+            std::uint64_t side_best = ~0ULL;
+            for (int d = 0; d < 2; ++d) {
+                std::vector<std::uint16_t> stored(2 * n);
+                std::uint16_t max_code = 0;
+                for (int c = 0; c < 2; ++c) {
+                    std::uint16_t previous = 0;
+                    for (std::uint64_t i = 0; i < n; ++i) {
+                        const std::uint64_t s = c * n + old_index[i];
+                        if (is_free[s]) previous = c == d ? codes[s] : wdl_code(codes[s]);
+                        stored[c * n + i] = previous;
+                        max_code = std::max(max_code, previous);
+                    }
+                }
+                const unsigned width = max_code <= 0xFF ? 1 : 2;
+                const std::uint64_t blocks = (2 * n + options.slots_per_block - 1) / options.slots_per_block;
+                std::uint64_t bytes = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes)
+                for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+                    if (static_cast<std::uint64_t>(b) % sample != 0) continue;
+                    const std::uint64_t at = static_cast<std::uint64_t>(b) * options.slots_per_block;
+                    const std::uint64_t count = std::min<std::uint64_t>(options.slots_per_block, 2 * n - at);
+                    std::vector<std::uint8_t> raw(count * width);
+                    for (std::uint64_t k = 0; k < count; ++k) {
+                        raw[k * width] = static_cast<std::uint8_t>(stored[at + k]);
+                        if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[at + k] >> 8);
+                    }
+                    bytes += storage::block_record_bytes(raw, width, options);
+                }
+                side_best = std::min(side_best, bytes);
+            }
+            const bool is_default = ix.group_order() == default_order;
+            std::printf("%-10s %-24s %10llu%s\n", argv[a], order_name(ix.group_order()).c_str(),
+                        static_cast<unsigned long long>(side_best), is_default ? "  (default)" : "");
+            std::fflush(stdout);
+            if (is_default) default_bytes = side_best;
+            if (side_best < best) {
+                best = side_best;
+                best_name = order_name(ix.group_order());
+            }
+            worst = std::max(worst, side_best);
+        }
+        std::printf("%-10s default %llu best %llu (%.3f, %s) worst %llu (%.3f)\n", argv[a],
+                    static_cast<unsigned long long>(default_bytes), static_cast<unsigned long long>(best),
+                    static_cast<double>(best) / static_cast<double>(default_bytes), best_name.c_str(),
+                    static_cast<unsigned long long>(worst),
+                    static_cast<double>(worst) / static_cast<double>(default_bytes));
+        total_default += default_bytes;
+        total_best += best;
+        total_worst += worst;
+    }
+    std::printf("all: default %llu best %llu (%.3f) worst %llu (%.3f)\n",
+                static_cast<unsigned long long>(total_default), static_cast<unsigned long long>(total_best),
+                static_cast<double>(total_best) / static_cast<double>(total_default),
+                static_cast<unsigned long long>(total_worst),
+                static_cast<double>(total_worst) / static_cast<double>(total_default));
+    return 0;
+}
