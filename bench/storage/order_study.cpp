@@ -10,8 +10,8 @@
 // previous free code and compresses them as the generator does
 // (storage::block_record_bytes with the stored wdl-dtc/2 settings), for
 // either DTC side; the smaller side counts. With --sample K only every K-th
-// block of each order is compressed (a faster estimate; the ratio between
-// orders is what matters).
+// block of each order is laid out and compressed (an estimate; the ratio
+// between orders is what matters).
 //
 // Usage: order_study DB [--sample K] TABLE...
 
@@ -104,7 +104,12 @@ int main(int argc, char** argv) {
         const std::vector<Unit> default_order = base.group_order();
         std::uint64_t default_bytes = 0, best = ~0ULL, worst = 0;
         std::string best_name;
-        std::vector<std::uint64_t> old_index(n);
+        // The width follows the largest code stored with each DTC side (the
+        // other side stores WDL codes, 0-2).
+        std::uint16_t side_max[2] = {0, 0};
+        for (std::uint64_t s = 0; s < 2 * n; ++s) {
+            if (is_free[s]) side_max[s / n] = std::max(side_max[s / n], codes[s]);
+        }
         for (const auto& order : all_orders(default_order)) {
             auto made = index::Indexer::create(id->variant, id->material, order);
             if (!made.ok()) continue;  // not a permitted order
@@ -114,12 +119,12 @@ int main(int argc, char** argv) {
                              static_cast<unsigned long long>(ix.size()), static_cast<unsigned long long>(n));
                 return 1;
             }
-            // Where each slot of this order lives in the base order.
-            bool bad = false;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : bad)
-            for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+            // The slots of this order's sampled blocks, each read where it
+            // lives in the base order.
+            auto base_slot = [&](std::uint64_t slot) {
+                const std::uint64_t c = slot / n, i = slot % n;
                 Square mine[index::kMaxUnits], theirs[index::kMaxUnits];
-                ix.decode(static_cast<std::uint64_t>(i), mine);
+                ix.decode(i, mine);
                 // Regroup the squares into the base order's unit order.
                 int at = 0;
                 for (int u = 0; u < base.unit_count(); ++u) {
@@ -129,43 +134,58 @@ int main(int argc, char** argv) {
                     }
                 }
                 const std::uint64_t k = base.encode(theirs);
-                bad = bad || k >= n;
-                old_index[static_cast<std::size_t>(i)] = k;
+                return k < n ? c * n + k : ~std::uint64_t{0};
+            };
+            const std::uint64_t blocks = (2 * n + options.slots_per_block - 1) / options.slots_per_block;
+            std::uint64_t bytes[2] = {0, 0};
+            bool bad = false;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes[:2]) reduction(|| : bad)
+            for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+                if (static_cast<std::uint64_t>(b) % sample != 0) continue;
+                const std::uint64_t at = static_cast<std::uint64_t>(b) * options.slots_per_block;
+                const std::uint64_t count = std::min<std::uint64_t>(options.slots_per_block, 2 * n - at);
+                std::vector<std::uint64_t> from(count);
+                for (std::uint64_t k = 0; k < count; ++k) {
+                    from[k] = base_slot(at + k);
+                    bad = bad || from[k] == ~std::uint64_t{0};
+                }
+                if (bad) continue;
+                for (int d = 0; d < 2; ++d) {
+                    auto stored_code = [&](std::uint64_t s) {
+                        return static_cast<int>(s / n) == d ? codes[s] : wdl_code(codes[s]);
+                    };
+                    // The free code before the block, on the same side.
+                    std::uint16_t previous = 0;
+                    if (at % n != 0) {
+                        for (std::uint64_t back = at; back-- > at - at % n;) {
+                            const std::uint64_t s = base_slot(back);
+                            if (is_free[s]) {
+                                previous = stored_code(s);
+                                break;
+                            }
+                        }
+                    }
+                    std::vector<std::uint16_t> stored(count);
+                    for (std::uint64_t k = 0; k < count; ++k) {
+                        if ((at + k) % n == 0) previous = 0;
+                        if (is_free[from[k]]) previous = stored_code(from[k]);
+                        stored[k] = previous;
+                    }
+                    // The table's width, not the block's.
+                    const unsigned width = side_max[d] > 0xFF ? 2 : 1;
+                    std::vector<std::uint8_t> raw(count * width);
+                    for (std::uint64_t k = 0; k < count; ++k) {
+                        raw[k * width] = static_cast<std::uint8_t>(stored[k]);
+                        if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[k] >> 8);
+                    }
+                    bytes[d] += storage::block_record_bytes(raw, width, options);
+                }
             }
             if (bad) {
                 std::fprintf(stderr, "order_study: %s: a slot has no base slot\n", order_name(order).c_str());
                 return 1;
             }
-            std::uint64_t side_best = ~0ULL;
-            for (int d = 0; d < 2; ++d) {
-                std::vector<std::uint16_t> stored(2 * n);
-                std::uint16_t max_code = 0;
-                for (int c = 0; c < 2; ++c) {
-                    std::uint16_t previous = 0;
-                    for (std::uint64_t i = 0; i < n; ++i) {
-                        const std::uint64_t s = c * n + old_index[i];
-                        if (is_free[s]) previous = c == d ? codes[s] : wdl_code(codes[s]);
-                        stored[c * n + i] = previous;
-                        max_code = std::max(max_code, previous);
-                    }
-                }
-                const unsigned width = max_code <= 0xFF ? 1 : 2;
-                const std::uint64_t blocks = (2 * n + options.slots_per_block - 1) / options.slots_per_block;
-                std::uint64_t bytes = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes)
-                for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-                    if (static_cast<std::uint64_t>(b) % sample != 0) continue;
-                    const std::uint64_t at = static_cast<std::uint64_t>(b) * options.slots_per_block;
-                    const std::uint64_t count = std::min<std::uint64_t>(options.slots_per_block, 2 * n - at);
-                    std::vector<std::uint8_t> raw(count * width);
-                    for (std::uint64_t k = 0; k < count; ++k) {
-                        raw[k * width] = static_cast<std::uint8_t>(stored[at + k]);
-                        if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[at + k] >> 8);
-                    }
-                    bytes += storage::block_record_bytes(raw, width, options);
-                }
-                side_best = std::min(side_best, bytes);
-            }
+            const std::uint64_t side_best = std::min(bytes[0], bytes[1]);
             const bool is_default = ix.group_order() == default_order;
             std::printf("%-10s %-24s %10llu%s\n", argv[a], order_name(ix.group_order()).c_str(),
                         static_cast<unsigned long long>(side_best), is_default ? "  (default)" : "");
