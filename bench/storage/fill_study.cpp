@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "tbforge/probe/slot_kind.hpp"
+#include "compact_study.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/storage/table.hpp"
 
@@ -101,12 +101,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "fill_study: %s\n", tb.status().to_string().c_str());
         return 3;
     }
-    // The generator's wdl-dtc/2 settings (gen/src/generate.cpp).
-    storage::TableWriteOptions options = storage::compact_write_options();
-    options.zstd_min_match = 6;
-    options.zstd_strategy = 7;
-    options.zstd_search_log = 3;
-    options.zstd_target_length = 256;
+    const storage::TableWriteOptions options = study::compact_table_options();
     std::vector<std::uint64_t> total(kFills, 0);
     for (int a = 2; a < argc; ++a) {
         auto id = probe::parse_table_name(argv[a]);
@@ -120,20 +115,7 @@ int main(int argc, char** argv) {
         const std::uint64_t n = ix.size();
         std::vector<std::uint16_t> codes(2 * n);
         if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
-        std::vector<std::uint8_t> is_free(2 * n, 0);
-#pragma omp parallel for schedule(dynamic, 1024)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-            Square squares[index::kMaxUnits];
-            if (!ix.decode(static_cast<std::uint64_t>(i), squares)) continue;
-            Position pos;
-            for (int u = 0; u < ix.unit_count(); ++u) pos.put(squares[u], ix.unit(u));
-            for (int c = 0; c < 2; ++c) {
-                pos.set_side_to_move(static_cast<Color>(c));
-                MoveList moves;
-                is_free[static_cast<std::size_t>(c * n + i)] =
-                    probe::slot_kind<Antichess>(pos, moves) == probe::SlotKind::Free;
-            }
-        }
+        const std::vector<std::uint8_t> is_free = study::free_slots(ix);
         const std::uint64_t period = row_period(ix);
         std::vector<std::uint64_t> best(kFills, ~std::uint64_t{0});
         for (int d = 0; d < 2; ++d) {

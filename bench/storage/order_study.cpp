@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "tbforge/index/indexer.hpp"
-#include "tbforge/probe/slot_kind.hpp"
+#include "compact_study.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/storage/table.hpp"
 
@@ -69,11 +69,7 @@ int main(int argc, char** argv) {
         sample = std::max(1ULL, std::strtoull(argv[3], nullptr, 10));
         first_table = 4;
     }
-    storage::TableWriteOptions options = storage::compact_write_options();
-    options.zstd_min_match = 6;
-    options.zstd_strategy = 7;
-    options.zstd_search_log = 3;
-    options.zstd_target_length = 256;
+    const storage::TableWriteOptions options = study::compact_table_options();
     std::uint64_t total_default = 0, total_best = 0, total_worst = 0;
     for (int a = first_table; a < argc; ++a) {
         auto id = probe::parse_table_name(argv[a]);
@@ -87,20 +83,7 @@ int main(int argc, char** argv) {
         const std::uint64_t n = base.size();
         std::vector<std::uint16_t> codes(2 * n);
         if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
-        std::vector<std::uint8_t> is_free(2 * n, 0);
-#pragma omp parallel for schedule(dynamic, 1024)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-            Square squares[index::kMaxUnits];
-            if (!base.decode(static_cast<std::uint64_t>(i), squares)) continue;
-            Position pos;
-            for (int u = 0; u < base.unit_count(); ++u) pos.put(squares[u], base.unit(u));
-            for (int c = 0; c < 2; ++c) {
-                pos.set_side_to_move(static_cast<Color>(c));
-                MoveList moves;
-                is_free[static_cast<std::size_t>(c * n + i)] =
-                    probe::slot_kind<Antichess>(pos, moves) == probe::SlotKind::Free;
-            }
-        }
+        const std::vector<std::uint8_t> is_free = study::free_slots(base);
         const std::vector<Unit> default_order = base.group_order();
         std::uint64_t default_bytes = 0, best = ~0ULL, worst = 0;
         std::string best_name;

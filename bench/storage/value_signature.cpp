@@ -33,14 +33,19 @@ int main(int argc, char** argv) {
     std::size_t count = 0;
     for (const storage::TableInfo& info : *tables) {
         std::uint64_t checksum = info.values_checksum;
-        if (info.spec.value_encoding == probe::kCompactValueEncoding) {
+        if (probe::is_compact_encoding(info.spec.value_encoding)) {
+            // wdl-dtc/3 tables keep the checksum of their values in the
+            // rule's slot order apart from the one in their own.
+            const std::string_view counter = info.spec.value_encoding == probe::kOrderedCompactValueEncoding
+                                                 ? probe::kRuleOrderChecksumCounter
+                                                 : probe::kResolvedChecksumCounter;
             bool found = false;
             for (const auto& c : info.statistics.counters) {
-                if (c.name == probe::kResolvedChecksumCounter) checksum = c.value, found = true;
+                if (c.name == counter) checksum = c.value, found = true;
             }
             if (!found) {
                 std::fprintf(stderr, "value_signature: %s has no counter %s\n", info.spec.name.c_str(),
-                             std::string(probe::kResolvedChecksumCounter).c_str());
+                             std::string(counter).c_str());
                 return 3;
             }
         }

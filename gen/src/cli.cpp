@@ -99,9 +99,10 @@ std::string gen_usage() {
     "  --tables-from DB  a database of finished tables, opened read-only (repeatable):\n"
     "                its tables are not built again and are read from there as\n"
     "                sub-tables, so one table can be built into a database of its own\n"
-    "  --encoding E  value encoding of the tables built: wdl-dtc/1 (default) or\n"
+    "  --encoding E  value encoding of the tables built: wdl-dtc/1 (default),\n"
     "                wdl-dtc/2 (smaller: what a one-ply search gives back is not\n"
-    "                stored, and the DTC of one side only; docs/values.md)\n"
+    "                stored, and the DTC of one side only; docs/values.md) or\n"
+    "                wdl-dtc/3 (wdl-dtc/2 in the index order that stores smallest)\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"
     "\n"
@@ -113,10 +114,11 @@ std::string gen_usage() {
 std::optional<Result<std::string>> encoding_option(const cli::Command& command) {
     auto encoding = command.optional("encoding");
     if (!encoding) return std::nullopt;
-    if (*encoding != probe::kValueEncoding && *encoding != probe::kCompactValueEncoding) {
+    if (*encoding != probe::kValueEncoding && !probe::is_compact_encoding(*encoding)) {
         return Result<std::string>(invalid_argument("unknown --encoding \"" + *encoding + "\" (known: " +
                                                     std::string(probe::kValueEncoding) + ", " +
-                                                    std::string(probe::kCompactValueEncoding) + ")"));
+                                                    std::string(probe::kCompactValueEncoding) + ", " +
+                                                    std::string(probe::kOrderedCompactValueEncoding) + ")"));
     }
     return Result<std::string>(*encoding);
 }
@@ -139,7 +141,8 @@ std::string plan_usage() {
     "                machine's cores); smaller tables get one\n"
     "  --db DIR      the database the tables go to: tables complete there get no job\n"
     "  --encoding E  value encoding the jobs build with (tbgen gen --encoding): wdl-dtc/1\n"
-    "                (default) or wdl-dtc/2, whose sub-tables take 3 bits a slot, not 2\n";
+    "                (default), wdl-dtc/2 or wdl-dtc/3, whose sub-tables take 3 bits a\n"
+    "                slot, not 2\n";
 }
 
 constexpr const char* kMergeUsage =

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "free_slots.hpp"
+#include "group_order.hpp"
 #include "out_of_core.hpp"
 #include "table_build.hpp"
 #include "wdl_table.hpp"
@@ -263,14 +264,10 @@ constexpr int kCompactZstdStrategy = 7;
 constexpr int kCompactZstdSearchLog = 3;
 constexpr int kCompactZstdTargetLength = 256;
 
-// Stores a table's values. `max_code` is the largest code of the table;
-// `read`, if given, reads values in any order, which lets wdl-dtc/2 read
-// every value once instead of twice.
-template <Ruleset R>
-Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const std::string& name,
-                           const index::Material& material, const GenerateOptions& options,
-                           std::uint16_t max_code, const ValueSource& source, const ValueReader& read = {}) {
-    const bool compact = options.value_encoding == probe::kCompactValueEncoding;
+// The write options of a table's blocks before the compact encodings'
+// parser settings (which the DTC side's and the group order's samples
+// leave out).
+storage::TableWriteOptions sample_write_options(const GenerateOptions& options) {
     storage::TableWriteOptions write_options;
     if (options.compression == storage::Compression::Zstd) write_options = storage::compact_write_options();
     write_options.compression = options.compression;
@@ -280,7 +277,47 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     write_options.compression_threads = std::clamp(omp_get_max_threads(), 1, 256);
     // wdl-dtc/2's codes come in runs: matches of 6 bytes or more make them
     // 2 % smaller than the level's 5, and compress faster (docs/values.md).
-    if (compact) write_options.zstd_min_match = kCompactZstdMinMatch;
+    if (probe::is_compact_encoding(options.value_encoding)) write_options.zstd_min_match = kCompactZstdMinMatch;
+    return write_options;
+}
+
+// XXH64 of a table's codes in slot order, little-endian at the width the
+// table stores them (the values checksum of a wdl-dtc/1 table).
+std::uint64_t values_checksum(ExactValues& values, std::uint64_t n) {
+    const unsigned width = values.max_code() <= 0xFF ? 1 : 2;
+    constexpr std::size_t kRead = 1 << 20;
+    std::vector<std::uint16_t> codes(kRead);
+    std::vector<std::uint8_t> bytes;
+    Xxh64 hash;
+    for (int c = 0; c < 2; ++c) {
+        for (std::uint64_t first = 0; first < n; first += kRead) {
+            const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - first));
+            values.read(static_cast<Color>(c), first, std::span(codes).first(count));
+            bytes.resize(count * width);
+            for (std::size_t k = 0; k < count; ++k) {
+                bytes[k * width] = static_cast<std::uint8_t>(codes[k]);
+                if (width == 2) bytes[k * 2 + 1] = static_cast<std::uint8_t>(codes[k] >> 8);
+            }
+            hash.update(bytes);
+        }
+    }
+    return hash.digest();
+}
+
+// Stores a table's values. `ix` is the stored index: the rule's order, or
+// for wdl-dtc/3 the one chosen, whose slots `source` and `read` follow.
+// `max_code` is the largest code of the table; `read`, if given, reads
+// values in any order, which lets wdl-dtc/2 read every value once instead
+// of twice. `rule_order_checksum`: wdl-dtc/3 in another order than the
+// rule's, the checksum of the values in the rule's order.
+template <Ruleset R>
+Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const std::string& name,
+                           const index::Material& material, const GenerateOptions& options,
+                           std::uint16_t max_code, const ValueSource& source, const ValueReader& read = {},
+                           std::optional<std::uint64_t> rule_order_checksum = std::nullopt) {
+    const bool compact = probe::is_compact_encoding(options.value_encoding);
+    const bool ordered = options.value_encoding == probe::kOrderedCompactValueEncoding;
+    storage::TableWriteOptions write_options = sample_write_options(options);
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
     const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
@@ -313,7 +350,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     spec.variant = std::string(R::kName);
     spec.material = material.name();
     spec.slot_count = 2 * ix.size();
-    spec.value_encoding = compact ? std::string(probe::kCompactValueEncoding) : std::string(probe::kValueEncoding);
+    spec.value_encoding = options.value_encoding;
     spec.generator_version = std::string(kGeneratorVersion);
     spec.value_width = max_code <= 0xFF ? 1 : 2;
     auto writer = tb.database().create_table(spec, write_options);
@@ -363,6 +400,11 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     if (compact) {
         stats.stored.counters.push_back({std::string(probe::kDtcSideCounter), static_cast<std::uint64_t>(to_index(dtc_side))});
         stats.stored.counters.push_back({std::string(probe::kResolvedChecksumCounter), resolved.digest()});
+    }
+    if (ordered) {
+        stats.stored.counters.push_back({std::string(probe::kIndexOrderCounter), probe::pack_group_order(ix.group_order())});
+        stats.stored.counters.push_back({std::string(probe::kRuleOrderChecksumCounter),
+                                         rule_order_checksum.value_or(resolved.digest())});
     }
     if (auto committed = writer->commit(stats.stored); !committed.ok()) {
         return database_failure("writing", name, committed);
@@ -502,7 +544,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         if (!found.ok()) return database_failure("building", name, found.status());
         sub_holders.push_back(found->first);
         subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count,
-                                              found->second.spec.value_encoding == probe::kCompactValueEncoding);
+                                              probe::is_compact_encoding(found->second.spec.value_encoding));
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
@@ -548,14 +590,27 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
         const auto store_start = std::chrono::steady_clock::now();
-        stored = store_table<R>(tb, *indexer, name, material, options, values.max_code(),
+        // wdl-dtc/3: the group order whose sampled blocks are smallest, and
+        // the values' checksum in the rule's order before they are read in it.
+        const index::Indexer* stored_index = &*indexer;
+        std::optional<index::Indexer> chosen;
+        std::optional<std::uint64_t> rule_order_checksum;
+        if (options.value_encoding == probe::kOrderedCompactValueEncoding) {
+            chosen = choose_group_order<R>(*indexer, values, sample_write_options(options));
+            if (chosen->group_order() != indexer->group_order()) {
+                rule_order_checksum = values_checksum(values, indexer->size());
+                values.set_stored_order(*chosen);
+            }
+            stored_index = &*chosen;
+        }
+        stored = store_table<R>(tb, *stored_index, name, material, options, values.max_code(),
                                 [&](const ValueSink& sink, bool last) {
             // Renumbered a piece at a time, handed over in the same pieces
             // as ever.
             constexpr std::size_t kPiece = 1 << 16;
             constexpr std::size_t kRead = 16 * kPiece;
             std::vector<std::uint16_t> codes(kRead);
-            const std::uint64_t n = indexer->size();
+            const std::uint64_t n = stored_index->size();
             for (int c = 0; c < 2; ++c) {
                 const auto side = static_cast<Color>(c);
                 for (std::uint64_t read = 0; read < n; read += kRead) {
@@ -567,7 +622,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                 }
                 if (last) values.release(side);
             }
-        }, [&](Color side, std::uint64_t first, std::span<std::uint16_t> out) { values.read(side, first, out); });
+        }, [&](Color side, std::uint64_t first, std::span<std::uint16_t> out) { values.read(side, first, out); },
+           rule_order_checksum);
         summary.positions = values.stats().positions;
         summary.phases.initial = values.stats().initial_seconds;
         summary.phases.levels = values.stats().seconds - values.stats().initial_seconds;

@@ -82,7 +82,7 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
             auto info = options.existing->table_info(probe::table_name(variant, m));
             if (info.ok()) {
                 present.insert(m);
-                if (info->spec.value_encoding == probe::kCompactValueEncoding) compact.insert(m);
+                if (probe::is_compact_encoding(info->spec.value_encoding)) compact.insert(m);
             } else if (info.status().code() != StatusCode::NotFound) {
                 return info.status().with_context("reading " + options.existing->path());
             }
@@ -122,7 +122,7 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
             auto s = sizes.get(sub);
             if (!s.ok()) return s.status();
             const bool sub_compact = present.contains(sub) ? compact.contains(sub)
-                                                           : options.value_encoding == probe::kCompactValueEncoding;
+                                                           : probe::is_compact_encoding(options.value_encoding);
             subtable_bytes += WdlTable::bytes_for(2 * s->slots, sub_compact);  // as generate counts them
         }
         t.memory = plan_memory(t.slots, subtable_bytes, options.memory_bytes, t.work_slots);
@@ -196,10 +196,10 @@ std::string job_arguments(const Plan& plan, const PlannedTable& t, const std::st
     for (const auto& p : plan.tables) planned[p.material] = &p;
     std::string args = " --threads " + threads + " --quiet --json";
     if (plan.options.value_encoding != probe::kValueEncoding) args += " --encoding " + plan.options.value_encoding;
-    // A wdl-dtc/2 sub-table values some slots by probing its own sub-tables,
+    // A wdl-dtc/2 (or /3) sub-table values some slots by probing its own sub-tables,
     // and so on down: such a job reads every table below it.
     std::vector<index::Material> sources = t.sub_tables;
-    if (plan.options.value_encoding == probe::kCompactValueEncoding) {
+    if (probe::is_compact_encoding(plan.options.value_encoding)) {
         std::set<index::Material> below(t.sub_tables.begin(), t.sub_tables.end());
         for (std::size_t k = 0; k < sources.size(); ++k) {
             const PlannedTable* p = planned.at(sources[k]);

@@ -31,29 +31,43 @@ std::optional<index::WorkIndex> work_index_for(const index::Indexer& exact) {
 ExactValues::ExactValues(const index::Indexer& exact, TableValues built) : exact_(exact), built_(std::move(built)) {}
 
 ExactValues::ExactValues(const index::Indexer& exact, const index::WorkIndex& work, TableValues built)
-    : exact_(exact), work_(work), built_(std::move(built)) {
+    : exact_(exact), work_(work), built_(std::move(built)) {}
+
+std::uint16_t ExactValues::max_code() const { return built_.max_code(); }
+
+void ExactValues::set_stored_order(const index::Indexer& stored) { stored_ = stored; }
+
+ExactValues::PlacedReader::PlacedReader(const ExactValues& values, const index::Indexer& from)
+    : values_(values), units_(from.unit_count()) {
     std::array<bool, kMaxTableUnits> taken{};
-    for (int k = 0; k < exact.unit_count(); ++k) {
-        for (int i = 0; i < work.unit_count(); ++i) {
-            if (!taken[i] && work.unit(i) == exact.unit(k)) {
+    for (int k = 0; k < from.unit_count(); ++k) {
+        for (int i = 0; i < units_; ++i) {
+            const Unit built = values.work_ ? values.work_->unit(i) : values.exact_.unit(i);
+            if (!taken[i] && built == from.unit(k)) {
                 taken[i] = true;
                 position_[k] = i;
                 break;
             }
         }
     }
+    if (values.work_) cursor_.emplace(*values.work_);
 }
 
-std::uint16_t ExactValues::max_code() const { return built_.max_code(); }
+std::uint16_t ExactValues::PlacedReader::code(Color side, const Square* squares) {
+    Square placed[kMaxTableUnits];
+    for (int u = 0; u < units_; ++u) placed[position_[u]] = squares[u];
+    const index::Index slot = cursor_ ? cursor_->encode(placed) : values_.exact_.encode(placed);
+    return slot == index::kNoIndex ? 0 : values_.built_.code(side, slot);
+}
 
 void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t> out) {
     const TableValues& from = built_;
-    if (!work_) {
+    if (!work_ && !stored_) {
         for (std::size_t k = 0; k < out.size(); ++k) out[k] = from.code(side, first + k);
         return;
     }
     const auto start = std::chrono::steady_clock::now();
-    const index::WorkIndex& work = *work_;
+    const index::Indexer& order = stored_ ? *stored_ : exact_;
     // Runs of consecutive slots, each decoded from its first
     // (Indexer::decode_next), the work slots following the moves of the
     // last unit (WorkIndex::Cursor).
@@ -62,19 +76,12 @@ void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t>
 #pragma omp parallel for schedule(static)
     for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
         Square squares[kMaxTableUnits];
-        Square placed[kMaxTableUnits];
-        index::WorkIndex::Cursor cursor(work);
+        PlacedReader reader(*this, order);
         const std::int64_t end = std::min(n, (run + 1) * kRun);
         for (std::int64_t k = run * kRun; k < end; ++k) {
             const index::Index i = first + static_cast<std::uint64_t>(k);
-            const bool decoded = k == run * kRun ? exact_.decode(i, squares) : exact_.decode_next(i, squares);
-            std::uint16_t value = 0;
-            if (decoded) {
-                for (int u = 0; u < exact_.unit_count(); ++u) placed[position_[u]] = squares[u];
-                const index::Index slot = cursor.encode(placed);
-                if (slot != index::kNoIndex) value = from.code(side, slot);
-            }
-            out[static_cast<std::size_t>(k)] = value;
+            const bool decoded = k == run * kRun ? order.decode(i, squares) : order.decode_next(i, squares);
+            out[static_cast<std::size_t>(k)] = decoded ? reader.code(side, squares) : 0;
         }
     }
     renumber_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -31,8 +31,25 @@ public:
     // of the table and shares its value with the position's exact slot.
     std::uint16_t max_code() const;
     // Codes of the exact slots [first, first + out.size()) with `side` to
-    // move, in parallel.
+    // move, in parallel; the slots of the stored order once one is set.
     void read(Color side, std::uint64_t first, std::span<std::uint16_t> out);
+    // From now on read() answers in the slots of `stored`, an indexer of the
+    // same table in another group order (wdl-dtc/3).
+    void set_stored_order(const index::Indexer& stored);
+    // Codes of single placements given in the unit order of an indexer of
+    // the table in any group order. One per thread.
+    class PlacedReader {
+    public:
+        PlacedReader(const ExactValues& values, const index::Indexer& from);
+        // 0 where the placement has no slot.
+        std::uint16_t code(Color side, const Square* squares);
+
+    private:
+        const ExactValues& values_;
+        std::array<int, kMaxTableUnits> position_{};  // unit k of `from` is unit position_[k] of the build
+        std::optional<index::WorkIndex::Cursor> cursor_;
+        int units_ = 0;
+    };
     // The values of `side` will not be read again.
     void release(Color side) { built_.bytes[to_index(side)] = {}; }
     // Time spent renumbering so far.
@@ -41,8 +58,7 @@ public:
 private:
     const index::Indexer& exact_;
     std::optional<index::WorkIndex> work_;
-    // Unit k of the exact order is unit position_[k] of the work order.
-    std::array<int, kMaxTableUnits> position_{};
+    std::optional<index::Indexer> stored_;
     TableValues built_;
     double renumber_seconds_ = 0;
 };

@@ -356,7 +356,7 @@ tbf_status tbf_table_info_at(tbf_db* db, size_t i, tbf_table_info* out) {
         out->stored_bytes = info.stored_bytes;
         out->checksum = info.values_checksum;
         out->value_width = info.spec.value_width;
-        if (info.spec.value_encoding == tbf::probe::kCompactValueEncoding) {
+        if (tbf::probe::is_compact_encoding(info.spec.value_encoding)) {
             // The table as tbf_table_values answers it: wdl-dtc/1 codes.
             std::uint64_t max_dtc = 0;
             bool recorded = false;

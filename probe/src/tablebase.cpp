@@ -292,11 +292,12 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     }
     const auto& info = reader->info();
     const auto& spec = info.spec;
-    const bool compact = spec.value_encoding == kCompactValueEncoding;
+    const bool compact = is_compact_encoding(spec.value_encoding);
     if (!compact && spec.value_encoding != kValueEncoding) {
         return corruption("table " + name + " has value encoding \"" + spec.value_encoding +
-                          "\", which this version does not read (it reads " + std::string(kValueEncoding) +
-                          " and " + std::string(kCompactValueEncoding) + ")");
+                          "\", which this version does not read (it reads " + std::string(kValueEncoding) + ", " +
+                          std::string(kCompactValueEncoding) + " and " + std::string(kOrderedCompactValueEncoding) +
+                          ")");
     }
     Color dtc_side = Color::White;
     if (compact) {
@@ -308,8 +309,23 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
         }
         dtc_side = counter->value == 0 ? Color::White : Color::Black;
     }
-    auto indexer = index::Indexer::create(variant, material);
-    if (!indexer.ok()) return indexer.status();
+    std::vector<Unit> group_order;
+    if (spec.value_encoding == kOrderedCompactValueEncoding) {
+        auto counter = std::find_if(info.statistics.counters.begin(), info.statistics.counters.end(),
+                                    [](const storage::Counter& c) { return c.name == kIndexOrderCounter; });
+        auto order = counter == info.statistics.counters.end() ? std::nullopt : unpack_group_order(counter->value);
+        if (!order) {
+            return corruption("table " + name + " (" + std::string(kOrderedCompactValueEncoding) +
+                              ") has no valid counter " + std::string(kIndexOrderCounter));
+        }
+        group_order = std::move(*order);
+    }
+    auto indexer = group_order.empty() ? index::Indexer::create(variant, material)
+                                       : index::Indexer::create(variant, material, group_order);
+    if (!indexer.ok()) {
+        return corruption("table " + name + " (" + spec.value_encoding + "): its counter " +
+                          std::string(kIndexOrderCounter) + " is no index of the table: " + indexer.status().message());
+    }
     if (spec.slot_count != 2 * indexer->size() || spec.value_width > 2 || spec.variant != variant_name(variant)) {
         return corruption("table " + name + " does not match this version's index or value encoding");
     }
@@ -750,8 +766,27 @@ ByteSplit byte_split(const storage::TableInfo& t) {
     return split;
 }
 
+std::uint64_t pack_group_order(std::span<const Unit> order) {
+    std::uint64_t packed = 0;
+    for (std::size_t g = 0; g < order.size() && g < 16; ++g) {
+        packed |= static_cast<std::uint64_t>(order[g]) << (4 * g);
+    }
+    return packed;
+}
+
+std::optional<std::vector<Unit>> unpack_group_order(std::uint64_t packed) {
+    std::vector<Unit> order;
+    for (; packed != 0; packed >>= 4) {
+        const auto u = static_cast<Unit>(packed & 0xF);
+        if (u == Unit::None || static_cast<int>(unit_type(u)) >= kUnitTypeCount) return std::nullopt;
+        order.push_back(u);
+    }
+    if (order.empty()) return std::nullopt;
+    return order;
+}
+
 std::string dtc_side_name(const storage::TableInfo& t) {
-    if (t.spec.value_encoding != kCompactValueEncoding) return {};
+    if (!is_compact_encoding(t.spec.value_encoding)) return {};
     for (const auto& c : t.statistics.counters) {
         if (c.name == kDtcSideCounter && c.value <= 1) return c.value == 0 ? "white" : "black";
     }

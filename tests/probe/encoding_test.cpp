@@ -1,6 +1,7 @@
-// Value encoding wdl-dtc/2 against wdl-dtc/1 (docs/values.md): the
-// generator builds the same tables in both encodings; every slot of every
-// table reads back the same value (Table::read_codes and Table::value), and
+// Value encodings wdl-dtc/2 and wdl-dtc/3 against wdl-dtc/1 (docs/values.md):
+// the generator builds the same tables in two encodings; every slot of every
+// table reads back the same value (Table::read_codes and Table::value; a
+// wdl-dtc/3 slot compared with the wdl-dtc/1 slot of the same placement), and
 // probe(), probe_wdl(), probe_moves() and the C API agree on sampled
 // positions. A stored WDL that disagrees with the moves is Corruption.
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "probe_fixture.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "tbforge/index/material.hpp"
 #include "tbforge/probe/slot_kind.hpp"
@@ -25,12 +27,14 @@ using tbf::test::contains;
 
 const std::string kV1(probe::kValueEncoding);
 const std::string kV2(probe::kCompactValueEncoding);
+const std::string kV3(probe::kOrderedCompactValueEncoding);
 
-// The same tables built in both encodings, opened read-only.
+// The same tables built as wdl-dtc/1 and in a compact encoding, opened read-only.
 struct Pair {
-    Pair(VariantId v, const std::vector<index::Material>& tables) : variant(v) {
+    Pair(VariantId v, const std::vector<index::Material>& tables, const std::string& compact = kV2)
+        : variant(v), encoding(compact) {
         test::build_tables(dir.sub("v1"), variant, tables, gen::GenerateOptions{}.compression, kV1);
-        test::build_tables(dir.sub("v2"), variant, tables, gen::GenerateOptions{}.compression, kV2);
+        test::build_tables(dir.sub("v2"), variant, tables, gen::GenerateOptions{}.compression, compact);
         auto a = probe::Tablebase::open(dir.sub("v1"));
         auto b = probe::Tablebase::open(dir.sub("v2"));
         REQUIRE(a.ok());
@@ -40,6 +44,7 @@ struct Pair {
     }
 
     VariantId variant;
+    std::string encoding;
     test::ScratchDir dir;
     std::unique_ptr<probe::Tablebase> v1, v2;
 };
@@ -53,7 +58,9 @@ std::uint64_t counter(const storage::TableInfo& info, const std::string& name) {
 
 // Every slot of every table of both databases: the same values, the same
 // statistics; and sampled positions through every probe path.
-void check_every_slot(const Pair& p, const std::vector<index::Material>& tables, std::size_t samples) {
+// Returns how many tables are stored in another group order than the rule's.
+std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& tables, std::size_t samples) {
+    std::size_t reordered_tables = 0;
     std::uint64_t slots = 0, visited = 0, stored_v1 = 0, stored_v2 = 0, differing_codes = 0;
     tbf_db* c1 = nullptr;
     tbf_db* c2 = nullptr;
@@ -72,16 +79,58 @@ void check_every_slot(const Pair& p, const std::vector<index::Material>& tables,
         CHECK_FALSE(t1.compact());
         REQUIRE(t2.compact());
         CHECK(t1.info().spec.value_encoding == kV1);
-        CHECK(t2.info().spec.value_encoding == kV2);
-        CHECK(t1.info().statistics.json == t2.info().statistics.json);
+        CHECK(t2.info().spec.value_encoding == p.encoding);
         CHECK(counter(t2.info(), "dtc_side") == static_cast<std::uint64_t>(to_index(t2.dtc_side())));
-        // The checksum a resolving reader recomputes: wdl-dtc/1's.
-        CHECK(counter(t2.info(), "wdl-dtc/1.checksum") == t1.info().values_checksum);
         const std::uint64_t n = t1.indexer().size();
-        std::vector<std::uint16_t> x(2 * n), y(2 * n);
-        REQUIRE(t1.read_codes(0, 2 * n, x.data()).ok());
+        REQUIRE(t2.indexer().size() == n);
+        std::vector<std::uint16_t> x1(2 * n), x(2 * n), y(2 * n);
+        REQUIRE(t1.read_codes(0, 2 * n, x1.data()).ok());
         auto read = t2.read_codes(0, 2 * n, y.data());
         REQUIRE_MESSAGE(read.ok(), read.status().to_string());
+        // x: the wdl-dtc/1 codes laid out in t2's slots (its group order).
+        const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
+        if (p.encoding == kV3) {
+            CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
+            // The checksum a wdl-dtc/1 build records, in the rule's order.
+            CHECK(counter(t2.info(), "wdl-dtc/1.rule_order_checksum") == t1.info().values_checksum);
+        } else {
+            CHECK_FALSE(reordered);
+        }
+        reordered_tables += reordered;
+        std::uint64_t unplaced = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            Square squares[index::kMaxUnits], regrouped[index::kMaxUnits];
+            t2.indexer().decode(i, squares);
+            int at = 0;
+            for (int u = 0; u < t1.indexer().unit_count(); ++u) {
+                if (u > 0 && t1.indexer().unit(u) == t1.indexer().unit(u - 1)) continue;
+                for (int w = 0; w < t2.indexer().unit_count(); ++w)
+                    if (t2.indexer().unit(w) == t1.indexer().unit(u)) regrouped[at++] = squares[w];
+            }
+            const index::Index j = t1.indexer().encode(regrouped);
+            if (j >= n) {
+                ++unplaced;
+                continue;
+            }
+            x[i] = x1[j];
+            x[n + i] = x1[n + j];
+        }
+        REQUIRE(unplaced == 0);
+        // The statistics do not depend on the order, except the longest
+        // win's example position (the first in slot order).
+        if (!reordered) CHECK(t1.info().statistics.json == t2.info().statistics.json);
+        // The checksum a resolving reader recomputes: of wdl-dtc/1's codes in
+        // t2's slot order.
+        const unsigned width = t1.info().spec.value_width;
+        std::vector<std::uint8_t> bytes;
+        for (const std::uint16_t code : x) {
+            bytes.push_back(static_cast<std::uint8_t>(code));
+            if (width == 2) bytes.push_back(static_cast<std::uint8_t>(code >> 8));
+        }
+        Xxh64 own_order;
+        own_order.update(bytes);
+        CHECK(counter(t2.info(), "wdl-dtc/1.checksum") == own_order.digest());
+        if (!reordered) CHECK(own_order.digest() == t1.info().values_checksum);
         std::uint64_t wrong = 0;
         for (std::uint64_t s = 0; s < 2 * n; s += test::kSlotStride) {
             ++visited;
@@ -103,11 +152,14 @@ void check_every_slot(const Pair& p, const std::vector<index::Material>& tables,
         CHECK(wrong == 0);
         // A range that starts mid-table, through the C API as tbverify reads it.
         const std::uint64_t first = n / 3, count = std::min<std::uint64_t>(n, 5000);
-        std::vector<tbf_value> cx(count), cy(count);
-        REQUIRE(tbf_table_values(c1, name.c_str(), first, count, cx.data()) == TBF_OK);
+        std::vector<tbf_value> cy(count);
         REQUIRE(tbf_table_values(c2, name.c_str(), first, count, cy.data()) == TBF_OK);
         std::uint64_t c_wrong = 0;
-        for (std::uint64_t k = 0; k < count; ++k) c_wrong += cx[k].wdl != cy[k].wdl || cx[k].dtc != cy[k].dtc;
+        for (std::uint64_t k = 0; k < count; ++k) {
+            const probe::Value v = probe::decode_value(x[first + k]);
+            const int wdl = v.wdl == Wdl::Win ? 1 : v.wdl == Wdl::Loss ? -1 : 0;
+            c_wrong += cy[k].wdl != wdl || cy[k].dtc != static_cast<unsigned>(v.dtc);
+        }
         CHECK(c_wrong == 0);
 
         for (const Position& pos : test::sample_positions(p.variant, material.name(), samples)) {
@@ -154,7 +206,7 @@ void check_every_slot(const Pair& p, const std::vector<index::Material>& tables,
         REQUIRE(tbf_table_info_at(c1, i, &i1) == TBF_OK);
         REQUIRE(tbf_table_info_at(c2, i, &i2) == TBF_OK);
         CHECK(std::string(i1.name) == std::string(i2.name));
-        CHECK(i1.checksum == i2.checksum);
+        if (p.encoding == kV2) CHECK(i1.checksum == i2.checksum);
         CHECK(i1.value_width == i2.value_width);
     }
     tbf_close(c1);
@@ -163,7 +215,8 @@ void check_every_slot(const Pair& p, const std::vector<index::Material>& tables,
     CHECK(differing_codes > visited / 10);
     CHECK(stored_v2 < stored_v1);
     MESSAGE(visited << " of " << slots << " slots compared; stored bytes " << stored_v1 << " (wdl-dtc/1), " << stored_v2
-                  << " (wdl-dtc/2)");
+                  << " (" << p.encoding << "); " << reordered_tables << " tables in another group order");
+    return reordered_tables;
 }
 
 }  // namespace
@@ -174,6 +227,23 @@ TEST_CASE("wdl-dtc/2 answers every value of every antichess table up to 3 units 
     const auto tables = test::sanitized_sample(all);
     const Pair p(VariantId::Antichess, tables);
     check_every_slot(p, tables, test::kSanitized ? 5 : 40);
+}
+
+TEST_CASE("wdl-dtc/3 answers every value as wdl-dtc/1, its tables in the group order stored") {
+    // Every third table up to 3 units (sanitized: a sample) and two 4-unit
+    // tables whose best order is not the rule's (bench/storage/README.md).
+    std::vector<index::Material> tables;
+    const auto all = test::sanitized_sample(index::enumerate_tables(VariantId::Antichess, 3));
+    for (std::size_t k = 0; k < all.size(); k += tbf::test::kSanitized ? 1 : 3) tables.push_back(all[k]);
+    if (!tbf::test::kSanitized) {
+        for (const char* name : {"KNvP", "BNvK"}) tables.push_back(test::table_material(VariantId::Antichess, name));
+    }
+    const Pair p(VariantId::Antichess, tables, kV3);
+    CHECK(check_every_slot(p, tables, test::kSanitized ? 5 : 20) > tables.size() / 4);
+    // Four File: the kings lead every order.
+    const auto ff = index::enumerate_tables(VariantId::FourFile, 3);
+    const Pair q(VariantId::FourFile, ff, kV3);
+    check_every_slot(q, ff, 10);
 }
 
 TEST_CASE("wdl-dtc/2 answers as wdl-dtc/1 on 4-unit antichess tables" * doctest::test_suite("slow")) {
@@ -292,6 +362,51 @@ TEST_CASE("an unknown value encoding is refused naming it") {
     CHECK(t.status().code() == StatusCode::Corruption);
     CHECK(contains(t.status().message(), "wdl-dtc/9"));
     CHECK(contains(t.status().message(), "antichess/KvK"));
+}
+
+TEST_CASE("a wdl-dtc/3 table without a valid group order is refused naming it") {
+    test::ScratchDir dir;
+    const auto kvn = test::table_material(VariantId::Antichess, "KvN");
+    test::build_tables(dir.sub("db"), VariantId::Antichess, {kvn}, gen::GenerateOptions{}.compression, kV3);
+    const Unit wk = make_unit(Color::White, UnitType::King);
+    const Unit bq = make_unit(Color::Black, UnitType::Queen);
+    // Rewritten with each bad counter: none, a nibble that is no unit, a
+    // unit the table does not have, a unit missing.
+    const std::vector<std::optional<std::uint64_t>> bad = {std::nullopt, 0x7, probe::pack_group_order(std::vector{wk, bq}),
+                                                           probe::pack_group_order(std::vector{wk})};
+    for (const auto& counter : bad) {
+        {
+            storage::DatabaseOptions rw;
+            rw.mode = storage::OpenMode::ReadWrite;
+            auto db = storage::Database::open(dir.sub("db"), rw);
+            REQUIRE(db.ok());
+            auto reader = db->open_table("antichess/KvN");
+            REQUIRE(reader.ok());
+            REQUIRE(reader->info().spec.value_encoding == kV3);
+            storage::TableStatistics stats = reader->info().statistics;
+            std::erase_if(stats.counters, [](const storage::Counter& c) { return c.name == "index_order"; });
+            if (counter) stats.counters.push_back({"index_order", *counter});
+            std::vector<std::uint8_t> bytes(reader->info().spec.slot_count);
+            for (std::uint64_t slot = 0; slot < bytes.size(); ++slot) {
+                auto v = reader->get(slot);
+                REQUIRE(v.ok());
+                bytes[slot] = static_cast<std::uint8_t>(*v);
+            }
+            auto options = storage::compact_write_options();
+            options.replace = true;
+            auto writer = db->create_table(reader->info().spec, options);
+            REQUIRE(writer.ok());
+            REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
+            REQUIRE(writer->commit(stats).ok());
+        }
+        auto tb = probe::Tablebase::open(dir.sub("db"));
+        REQUIRE(tb.ok());
+        auto t = tb->table(VariantId::Antichess, kvn);
+        REQUIRE_FALSE(t.ok());
+        CHECK(t.status().code() == StatusCode::Corruption);
+        CHECK(contains(t.status().message(), "antichess/KvN"));
+        CHECK(contains(t.status().message(), "index_order"));
+    }
 }
 
 // The attack-set classification (has_capture, quick_slot_kind,

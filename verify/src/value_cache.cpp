@@ -47,13 +47,16 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
     auto found = database_.table_info(name);
     if (!found.ok()) return found.status();
     const storage::TableInfo& info = *found;
-    if (info.spec.value_encoding != kValueEncoding && info.spec.value_encoding != "wdl-dtc/2") {
+    // wdl-dtc/3 is wdl-dtc/2 in another slot order, which the probe's index
+    // (tbf_table_decode) follows.
+    const bool compact = info.spec.value_encoding == "wdl-dtc/2" || info.spec.value_encoding == "wdl-dtc/3";
+    if (info.spec.value_encoding != kValueEncoding && !compact) {
         return Status(StatusCode::Corruption, "table " + name + " has value encoding \"" +
                                                    info.spec.value_encoding +
                                                    "\", which tbverify does not read");
     }
     std::uint32_t width = info.spec.value_width;
-    if (info.spec.value_encoding == "wdl-dtc/2") {
+    if (compact) {
         // The values are read as wdl-dtc/1 codes: the width wdl-dtc/1 would choose.
         std::uint64_t max_dtc = 0;
         for (const auto& c : info.statistics.counters)

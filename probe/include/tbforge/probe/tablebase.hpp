@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -39,6 +41,23 @@ inline constexpr std::string_view kDtcSideCounter = "dtc_side";
 // The counter holding a wdl-dtc/2 table's values checksum as wdl-dtc/1 would
 // store its values (docs/storage-format.md section 15).
 inline constexpr std::string_view kResolvedChecksumCounter = "wdl-dtc/1.checksum";
+// "wdl-dtc/3": the codes of wdl-dtc/2, in the slots of the index group order
+// the table names in the counter kIndexOrderCounter (chosen per table for
+// the smallest blocks). Its kResolvedChecksumCounter is in that order, like
+// every checksum of the table; kRuleOrderChecksumCounter holds the checksum
+// of the same wdl-dtc/1 codes in the rule's order, which is what a
+// wdl-dtc/1 build of the table records.
+inline constexpr std::string_view kOrderedCompactValueEncoding = "wdl-dtc/3";
+inline constexpr std::string_view kIndexOrderCounter = "index_order";
+inline constexpr std::string_view kRuleOrderChecksumCounter = "wdl-dtc/1.rule_order_checksum";
+// wdl-dtc/2 or wdl-dtc/3: only some slots hold their value.
+inline bool is_compact_encoding(std::string_view encoding) {
+    return encoding == kCompactValueEncoding || encoding == kOrderedCompactValueEncoding;
+}
+// A group order in one counter: 4 bits per group (its Unit), the high digit
+// in the low bits; nullopt for a value that is no such list.
+std::uint64_t pack_group_order(std::span<const Unit> order);
+std::optional<std::vector<Unit>> unpack_group_order(std::uint64_t packed);
 
 namespace detail {
 struct TablebaseState;

@@ -1,0 +1,111 @@
+// The index group order a wdl-dtc/3 table is stored in (docs/values.md,
+// docs/generation.md "Storing a table"): of every order the indexer
+// accepts, the one whose sampled blocks, laid out and filled as wdl-dtc/2
+// stores them, compress smallest. The rule's order wins ties.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "table_build.hpp"
+#include "table_moves.hpp"
+#include "tbforge/index/indexer.hpp"
+#include "tbforge/probe/slot_kind.hpp"
+#include "tbforge/storage/table.hpp"
+
+namespace tbf::gen {
+
+// Blocks sampled per order: the choice costs a decode, a classification and
+// a value read per sampled slot and order (bench/storage/README.md has the
+// sizes it reaches against order_study's full search).
+inline constexpr std::uint64_t kOrderSampleBlocks = 4;
+// How far back the code a sampled block starts from is looked for.
+inline constexpr std::uint64_t kOrderLookBack = 4096;
+
+template <Ruleset R>
+index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues& values,
+                                  const storage::TableWriteOptions& options) {
+    const std::uint64_t n = rule.size();
+    const std::uint64_t per_block = options.slots_per_block;
+    const std::uint64_t blocks = (2 * n + per_block - 1) / per_block;
+    const std::uint64_t count = std::min(blocks, kOrderSampleBlocks);
+    std::vector<std::uint64_t> sampled;
+    for (std::uint64_t i = 0; i < count; ++i) sampled.push_back(i * blocks / count);
+    const unsigned width = values.max_code() <= 0xFF ? 1 : 2;
+
+    // Stored bytes of the sampled blocks in one order, the smaller DTC side.
+    auto sample_bytes = [&](const index::Indexer& ix) {
+        std::uint64_t bytes[2] = {0, 0};
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes[:2])
+        for (std::size_t b = 0; b < sampled.size(); ++b) {
+            ExactValues::PlacedReader reader(values, ix);
+            MoveList moves;
+            // The code of slot s as each DTC side stores it if free; nullopt
+            // for a slot that is not free (it repeats the one before).
+            auto free_code = [&](std::uint64_t s, Square* squares, bool next) -> std::optional<std::uint16_t> {
+                const auto side = static_cast<Color>(s / n);
+                const std::uint64_t i = s % n;
+                if (!(next ? ix.decode_next(i, squares) : ix.decode(i, squares))) return std::nullopt;
+                Position pos;
+                for (int u = 0; u < ix.unit_count(); ++u) pos.put(squares[u], ix.unit(u));
+                pos.set_side_to_move(side);
+                if (side_not_to_move_in_check(R::kId, pos)) return std::nullopt;
+                auto kind = probe::quick_slot_kind<R>(pos);
+                if (!kind) kind = probe::slot_kind<R>(pos, moves);
+                if (*kind != probe::SlotKind::Free) return std::nullopt;
+                return reader.code(side, squares);
+            };
+            auto stored_as = [&](std::uint16_t code, Color side, int d) {
+                return to_index(side) == d || code == 0 ? code : static_cast<std::uint16_t>(2 - (code & 1));
+            };
+            const std::uint64_t begin = sampled[b] * per_block;
+            const std::uint64_t end = std::min(2 * n, begin + per_block);
+            Square squares[kMaxTableUnits];
+            std::uint16_t previous[2] = {0, 0};
+            // The block's first slots repeat the last free code before it.
+            const std::uint64_t side_start = begin / n * n;
+            for (std::uint64_t s = begin; s > side_start && begin - s < kOrderLookBack;) {
+                --s;
+                if (auto code = free_code(s, squares, false)) {
+                    for (int d = 0; d < 2; ++d) previous[d] = stored_as(*code, static_cast<Color>(s / n), d);
+                    break;
+                }
+            }
+            std::vector<std::uint8_t> raw[2];
+            for (int d = 0; d < 2; ++d) raw[d].assign((end - begin) * width, 0);
+            for (std::uint64_t s = begin; s < end; ++s) {
+                if (s % n == 0) previous[0] = previous[1] = 0;
+                const bool next = s != begin && s % n != 0;
+                if (auto code = free_code(s, squares, next)) {
+                    for (int d = 0; d < 2; ++d) previous[d] = stored_as(*code, static_cast<Color>(s / n), d);
+                }
+                for (int d = 0; d < 2; ++d) {
+                    raw[d][(s - begin) * width] = static_cast<std::uint8_t>(previous[d]);
+                    if (width == 2) raw[d][(s - begin) * 2 + 1] = static_cast<std::uint8_t>(previous[d] >> 8);
+                }
+            }
+            for (int d = 0; d < 2; ++d) bytes[d] += storage::block_record_bytes(raw[d], width, options);
+        }
+        return std::min(bytes[0], bytes[1]);
+    };
+
+    index::Indexer best = rule;
+    std::uint64_t best_bytes = sample_bytes(rule);
+    std::vector<Unit> order = rule.group_order();
+    std::sort(order.begin(), order.end());
+    do {
+        auto ix = index::Indexer::create(rule.variant(), rule.material(), order);
+        if (!ix.ok() || ix->group_order() == rule.group_order()) continue;
+        const std::uint64_t bytes = sample_bytes(*ix);
+        if (bytes < best_bytes) {
+            best_bytes = bytes;
+            best = std::move(*ix);
+        }
+    } while (std::next_permutation(order.begin(), order.end()));
+    return best;
+}
+
+}  // namespace tbf::gen
