@@ -204,6 +204,8 @@ Status run_info(const std::vector<std::string>& argv) {
             line["encoding"] = t.spec.value_encoding;
             const std::string dtc_side = dtc_side_name(t);
             line["dtc_side"] = dtc_side.empty() ? Json() : Json(dtc_side);
+            const std::string order = index_order_name(t);
+            line["index_order"] = order.empty() ? Json() : Json(order);
             const ByteSplit split = byte_split(t);
             line["format"] = t.format_version;
             line["bytes_per_position"] = split.per_position;
@@ -228,13 +230,14 @@ Status run_info(const std::vector<std::string>& argv) {
                         " bytes  format %u  %.4f B/position (values %" PRIu64
                         ", index metadata %" PRIu64 ")  checksum %s  "
                         "wtm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64 "  btm W/D/L %" PRIu64
-                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "  %s%s%s\n",
+                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "  %s%s%s%s%s\n",
                         t.spec.variant.c_str(), t.spec.material.c_str(), t.spec.slot_count,
                         t.stored_bytes, t.format_version, split.per_position, split.values,
                         split.index, checksum, counters[0], counters[1], counters[2],
                         counters[3], counters[4], counters[5], counters[6],
                         t.spec.value_encoding.c_str(), dtc_side_name(t).empty() ? "" : " DTC side ",
-                        dtc_side_name(t).c_str());
+                        dtc_side_name(t).c_str(), index_order_name(t).empty() ? "" : " index order ",
+                        index_order_name(t).c_str());
         }
     }
     return {};

@@ -785,6 +785,19 @@ std::optional<std::vector<Unit>> unpack_group_order(std::uint64_t packed) {
     return order;
 }
 
+std::string index_order_name(const storage::TableInfo& t) {
+    if (t.spec.value_encoding != kOrderedCompactValueEncoding) return {};
+    for (const auto& c : t.statistics.counters) {
+        if (c.name != kIndexOrderCounter) continue;
+        std::string out;
+        for (const Unit u : unpack_group_order(c.value).value_or(std::vector<Unit>{})) {
+            out += (out.empty() ? "" : " ") + index::unit_label(u);
+        }
+        return out;
+    }
+    return {};
+}
+
 std::string dtc_side_name(const storage::TableInfo& t) {
     if (!is_compact_encoding(t.spec.value_encoding)) return {};
     for (const auto& c : t.statistics.counters) {

@@ -212,7 +212,7 @@ class TableInfo(NamedTuple):
         "index_metadata": block headers, keys and the table's dictionary}.
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
-    encoding: the value encoding, "wdl-dtc/1" or "wdl-dtc/2".
+    encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2" or "wdl-dtc/3".
     dtc_side: for wdl-dtc/2, the side to move ("white" or "black") whose
         DTC is stored; None otherwise.
     """

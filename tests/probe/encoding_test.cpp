@@ -91,6 +91,9 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
         if (p.encoding == kV3) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
+            std::string labels;  // as tbprobe info shows the order
+            for (const Unit u : t2.indexer().group_order()) labels += (labels.empty() ? "" : " ") + index::unit_label(u);
+            CHECK(probe::index_order_name(t2.info()) == labels);
             // The checksum a wdl-dtc/1 build records, in the rule's order.
             CHECK(counter(t2.info(), "wdl-dtc/1.rule_order_checksum") == t1.info().values_checksum);
         } else {

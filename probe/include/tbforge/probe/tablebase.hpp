@@ -224,5 +224,8 @@ ByteSplit byte_split(const storage::TableInfo& t);
 // "white" or "black": the DTC side of a wdl-dtc/2 table as its metadata
 // records it; empty for other encodings (and a damaged record).
 std::string dtc_side_name(const storage::TableInfo& t);
+// The group order a wdl-dtc/3 table is stored in, e.g. "bN bK wR wK" (high
+// digit first); empty for other encodings or no valid counter.
+std::string index_order_name(const storage::TableInfo& t);
 
 }  // namespace tbf::probe
