@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Value encoding wdl-dtc/2 against wdl-dtc/1 (docs/values.md), not run in CI:
+# Value encodings wdl-dtc/1, wdl-dtc/2 and wdl-dtc/3 (docs/values.md), not run
+# in CI ($ENCODINGS picks some, in order):
 #  1. every antichess table of at most UPTO units built by this build's tbgen
 #     in each encoding, 2 threads, one after the other: wall, user CPU, peak
 #     RSS and load average around each run;
@@ -18,6 +19,7 @@ build=${1:-build}
 work=${2:-/tmp/tbforge-encoding-bench}
 upto=${3:-4}
 extra=${4:-}
+encodings=${ENCODINGS:-wdl-dtc/1 wdl-dtc/2 wdl-dtc/3}
 tbgen="$build/gen/tbgen"
 tbprobe="$build/probe/tbprobe"
 for f in "$tbgen" "$tbprobe"; do [ -x "$f" ] || { echo "no $f" >&2; exit 2; }; done
@@ -39,16 +41,16 @@ sizes() {  # sizes LABEL DB
     END { printf "%s: %d tables  %.0f slots  %.2f MB stored  %.4f B/slot\n", l, n, s, b / 1e6, b / s }' "$work/$1.json"
 }
 
-for enc in wdl-dtc/1 wdl-dtc/2; do
+for enc in $encodings; do
   tag=${enc//\//-}
   timed "upto$upto $enc" "$tbgen" gen --variant antichess --db "$work/$tag" --threads 2 --quiet \
     --upto "$upto" --encoding "$enc"
 done
-for enc in wdl-dtc/1 wdl-dtc/2; do sizes "upto$upto-${enc//\//-}" "$work/${enc//\//-}"; done
+for enc in $encodings; do sizes "upto$upto-${enc//\//-}" "$work/${enc//\//-}"; done
 [ "$upto" = 4 ] && echo "syzygy WDL+DTZ, the same 714 tables: 107 MB"
 
 for table in $extra; do
-  for enc in wdl-dtc/1 wdl-dtc/2; do
+  for enc in $encodings; do
     tag=${enc//\//-}
     timed "$table $enc" "$tbgen" gen --variant antichess --db "$work/$table-$tag" --threads 2 --quiet \
       --tables-from "$work/$tag" --encoding "$enc" "$table"
@@ -59,7 +61,7 @@ echo "syzygy WDL+DTZ: RBNvKN 5.7 MB, RBPvKN 26.8 MB"
 
 bench="$build/bench/probe/probe_bench"
 if [ -x "$bench" ]; then
-  for enc in wdl-dtc/1 wdl-dtc/2; do
+  for enc in $encodings; do
     tag=${enc//\//-}
     "$tbgen" gen --variant antichess --db "$work/probe-$tag" --threads 2 --quiet --encoding "$enc" \
       KQvK KPvK KRvKN QBvK
