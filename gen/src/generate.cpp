@@ -708,6 +708,9 @@ MemoryPlan plan_memory(std::uint64_t index_size, std::uint64_t subtable_bytes, s
 Result<std::vector<TableSummary>> generate(
     probe::Tablebase& tablebase, VariantId variant, const std::vector<index::Material>& tables,
     const GenerateOptions& options, const std::function<void(const TableSummary&)>& on_table) {
+    if (options.value_encoding != probe::kValueEncoding && !probe::is_compact_encoding(options.value_encoding)) {
+        return invalid_argument("unknown value encoding \"" + options.value_encoding + "\"");
+    }
     if (options.threads > 0) omp_set_num_threads(options.threads);
     if (options.memory_bytes == 0) {
         // Refused before any sub-table is built (build_one checks again with

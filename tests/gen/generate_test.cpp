@@ -461,6 +461,21 @@ TEST_CASE("one and two threads store identical bytes") {
     omp_set_num_threads(before);
 }
 
+TEST_CASE("an unknown value encoding is refused before anything is built") {
+    test::ScratchDir dir;
+    probe::Tablebase tb(test::open_rw(dir.sub("db")));
+    gen::GenerateOptions options;
+    options.value_encoding = "wdl-dtc/9";
+    const auto m = index::canonical(*index::parse_table("KvK", VariantId::Antichess));
+    auto result = gen::generate(tb, VariantId::Antichess, {m}, options);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().code() == StatusCode::InvalidArgument);
+    CHECK(result.status().message().find("wdl-dtc/9") != std::string::npos);
+    auto listed = tb.database().list_tables();
+    REQUIRE(listed.ok());
+    CHECK(listed->empty());
+}
+
 TEST_CASE("the antichess rule sets differ only through stalemates") {
     // Every 2-unit table and a few 3-unit ones, with and without pawns.
     std::vector<index::Material> tables = index::enumerate_tables(VariantId::Antichess, 2);

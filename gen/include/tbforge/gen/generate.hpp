@@ -24,8 +24,10 @@ struct GenerateOptions {
     bool progress = false;   // progress lines on stderr (a terminal)
     // Zstd: format 2 (docs/storage-format.md section 4); Lz4 writes format 1.
     storage::Compression compression = storage::Compression::Zstd;
-    // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1", or
-    // "wdl-dtc/2", which stores only what a one-ply search cannot give back.
+    // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
+    // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
+    // or "wdl-dtc/3", the same in the index order that stores smallest (in-
+    // RAM builds). Any other is refused.
     std::string value_encoding = std::string(probe::kValueEncoding);
     // Memory cap in bytes, 0 for none. A table whose in-RAM estimate
     // (plan_memory) exceeds it is built out-of-core in `work_dir`.
