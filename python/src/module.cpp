@@ -162,7 +162,7 @@ public:
                                       t.spec.generator_version, t.format_version,
                                       split.per_position, split.values, split.index,
                                       t.statistics.json, t.spec.value_encoding,
-                                      tbf::probe::dtc_side_name(t)));
+                                      tbf::probe::dtc_side_name(t), tbf::probe::index_order_name(t)));
         }
         return out;
     }

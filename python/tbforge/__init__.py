@@ -213,8 +213,10 @@ class TableInfo(NamedTuple):
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
     encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2" or "wdl-dtc/3".
-    dtc_side: for wdl-dtc/2, the side to move ("white" or "black") whose
-        DTC is stored; None otherwise.
+    dtc_side: for wdl-dtc/2 and wdl-dtc/3, the side to move ("white" or
+        "black") whose DTC is stored; None otherwise.
+    index_order: for wdl-dtc/3, the group order of the table's index, high
+        digit first ("bN bK wR wK"); None otherwise.
     """
 
     variant: str
@@ -230,6 +232,7 @@ class TableInfo(NamedTuple):
     statistics: Dict[str, Any]
     encoding: str
     dtc_side: Optional[str]
+    index_order: Optional[str]
 
 
 class StrategyInfo(NamedTuple):
@@ -374,9 +377,9 @@ class Tablebase:
         return [
             TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator, fmt,
                       per_position, {"values": values, "index_metadata": index},
-                      _json_object(statistics), encoding, dtc_side or None)
+                      _json_object(statistics), encoding, dtc_side or None, index_order or None)
             for (variant, table, slots, stored, checksum, width, generator, fmt, per_position, values,
-                 index, statistics, encoding, dtc_side) in self._core.tables()
+                 index, statistics, encoding, dtc_side, index_order) in self._core.tables()
         ]
 
     def strategies(self) -> List[StrategyInfo]:
