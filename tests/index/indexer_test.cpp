@@ -199,7 +199,9 @@ TEST_CASE("every permitted group order is a bijection onto the same slots") {
         {VariantId::Antichess, "RPvKP"}, {VariantId::Antichess, "KKvQN"}};
     std::mt19937_64 rng(20261127);
     const int samples = tbf::test::kSanitized ? 500 : 20'000;
-    for (const auto& [v, name] : tables) {
+    for (const auto& entry : tables) {
+        const VariantId v = entry.first;
+        const std::string& name = entry.second;
         const Material m = canonical(*parse_table(name, v));
         const Indexer base = *Indexer::create(v, m);
         int accepted = 0;
