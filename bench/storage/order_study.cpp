@@ -5,9 +5,9 @@
 //
 // For each antichess table named it reads the values (any encoding),
 // classifies every slot as the generator does (probe::slot_kind), and for
-// each permitted order (Indexer::create with that group order) lays
-// the codes out in that order's slots, fills the don't-care slots with the
-// previous free code and compresses them as the generator does
+// each permitted order (index::GroupOrders) lays the codes out in that
+// order's slots, fills the don't-care slots with the previous free code
+// and compresses them as the generator does
 // (storage::block_record_bytes with the stored wdl-dtc/2 settings), for
 // either DTC side; the smaller side counts. With --sample K only every K-th
 // block of each order is laid out and compressed (an estimate; the ratio
@@ -38,17 +38,6 @@ std::string order_name(const std::vector<Unit>& order) {
     std::string s;
     for (const Unit u : order) s += (s.empty() ? "" : " ") + index::unit_label(u);
     return s;
-}
-
-// Every order of the groups (Indexer::create refuses those that put a pawn
-// group after another kind of unit outside the root).
-std::vector<std::vector<Unit>> all_orders(std::vector<Unit> groups) {
-    std::sort(groups.begin(), groups.end());
-    std::vector<std::vector<Unit>> out;
-    do {
-        out.push_back(groups);
-    } while (std::next_permutation(groups.begin(), groups.end()));
-    return out;
 }
 
 }  // namespace
@@ -93,30 +82,22 @@ int main(int argc, char** argv) {
         for (std::uint64_t s = 0; s < 2 * n; ++s) {
             if (is_free[s]) side_max[s / n] = std::max(side_max[s / n], codes[s]);
         }
-        for (const auto& order : all_orders(default_order)) {
-            auto made = index::Indexer::create(id->variant, id->material, order);
-            if (!made.ok()) continue;  // not a permitted order
+        for (index::GroupOrders orders(id->variant, id->material); auto made = orders.next();) {
             const index::Indexer& ix = *made;
             if (ix.size() != n) {
-                std::fprintf(stderr, "order_study: %s: %llu slots, not %llu\n", order_name(order).c_str(),
+                std::fprintf(stderr, "order_study: %s: %llu slots, not %llu\n", order_name(ix.group_order()).c_str(),
                              static_cast<unsigned long long>(ix.size()), static_cast<unsigned long long>(n));
                 return 1;
             }
             // The slots of this order's sampled blocks, each read where it
-            // lives in the base order.
+            // lives in the base order (the position path regroups the units).
             auto base_slot = [&](std::uint64_t slot) {
                 const std::uint64_t c = slot / n, i = slot % n;
-                Square mine[index::kMaxUnits], theirs[index::kMaxUnits];
-                ix.decode(i, mine);
-                // Regroup the squares into the base order's unit order.
-                int at = 0;
-                for (int u = 0; u < base.unit_count(); ++u) {
-                    if (u > 0 && base.unit(u) == base.unit(u - 1)) continue;
-                    for (int v = 0; v < ix.unit_count(); ++v) {
-                        if (ix.unit(v) == base.unit(u)) theirs[at++] = mine[v];
-                    }
-                }
-                const std::uint64_t k = base.encode(theirs);
+                Square squares[index::kMaxUnits];
+                ix.decode(i, squares);
+                Position placed;
+                for (int u = 0; u < ix.unit_count(); ++u) placed.put(squares[u], ix.unit(u));
+                const std::uint64_t k = base.index(placed);
                 return k < n ? c * n + k : ~std::uint64_t{0};
             };
             const std::uint64_t blocks = (2 * n + options.slots_per_block - 1) / options.slots_per_block;
@@ -165,7 +146,8 @@ int main(int argc, char** argv) {
                 }
             }
             if (bad) {
-                std::fprintf(stderr, "order_study: %s: a slot has no base slot\n", order_name(order).c_str());
+                std::fprintf(stderr, "order_study: %s: a slot has no base slot\n",
+                             order_name(ix.group_order()).c_str());
                 return 1;
             }
             const std::uint64_t side_best = std::min(bytes[0], bytes[1]);

@@ -25,6 +25,19 @@ namespace tbf::gen {
 // where it can only stream them (out-of-core builds).
 using ValueReader = std::function<void(Color side, std::uint64_t first, std::span<std::uint16_t> out)>;
 
+// Whether the slot holding `pos` (a placement of the table, its side to
+// move set) is free, its value stored: a position (the side not to move
+// not in check) with a move that stays in the table. `moves` is room for
+// the move list, reused from slot to slot.
+template <Ruleset R>
+bool is_free_slot(const Position& pos, MoveList& moves) {
+    if (side_not_to_move_in_check(R::kId, pos)) return false;
+    // Attack sets decide most slots; the move list the rest.
+    auto kind = probe::quick_slot_kind<R>(pos);
+    if (!kind) kind = probe::slot_kind<R>(pos, moves);
+    return *kind == probe::SlotKind::Free;
+}
+
 // What wdl-dtc/2 needs to know of a table's slots before writing the first
 // one (docs/values.md): which are free, and per side how many free slots are
 // decided and their largest code. Recomputed from each slot's position, so
@@ -187,11 +200,7 @@ private:
                 for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
                 for (int c = 0; c < 2; ++c) {
                     pos.set_side_to_move(static_cast<Color>(c));
-                    if (side_not_to_move_in_check(R::kId, pos)) continue;
-                    // Attack sets decide most slots; the move list the rest.
-                    auto kind = probe::quick_slot_kind<R>(pos);
-                    if (!kind) kind = probe::slot_kind<R>(pos, moves);
-                    if (*kind == probe::SlotKind::Free) bits_[c][i / 64] |= std::uint64_t{1} << (i % 64);
+                    if (is_free_slot<R>(pos, moves)) bits_[c][i / 64] |= std::uint64_t{1} << (i % 64);
                 }
             }
         }

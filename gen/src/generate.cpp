@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -281,24 +282,34 @@ storage::TableWriteOptions sample_write_options(const GenerateOptions& options) 
     return write_options;
 }
 
+// Adds codes to a values checksum as a wdl-dtc/1 table stores them:
+// little-endian, `width` bytes each.
+void hash_codes(Xxh64& hash, std::span<const std::uint16_t> codes, unsigned width) {
+    // A piece at a time: the digest does not depend on how the bytes are split.
+    std::array<std::uint8_t, 4096> bytes;
+    const std::size_t per_piece = bytes.size() / width;
+    for (std::size_t at = 0; at < codes.size(); at += per_piece) {
+        const std::size_t count = std::min(per_piece, codes.size() - at);
+        for (std::size_t k = 0; k < count; ++k) {
+            bytes[k * width] = static_cast<std::uint8_t>(codes[at + k]);
+            if (width == 2) bytes[k * 2 + 1] = static_cast<std::uint8_t>(codes[at + k] >> 8);
+        }
+        hash.update(std::span(bytes).first(count * width));
+    }
+}
+
 // XXH64 of a table's codes in slot order, little-endian at the width the
 // table stores them (the values checksum of a wdl-dtc/1 table).
 std::uint64_t values_checksum(ExactValues& values, std::uint64_t n) {
     const unsigned width = values.max_code() <= 0xFF ? 1 : 2;
     constexpr std::size_t kRead = 1 << 20;
     std::vector<std::uint16_t> codes(kRead);
-    std::vector<std::uint8_t> bytes;
     Xxh64 hash;
     for (int c = 0; c < 2; ++c) {
         for (std::uint64_t first = 0; first < n; first += kRead) {
             const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - first));
             values.read(static_cast<Color>(c), first, std::span(codes).first(count));
-            bytes.resize(count * width);
-            for (std::size_t k = 0; k < count; ++k) {
-                bytes[k * width] = static_cast<std::uint8_t>(codes[k]);
-                if (width == 2) bytes[k * 2 + 1] = static_cast<std::uint8_t>(codes[k] >> 8);
-            }
-            hash.update(bytes);
+            hash_codes(hash, std::span(codes).first(count), width);
         }
     }
     return hash.digest();
@@ -362,19 +373,13 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     // (what a reader that resolves every slot, such as tbverify, can
     // recompute).
     Xxh64 resolved;
-    std::vector<std::uint8_t> resolved_bytes;
     const Color dtc_side = compact ? free_slots->dtc_side() : Color::White;
     std::uint16_t previous = 0;  // wdl-dtc/2: the code stored in the slot before
     source([&](Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         statistics.add(side, first, codes);
         if (!status.ok()) return;
         if (compact) {
-            resolved_bytes.resize(codes.size() * resolved_width);
-            for (std::size_t k = 0; k < codes.size(); ++k) {
-                resolved_bytes[k * resolved_width] = static_cast<std::uint8_t>(codes[k]);
-                if (resolved_width == 2) resolved_bytes[k * 2 + 1] = static_cast<std::uint8_t>(codes[k] >> 8);
-            }
-            resolved.update(resolved_bytes);
+            hash_codes(resolved, codes, resolved_width);
             // Free slots keep their code (the WDL alone off the DTC side);
             // the others repeat the code before them, from 0 at each side's start.
             stored.resize(codes.size());

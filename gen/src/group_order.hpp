@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "free_slots.hpp"
 #include "table_build.hpp"
 #include "table_moves.hpp"
 #include "tbforge/index/indexer.hpp"
-#include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/storage/table.hpp"
 
 namespace tbf::gen {
@@ -52,10 +52,7 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
                 Position pos;
                 for (int u = 0; u < ix.unit_count(); ++u) pos.put(squares[u], ix.unit(u));
                 pos.set_side_to_move(side);
-                if (side_not_to_move_in_check(R::kId, pos)) return std::nullopt;
-                auto kind = probe::quick_slot_kind<R>(pos);
-                if (!kind) kind = probe::slot_kind<R>(pos, moves);
-                if (*kind != probe::SlotKind::Free) return std::nullopt;
+                if (!is_free_slot<R>(pos, moves)) return std::nullopt;
                 return reader.code(side, squares);
             };
             auto stored_as = [&](std::uint16_t code, Color side, int d) {
@@ -94,17 +91,14 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
 
     index::Indexer best = rule;
     std::uint64_t best_bytes = sample_bytes(rule);
-    std::vector<Unit> order = rule.group_order();
-    std::sort(order.begin(), order.end());
-    do {
-        auto ix = index::Indexer::create(rule.variant(), rule.material(), order);
-        if (!ix.ok() || ix->group_order() == rule.group_order()) continue;
+    for (index::GroupOrders orders(rule.variant(), rule.material()); auto ix = orders.next();) {
+        if (ix->group_order() == rule.group_order()) continue;
         const std::uint64_t bytes = sample_bytes(*ix);
         if (bytes < best_bytes) {
             best_bytes = bytes;
             best = std::move(*ix);
         }
-    } while (std::next_permutation(order.begin(), order.end()));
+    }
     return best;
 }
 

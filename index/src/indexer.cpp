@@ -365,6 +365,26 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material, std
     return ix;
 }
 
+GroupOrders::GroupOrders(VariantId variant, const Material& material) : variant_(variant), material_(material) {
+    for (const Color c : {Color::White, Color::Black}) {
+        for (int t = 0; t < kUnitTypeCount; ++t) {
+            const auto type = static_cast<UnitType>(t);
+            if (material.count(c, type) != 0) order_.push_back(make_unit(c, type));
+        }
+    }
+    std::sort(order_.begin(), order_.end());
+    done_ = order_.empty();
+}
+
+std::optional<Indexer> GroupOrders::next() {
+    while (!done_) {
+        auto ix = Indexer::create(variant_, material_, order_);
+        done_ = !std::next_permutation(order_.begin(), order_.end());
+        if (ix.ok()) return std::move(*ix);
+    }
+    return std::nullopt;
+}
+
 Index Indexer::tail_size(int level, Bitboard occ) const {
     Index size = 1;
     int used = 0;

@@ -138,16 +138,13 @@ TEST_CASE("neighbours equal full encodes: other group orders") {
     for (const char* name : {"KRvKN", "KNPvB", "BNvNP", "RBNvKN", "KNvBP", "BBvNN"}) {
         CAPTURE(name);
         const Material m = canonical(*parse_table(name, VariantId::Antichess));
-        std::vector<Unit> order = Indexer::create(VariantId::Antichess, m)->group_order();
-        std::sort(order.begin(), order.end());
         std::mt19937_64 rng(std::hash<std::string_view>{}(name));
         int tried = 0, failures = 0;
-        do {
-            auto ix = Indexer::create(VariantId::Antichess, m, order);
-            if (!ix.ok()) continue;
+        for (GroupOrders orders(VariantId::Antichess, m); auto ix = orders.next();) {
             ++tried;
             for (int k = 0; k < scaled(20) && failures == 0; ++k) failures += check_slot(*ix, rng() % ix->size(), rng);
-        } while (std::next_permutation(order.begin(), order.end()) && failures == 0);
+            if (failures != 0) break;
+        }
         CHECK(tried >= 2);
         CHECK(failures == 0);
     }

@@ -102,15 +102,11 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         reordered_tables += reordered;
         std::uint64_t unplaced = 0;
         for (std::uint64_t i = 0; i < n; ++i) {
-            Square squares[index::kMaxUnits], regrouped[index::kMaxUnits];
+            Square squares[index::kMaxUnits];
             t2.indexer().decode(i, squares);
-            int at = 0;
-            for (int u = 0; u < t1.indexer().unit_count(); ++u) {
-                if (u > 0 && t1.indexer().unit(u) == t1.indexer().unit(u - 1)) continue;
-                for (int w = 0; w < t2.indexer().unit_count(); ++w)
-                    if (t2.indexer().unit(w) == t1.indexer().unit(u)) regrouped[at++] = squares[w];
-            }
-            const index::Index j = t1.indexer().encode(regrouped);
+            Position placed;
+            for (int u = 0; u < t2.indexer().unit_count(); ++u) placed.put(squares[u], t2.indexer().unit(u));
+            const index::Index j = t1.indexer().index(placed);  // regrouped into t1's order
             if (j >= n) {
                 ++unplaced;
                 continue;

@@ -283,6 +283,24 @@ private:
     std::array<Image, kSymmetryCount> images_;
 };
 
+// Every group order Indexer::create accepts for a table, as its indexer:
+// the permutations of the table's groups in lexicographic order of their
+// units. Each indexer is built when asked for, as a large table's take
+// memory:
+//     for (GroupOrders orders(variant, material); auto ix = orders.next();) ...
+class GroupOrders {
+public:
+    GroupOrders(VariantId variant, const Material& material);
+    // The indexer of the next order accepted; nullopt after the last.
+    std::optional<Indexer> next();
+
+private:
+    VariantId variant_;
+    Material material_;
+    std::vector<Unit> order_;  // the next permutation to try
+    bool done_ = false;
+};
+
 // Printable name of a unit in a placement, e.g. "wK", "bP".
 std::string unit_label(Unit u);
 
