@@ -9,9 +9,9 @@
 // order's slots, fills the don't-care slots with the previous free code
 // and compresses them as the generator does
 // (storage::block_record_bytes with the stored wdl-dtc/2 settings), for
-// either DTC side; the smaller side counts. With --sample K only every K-th
-// block of each order is laid out and compressed (an estimate; the ratio
-// between orders is what matters).
+// either DTC side; the smaller side counts. With --sample K only about one
+// block in K of each order, picked by a hash of its number, is laid out and
+// compressed (an estimate; the ratio between orders is what matters).
 //
 // Usage: order_study DB [--sample K] TABLE...
 
@@ -38,6 +38,18 @@ std::string order_name(const std::vector<Unit>& order) {
     std::string s;
     for (const Unit u : order) s += (s.empty() ? "" : " ") + index::unit_label(u);
     return s;
+}
+
+// With --sample K, whether block b is one of the sampled: about one in K,
+// by a hash of b. A stride (every K-th block) falls in step with the
+// index's radices (64^k slots are whole blocks) and then sees one phase of
+// the table's structure only: every 16th block measured NPvNP's best order
+// at 0.847 of the rule's where all blocks give 0.995.
+bool sampled_block(std::uint64_t b, std::uint64_t sample) {
+    std::uint64_t z = b + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return (z ^ (z >> 31)) % sample == 0;
 }
 
 }  // namespace
@@ -105,7 +117,7 @@ int main(int argc, char** argv) {
             bool bad = false;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes[:2]) reduction(|| : bad)
             for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-                if (static_cast<std::uint64_t>(b) % sample != 0) continue;
+                if (!sampled_block(static_cast<std::uint64_t>(b), sample)) continue;
                 const std::uint64_t at = static_cast<std::uint64_t>(b) * options.slots_per_block;
                 const std::uint64_t count = std::min<std::uint64_t>(options.slots_per_block, 2 * n - at);
                 std::vector<std::uint64_t> from(count);
