@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "study_database.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace {
@@ -406,20 +407,12 @@ int main(int argc, char** argv) {
             names.push_back(arg);
         }
     }
-    DatabaseOptions read;
-    read.block_cache_bytes = 0;
-    auto db = Database::open(argv[1], read);
-    if (!db.ok()) die(db.status().to_string());
-    if (names.empty()) {
-        auto all = db->list_tables();
-        if (!all.ok()) die(all.status().to_string());
-        for (const TableInfo& info : *all) names.push_back(info.spec.name);
-    }
+    auto db = tbf::study::open_study_database("pair_study", argv[1], names);
 
     std::vector<TableResult> results(names.size());
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t t = 0; t < names.size(); ++t) {
-        auto table = db->open_table(names[t]);
+        auto table = db.open_table(names[t]);
         if (!table.ok()) die(table.status().to_string());
         const TableInfo& info = table->info();
         TableResult& r = results[t];

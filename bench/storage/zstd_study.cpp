@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "study_database.hpp"
 #include "tbforge/storage/database.hpp"
 #include "records.hpp"  // the writer's dictionary training
 
@@ -150,15 +151,7 @@ int main(int argc, char** argv) {
     if (sets.empty()) {
         for (const char* spec : kDefaultSets) sets.push_back(parse_set(spec));
     }
-    DatabaseOptions read;
-    read.block_cache_bytes = 0;
-    auto db = Database::open(argv[1], read);
-    if (!db.ok()) die(db.status().to_string());
-    if (names.empty()) {
-        auto all = db->list_tables();
-        if (!all.ok()) die(all.status().to_string());
-        for (const TableInfo& info : *all) names.push_back(info.spec.name);
-    }
+    auto db = tbf::study::open_study_database("zstd_study", argv[1], names);
 
     // Every block in byte-plane form (the form the writer compresses).
     std::vector<std::string> blocks;
@@ -166,7 +159,7 @@ int main(int argc, char** argv) {
     std::uint64_t slots = 0;
     std::uint64_t stored = 0;
     for (const std::string& name : names) {
-        auto table = db->open_table(name);
+        auto table = db.open_table(name);
         if (!table.ok()) die(table.status().to_string());
         const TableInfo& info = table->info();
         const std::uint32_t width = info.spec.value_width;
