@@ -74,7 +74,11 @@ int main(int argc, char** argv) {
     std::uint64_t total_default = 0, total_best = 0, total_worst = 0;
     for (int a = first_table; a < argc; ++a) {
         auto id = probe::parse_table_name(argv[a]);
-        if (!id.ok()) return 2;
+        if (!id.ok()) {
+            std::fprintf(stderr, "order_study: %s\n",
+                         id.status().to_string().c_str());
+            return 2;
+        }
         auto table = tb->table(id->variant, id->material);
         if (!table.ok()) {
             std::fprintf(stderr, "order_study: %s\n", table.status().to_string().c_str());
