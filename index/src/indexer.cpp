@@ -365,14 +365,9 @@ Result<Indexer> Indexer::create(VariantId variant, const Material& material, std
     return ix;
 }
 
-GroupOrders::GroupOrders(VariantId variant, const Material& material) : variant_(variant), material_(material) {
-    for (const Color c : {Color::White, Color::Black}) {
-        for (int t = 0; t < kUnitTypeCount; ++t) {
-            const auto type = static_cast<UnitType>(t);
-            if (material.count(c, type) != 0) order_.push_back(make_unit(c, type));
-        }
-    }
-    std::sort(order_.begin(), order_.end());
+GroupOrders::GroupOrders(VariantId variant, const Material& material)
+    : variant_(variant), material_(material), order_(default_group_order(variant, material)) {
+    std::sort(order_.begin(), order_.end());  // the first permutation
     done_ = order_.empty();
 }
 
