@@ -124,21 +124,21 @@ void RetrogradeBuilder<R, Ix>::initial_pass() {
                 // Without a royal king a slot is a position for both sides or
                 // for neither: one decode serves both (chunks are even).
                 static_assert(kChunk % 2 == 0);
+                typename TableMoves<R, Ix>::Scan scan(moves_);
                 for (std::int64_t slot = chunk * kChunk; slot < end; slot += 2) {
                     const auto index = static_cast<std::uint64_t>(slot >> 1);
-                    Position pos;
-                    Square squares[kMaxTableUnits];
-                    if (!moves_.decode_both(index, squares, pos)) {
+                    if (!scan.decode(index, Color::White)) {
                         SlotStart invalid;
                         invalid.value = StateWord::kInvalid;
                         record(Color::White, index, invalid);
                         if (slot + 1 < end) record(Color::Black, index, invalid);
                         continue;
                     }
-                    record(Color::White, index, moves_.start(pos, squares));
+                    Position& pos = scan.position();
+                    record(Color::White, index, moves_.start(pos, scan.squares()));
                     if (slot + 1 < end) {
                         pos.set_side_to_move(Color::Black);
-                        record(Color::Black, index, moves_.start(pos, squares));
+                        record(Color::Black, index, moves_.start(pos, scan.squares()));
                     }
                 }
             } else {
@@ -341,6 +341,7 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
                 const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
                 const Color child_side = ~side;
                 const StateBytes& children = bytes_[to_index(child_side)];
+                typename TableMoves<R, Ix>::Scan scan(moves_);
                 for (std::uint64_t i = first; i < end; ++i) {
                     // Only this thread writes slot i; the children's bytes
                     // are read while other threads decide them, but those
@@ -354,12 +355,10 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
                         seen_word = load_escaped(side, i);
                         if (!StateWord::is_open(seen_word)) continue;
                     }
-                    Position pos;
-                    Square squares[kMaxTableUnits];
-                    [[maybe_unused]] const bool ok = moves_.decode(i, side, squares, pos);
+                    [[maybe_unused]] const bool ok = scan.decode(i, side);
                     assert(ok);
                     StateByte::PullCount count(layout_, level);
-                    moves_.open_children(i, pos, squares, [&](std::uint64_t child) {
+                    moves_.open_children(i, scan.position(), scan.squares(), [&](std::uint64_t child) {
                         const std::uint8_t b =
                             std::atomic_ref<const std::uint8_t>(children[child]).load(std::memory_order_relaxed);
                         return count.add(b != StateByte::kEscaped ? b

@@ -15,6 +15,7 @@
 
 #include "state_word.hpp"
 #include "tbforge/index/material.hpp"
+#include "tbforge/index/work_index.hpp"
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/symmetry.hpp"
@@ -178,6 +179,49 @@ public:
         return is_valid(pos);
     }
 
+    // decode() of slots met in increasing order, as the passes scan them. On
+    // the work index most slots share every digit but the last with the
+    // slot before: only the last unit is placed again, not every unit.
+    class Scan {
+    public:
+        explicit Scan(const TableMoves& moves) : moves_(moves) {}
+        // False if `index` is not a position; else squares() and position().
+        bool decode(std::uint64_t index, Color side) {
+            if constexpr (!std::is_same_v<Ix, index::WorkIndex>) {
+                return moves_.decode(index, side, squares_, pos_);
+            } else {
+                const index::WorkIndex& ix = moves_.ix_;
+                const int last = ix.unit_count() - 1;
+                if (const std::uint64_t prefix = index >> 6; prefix != prefix_) {
+                    prefix_ = prefix;
+                    prefix_valid_ = ix.decode_prefix(index, squares_);
+                    if (!prefix_valid_) return false;
+                    pos_ = Position();
+                    for (int i = 0; i < last; ++i) pos_.put(squares_[i], ix.unit(i));
+                    last_placed_ = false;
+                } else if (!prefix_valid_) {
+                    return false;
+                }
+                if (last_placed_) pos_.remove(squares_[last]);
+                last_placed_ = ix.decode_last(index, squares_);
+                if (!last_placed_) return false;
+                pos_.put(squares_[last], ix.unit(last));
+                pos_.set_side_to_move(side);
+                return moves_.is_valid(pos_);
+            }
+        }
+        const Square* squares() const { return squares_; }
+        Position& position() { return pos_; }
+
+    private:
+        const TableMoves& moves_;
+        std::uint64_t prefix_ = ~std::uint64_t{0};
+        bool prefix_valid_ = false;
+        bool last_placed_ = false;  // pos_ holds the last unit on squares_[last]
+        Square squares_[kMaxTableUnits]{};
+        Position pos_;
+    };
+
     // Number of table symmetries that map the position onto itself.
     int stabilizer(const Position& pos) const {
         // A unit alone of its kind stays on its square under a symmetry
@@ -204,13 +248,6 @@ public:
     [[gnu::always_inline]] inline SlotStart start(Color side, std::uint64_t index) const;
     // start() of a decoded position (decode() true), its squares in `squares`.
     [[gnu::always_inline]] inline SlotStart start(const Position& pos, const Square* squares) const;
-    // The placement of a slot as a position without a side to move (White),
-    // valid for either side: false if it is not a position for one of them.
-    // For indexers whose slots are positions for both sides (no royal king).
-    bool decode_both(std::uint64_t index, Square* squares, Position& pos) const {
-        static_assert(!R::kRoyalKing);
-        return decode(index, Color::White, squares, pos);
-    }
 
     // Slots of the predecessors of pos by quiet un-moves of the units before
     // `units_end`, repeated once per un-move, sorted if asked; under

@@ -11,8 +11,6 @@ namespace {
 
 using detail::mobility_rank;
 
-constexpr Bitboard kBackRanks = 0xFF000000000000FFULL;
-
 struct SquareMaps {
     std::array<std::array<Square, 64>, kSymmetryCount> image{};
     constexpr SquareMaps() {
@@ -91,7 +89,7 @@ std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& ma
     for (int s = 0; s < 64; ++s) {
         const auto sq = static_cast<Square>(s);
         const bool canonical = ix.pawnless_ ? in_triangle(sq) : file_of(sq) <= 3;
-        if (!canonical || (root_pawn && (bit(sq) & kBackRanks))) continue;
+        if (!canonical || (root_pawn && (bit(sq) & kBackRankSquares))) continue;
         choice_of[s] = static_cast<std::uint8_t>(ix.root_choices_);
         ix.root_square_[ix.root_choices_] = sq;
         ix.choice_on_diagonal_[ix.root_choices_] = ix.pawnless_ && file_of(sq) == rank_of(sq);
@@ -124,7 +122,7 @@ Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice
         const int count = group_count_[i];
         if (count == 1) {
             const Square s = map[squares[i]];
-            if (pawn_[i] && (bit(s) & kBackRanks)) return kNoIndex;
+            if (pawn_[i] && (bit(s) & kBackRankSquares)) return kNoIndex;
             slot |= static_cast<Index>(s) << (shift_ - 6 * i);
             ++i;
             continue;
@@ -132,7 +130,7 @@ Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice
         Square g[kMaxUnits];
         sorted_images(squares + i, count, map, g);
         for (int k = 0; k < count; ++k) {
-            if (pawn_[i] && (bit(g[k]) & kBackRanks)) return kNoIndex;
+            if (pawn_[i] && (bit(g[k]) & kBackRankSquares)) return kNoIndex;
             slot |= static_cast<Index>(g[k]) << (shift_ - 6 * (i + k));
         }
         i += count;
@@ -173,20 +171,20 @@ Index WorkIndex::encode_moved_slow(const Square* squares, int moved, Square to) 
     return encode(copy);
 }
 
-bool WorkIndex::decode(Index slot, Square* squares) const noexcept {
+bool WorkIndex::decode_prefix(Index slot, Square* squares) const noexcept {
     const Index choice = slot >> shift_;
     if (choice >= static_cast<Index>(root_choices_)) return false;
     squares[0] = root_square_[choice];
     Bitboard occ = bit(squares[0]);
-    for (int i = 1; i < units_; ++i) {
+    for (int i = 1; i < units_ - 1; ++i) {
         const auto s = static_cast<Square>((slot >> (shift_ - 6 * i)) & 63);
         if (occ & bit(s)) return false;
-        if (pawn_[i] && (bit(s) & kBackRanks)) return false;
+        if (pawn_[i] && (bit(s) & kBackRankSquares)) return false;
         if (i > group_first_[i] && s < squares[i - 1]) return false;
         occ |= bit(s);
         squares[i] = s;
     }
-    return !choice_on_diagonal_[choice] || canonical_on_diagonal(squares);
+    return true;
 }
 
 bool WorkIndex::canonical_on_diagonal(const Square* squares) const noexcept {

@@ -55,3 +55,61 @@ TEST_SUITE("slow") {
         check_syzygy_rows("syzygy/giveaway_samples_34.tsv", 3);
     }
 }
+
+#include <random>
+
+#include "table_moves.hpp"
+#include "tbforge/index/work_index.hpp"
+
+TEST_CASE("a slot scan decodes every slot as decode() does, whatever slots it skips") {
+    // Scans place only the last unit again while the other digits stay; the
+    // skips are those of a pull pass (decided slots are passed over).
+    for (const std::string name : {"KRvN", "BNvK", "KRRvK", "QQBvN", "NPvNP", "KPPvB", "BBvKN"}) {
+        CAPTURE(name);
+        const auto material = index::parse_material(name);
+        REQUIRE(material.ok());
+        const auto work = index::WorkIndex::create(VariantId::Antichess, *material);
+        REQUIRE(work.has_value());
+        const gen::TableMoves<Antichess, index::WorkIndex> moves(
+            *work, gen::ChildValue([](const Position&) { return probe::Value{Wdl::Draw, 0}; }));
+        std::mt19937_64 rng(5);
+        // Windows of 20,000 slots, each scanned once
+        // without skips and twice with.
+        for (const int skip_one_in : {1000000, 3, 2, 1000000, 3, 2}) {
+            gen::TableMoves<Antichess, index::WorkIndex>::Scan scan(moves);
+            int agreed = 0;
+            // From a used slot: pawns on a back rank leave long stretches unused.
+            std::uint64_t start = rng() % work->size();
+            for (Square at[gen::kMaxTableUnits]; !work->decode(start, at);) start = rng() % work->size();
+            const std::uint64_t end = std::min<std::uint64_t>(work->size(), start + 20000);
+            for (std::uint64_t slot = start; slot < end; ++slot) {
+                if (rng() % static_cast<unsigned>(skip_one_in) == 0) continue;
+                const Color side = (slot & 1) ? Color::Black : Color::White;
+                Square squares[gen::kMaxTableUnits];
+                Position pos;
+                const bool valid = moves.decode(slot, side, squares, pos);
+                const bool scanned = scan.decode(slot, side);
+                if (scanned != valid) {
+                    FAIL_CHECK("slot " << slot << ": scan " << scanned << ", decode " << valid);
+                    break;
+                }
+                if (!valid) continue;
+                const bool same_squares = std::equal(squares, squares + work->unit_count(), scan.squares());
+                // The bitboards too: operator== compares the board array only.
+                bool same_bitboards = scan.position().units(Color::White) == pos.units(Color::White) &&
+                                      scan.position().units(Color::Black) == pos.units(Color::Black);
+                for (int t = 0; t < kUnitTypeCount; ++t) {
+                    same_bitboards = same_bitboards && scan.position().units(static_cast<UnitType>(t)) ==
+                                                           pos.units(static_cast<UnitType>(t));
+                }
+                if (!same_squares || !same_bitboards || !(scan.position() == pos)) {
+                    FAIL_CHECK("slot " << slot << ": " << to_fen(scan.position()) << " against " << to_fen(pos));
+                    break;
+                }
+                ++agreed;
+            }
+            CAPTURE(start);
+            CHECK(agreed > 0);
+        }
+    }
+}

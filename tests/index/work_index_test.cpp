@@ -89,7 +89,7 @@ TEST_CASE("work index slots correspond one to one to exact index slots") {
 }
 
 TEST_CASE("a moved unit's slot equals the full encoding") {
-    for (const char* name : {"QRvN", "KNvBP", "RRvB", "KPPvK", "RBNvKN", "KNvRB", "KvP"}) {
+    for (const char* name : {"QRvN", "KNvBP", "RRvB", "KPPvK", "RBNvKN", "KNvRB", "KvP", "KRRvK", "QQQvB", "NPPvPP", "BBBvN"}) {
         CAPTURE(name);
         const Pair p = make(name);
         std::mt19937_64 rng(11);

@@ -43,7 +43,25 @@ public:
     int symmetry_count() const { return std::popcount(symmetry_mask(symmetry_group_)); }
 
     // Squares of a slot; false for an unused slot.
-    bool decode(Index slot, Square* squares) const noexcept;
+    bool decode(Index slot, Square* squares) const noexcept {
+        return decode_prefix(slot, squares) && decode_last(slot, squares);
+    }
+    // decode() in two steps, for scans in slot order, where consecutive
+    // slots mostly share every digit but the last: the units before the last
+    // (false: every slot with these digits is unused), then the last unit,
+    // the units before it in `squares` as decode_prefix() left them.
+    bool decode_prefix(Index slot, Square* squares) const noexcept;
+    bool decode_last(Index slot, Square* squares) const noexcept {
+        const int last = units_ - 1;
+        const auto s = static_cast<Square>(slot & 63);
+        for (int i = 0; i < last; ++i) {
+            if (squares[i] == s) return false;
+        }
+        if (pawn_[last] && (bit(s) & kBackRankSquares)) return false;
+        if (last > group_first_[last] && s < squares[last - 1]) return false;
+        squares[last] = s;
+        return !choice_on_diagonal_[static_cast<std::size_t>(slot >> shift_)] || canonical_on_diagonal(squares);
+    }
     // The canonical slot of a placement (distinct squares, identical units in
     // any order, any symmetric image); kNoIndex if a pawn stands on rank 1 or 8.
     Index encode(const Square* squares) const noexcept;
@@ -58,6 +76,7 @@ private:
     };
 
     static constexpr std::uint8_t kNoChoice = 0xFF;
+    static constexpr Bitboard kBackRankSquares = 0xFF000000000000FFULL;
 
     WorkIndex() = default;
     Index encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept;
@@ -97,10 +116,10 @@ public:
 
     // The slot with unit `moved` on `to`, an empty square.
     Index moved(int moved, Square to) noexcept {
-        if (moved == 0 || ix_.group_count_[moved] != 1 ||
-            (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
+        if (moved == 0 || (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
             return moved_slow(moved, to);
         }
+        if (ix_.group_count_[moved] != 1) return moved_in_group(moved, to);
         const int shift = ix_.shift_ - 6 * moved;
         const Index plain =
             slot_ - (static_cast<Index>(squares_[moved]) << shift) + (static_cast<Index>(to) << shift);
@@ -116,7 +135,50 @@ public:
 private:
     static constexpr Index kNotComputed = ~Index{0} - 1;
 
-    // Out of line: root moves and moves inside a unit group.
+    // A unit of a group of identical units: the root stays home, so only
+    // the group's digits change, to its other squares and `to` in ascending
+    // order (in the transposed slot too, with the root on the diagonal).
+    Index moved_in_group(int moved, Square to) noexcept {
+        const int first = ix_.group_first_[moved];
+        const int count = ix_.group_count_[moved];
+        const Index plain = slot_ - group_digits(squares_ + first, first, count) +
+                            group_digits_after_move(squares_ + first, first, count, moved - first, to, nullptr);
+        if (!on_diagonal_) return plain;
+        if (transposed_slot_ == kNotComputed) transposed_slot_ = compute_transposed_slot();
+        Square images[kMaxUnits];
+        for (int k = 0; k < count; ++k) images[k] = ix_.transposed_[squares_[first + k]];
+        sort_small(images, count);
+        const Index transposed =
+            transposed_slot_ - group_digits(images, first, count) +
+            group_digits_after_move(squares_ + first, first, count, moved - first, to, &ix_.transposed_);
+        return std::min(plain, transposed);
+    }
+    // Groups hold two to four units: insertion sort.
+    static void sort_small(Square* squares, int count) noexcept {
+        for (int k = 1; k < count; ++k) {
+            for (int j = k; j > 0 && squares[j] < squares[j - 1]; --j) std::swap(squares[j], squares[j - 1]);
+        }
+    }
+    // The slot digits of a group's squares (ascending) from unit `first` on.
+    Index group_digits(const Square* squares, int first, int count) const noexcept {
+        Index digits = 0;
+        for (int k = 0; k < count; ++k) digits += static_cast<Index>(squares[k]) << (ix_.shift_ - 6 * (first + k));
+        return digits;
+    }
+    // The digits of the group with its unit `which` on `to`, its squares
+    // seen through `map` (none: as they are).
+    Index group_digits_after_move(const Square* squares, int first, int count, int which, Square to,
+                                  const std::array<Square, 64>* map) const noexcept {
+        Square after[kMaxUnits];
+        for (int k = 0; k < count; ++k) {
+            const Square s = k == which ? to : squares[k];
+            after[k] = map ? (*map)[s] : s;
+        }
+        sort_small(after, count);
+        return group_digits(after, first, count);
+    }
+
+    // Out of line: root moves.
     [[gnu::noinline]] Index moved_slow(int moved, Square to) noexcept {
         if (moved != 0) return ix_.encode_moved_slow(squares_, moved, to);
         const Canonical c = ix_.canonical_[to];
