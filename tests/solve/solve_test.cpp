@@ -136,9 +136,13 @@ Position fen(const std::string& text) {
     return *pos;
 }
 
-TEST_CASE("solver agrees with the tables on random positions, leaf tables off") {
+// The solver on `per_table` random positions of each sample table, leaf
+// tables off: proven exactly where the tables say X does not lose, every
+// strategy stored and verified. Returns the positions tried and the X nodes
+// the fortress cache answered.
+std::pair<int, std::uint64_t> agree_with_tables(std::size_t per_table, std::uint64_t guarded_budget) {
+    std::uint64_t cache_hits = 0;
     const auto& tb = Tables::get().tablebase();
-    const std::size_t per_table = test::kSanitized ? 6 : 40;
     std::map<std::string, int> counts;
     int proven = 0, refused = 0, positions = 0;
     for (const std::string& table : Tables::names()) {
@@ -146,9 +150,12 @@ TEST_CASE("solver agrees with the tables on random positions, leaf tables off") 
         for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
             if (!has_legal_move<FourFile>(pos)) continue;
             const probe::Value value = *tb.probe(kFourFile, pos);
-            solve::Solver solver(pos, options_for(pos));
+            auto options = options_for(pos);
+            options.guarded_budget = guarded_budget;
+            solve::Solver solver(pos, options);
             const solve::SolveSummary s = run(solver);
             ++positions;
+            cache_hits += s.final.fortress_cache_hits;
             INFO(to_fen(pos), " table ", static_cast<int>(value.wdl), " verdict ",
                  std::string(solve::verdict_name(s.verdict)), " nodes ", s.final.nodes);
             if (value.wdl == Wdl::Loss) {
@@ -167,10 +174,25 @@ TEST_CASE("solver agrees with the tables on random positions, leaf tables off") 
             CHECK(Store::get().db().delete_strategy(name).ok());
         }
     }
-    MESSAGE(positions, " positions: ", proven, " proven, ", refused, " lost per the tables");
-    CHECK(positions >= (test::kSanitized ? 30 : 200));
+    MESSAGE(positions, " positions: ", proven, " proven, ", refused, " lost per the tables, ", cache_hits,
+            " nodes answered by the fortress cache");
     CHECK(proven > 0);
     CHECK(refused > 0);
+    return {positions, cache_hits};
+}
+
+TEST_CASE("solver agrees with the tables on random positions, leaf tables off") {
+    const auto [positions, cache_hits] = agree_with_tables(test::kSanitized ? 6 : 40, 0);
+    CHECK(positions >= (test::kSanitized ? 30 : 200));
+    CHECK(cache_hits == 0);  // no cache without guarded closures
+}
+
+TEST_CASE("with guarded fortress closures the solver still agrees with the tables") {
+    // Guarded leaves and the fortress cache inside a search (the leaves'
+    // closures cached, later nodes answered by the cache).
+    const auto [positions, cache_hits] = agree_with_tables(test::kSanitized ? 4 : 20, 2000);
+    CHECK(positions >= (test::kSanitized ? 20 : 100));
+    CHECK(cache_hits > 0);
 }
 
 TEST_CASE("a fortress leaf is never claimed where the tables say X loses") {
@@ -193,6 +215,63 @@ TEST_CASE("a fortress leaf is never claimed where the tables say X loses") {
     }
     MESSAGE(checked, " positions, ", claimed, " fortress claims");
     CHECK(claimed > 0);
+}
+
+TEST_CASE("guarded fortress closures: every position they hold is no loss by the tables, and they verify") {
+    // Guarded policies let X's units stand within the opponent's reach when
+    // every attacked one is defended and worth no more than its cheapest
+    // attacker. On the sample tables (both sides to move), wherever a
+    // guarded closure is claimed, the tables must call the start and every
+    // X-to-move position of the closure (the fortress cache's entries) no
+    // loss for X; a few claims are solved as root leaves, stored and
+    // verified.
+    const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 40 : 400;
+    int checked = 0, claimed = 0, guarded = 0, closure_positions = 0, verified = 0;
+    for (const std::string& table : Tables::names()) {
+        std::uint64_t seed = 11;
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            ++checked;
+            const auto policy = solve::detail::find_fortress(pos, 2000, 2000);
+            if (!policy) continue;
+            ++claimed;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            if (!policy->guarded) continue;
+            ++guarded;
+            const bool closed = solve::detail::follow_fortress(
+                pos, *policy, 2000, [](const Position&) { return false; },
+                [&](const Position& p, Move m) {
+                    INFO(to_fen(p), " ", to_uci(m));
+                    CHECK(tb.probe(kFourFile, p)->wdl != Wdl::Loss);
+                    const Position after = p.after(m);
+                    if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
+                    ++closure_positions;
+                });
+            CHECK(closed);
+            if (verified < 4) {
+                auto options = options_for(pos);
+                options.guarded_budget = 2000;
+                options.region_leaves = false;
+                options.quiet_budget = 0;
+                solve::Solver solver(pos, options);
+                const auto s = run(solver);
+                REQUIRE(s.verdict == solve::Verdict::Proven);
+                CHECK(s.final.expanded == 1);
+                const std::string name = "guarded-" + std::to_string(verified);
+                const std::uint64_t entries = store(solver, pos, name);
+                const auto report = verify_strategy(name);
+                CHECK(report.closed());
+                CHECK(report.entries == entries);
+                ++verified;
+            }
+        }
+    }
+    MESSAGE(checked, " positions, ", claimed, " fortress claims, ", guarded, " guarded (",
+            closure_positions, " positions in their closures)");
+    CHECK(guarded > 0);
+    CHECK(verified == 4);
 }
 
 TEST_CASE("the knights' barrier closes as a fortress leaf and verifies") {
