@@ -692,6 +692,77 @@ TEST_CASE("X's move order puts every move into a forced mate after the others") 
     CHECK(demoted > 0);
 }
 
+// The room of a rook or queen on the 4 x 8 board of the four files, stepped
+// square by square (a rook one file or rank, a queen also one file and two
+// ranks: the real diagonal skips the b, d and f files), pawns as walls.
+int room_by_steps(const Position& pos, Color x) {
+    const Bitboard pawns = pos.units(UnitType::Pawn);
+    std::vector<bool> reached(32, false);
+    std::vector<int> todo;
+    for (const UnitType type : {UnitType::Rook, UnitType::Queen}) {
+        for (Bitboard b = pos.units(~x, type); b;) {
+            const Square s = pop_lsb(b);
+            const int start = rank_of(s) * 4 + file_of(s) / 2;
+            std::vector<std::pair<int, int>> steps = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            if (type == UnitType::Queen) steps.insert(steps.end(), {{1, 2}, {1, -2}, {-1, 2}, {-1, -2}});
+            std::vector<bool> mine(32, false);
+            mine[start] = true;
+            todo.push_back(start);
+            while (!todo.empty()) {
+                const int at = todo.back();
+                todo.pop_back();
+                reached[at] = true;
+                for (const auto& [df, dr] : steps) {
+                    for (int f = at % 4 + df, r = at / 4 + dr; f >= 0 && f < 4 && r >= 0 && r < 8; f += df, r += dr) {
+                        if (pawns & bit(make_square(2 * f, r))) break;
+                        if (!mine[r * 4 + f]) {
+                            mine[r * 4 + f] = true;
+                            todo.push_back(r * 4 + f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return static_cast<int>(std::count(reached.begin(), reached.end(), true));
+}
+
+TEST_CASE("the room of the opponent's rooks and queens behind the pawns") {
+    using solve::detail::opponent_heavy_room;
+    // At home a rook has its first rank only; an open file lets it out to
+    // every square but the six pawns'; a rook gone leaves none.
+    const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
+    CHECK(opponent_heavy_room(start, Color::Black) == 4);
+    CHECK(opponent_heavy_room(start, Color::White) == 4);
+    CHECK(opponent_heavy_room(fen("r3k3/2p1p1p1/8/8/8/8/2P1P1P1/R3K3 w - - 0 1"), Color::Black) == 26);
+    CHECK(opponent_heavy_room(fen("2b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1"), Color::White) == 0);
+    // Against an independent count on the 4 x 8 board, on random games
+    // (promotions to queens among them).
+    std::mt19937_64 rng(11);
+    int positions = 0, with_room = 0, queens = 0;
+    for (int game = 0; game < 40; ++game) {
+        Position pos = start;
+        for (int ply = 0; ply < 160; ++ply) {
+            for (const Color x : {Color::White, Color::Black}) {
+                const int room = opponent_heavy_room(pos, x);
+                INFO(to_fen(pos), " x ", x == Color::White ? "white" : "black");
+                CHECK(room == room_by_steps(pos, x));
+                with_room += room > 0 ? 1 : 0;
+                queens += pos.units(~x, UnitType::Queen) && room > 0 ? 1 : 0;
+            }
+            ++positions;
+            MoveList moves;
+            generate_legal<FourFile>(pos, moves);
+            if (moves.empty()) break;
+            pos = pos.after(moves[rng() % moves.size()]);
+        }
+    }
+    MESSAGE(positions, " positions, ", with_room, " with room, ", queens, " with a queen");
+    CHECK(positions > 2000);
+    CHECK(with_room > 1000);
+    CHECK(queens > 0);
+}
+
 TEST_CASE("holes planted in a solved strategy are reported") {
     const auto& tb = Tables::get().tablebase();
     // A drawn position whose strategy has an entry where another move loses
