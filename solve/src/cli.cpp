@@ -36,7 +36,6 @@ constexpr const char* kUsage =
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
     "                   [--no-regions] [--region-depth D] [--quiet-budget N] [--pieces-budget N]\n"
-    "                   [--guarded-budget N]\n"
     "                   [--pieces-depth D] [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
     "\n"
@@ -65,9 +64,6 @@ constexpr const char* kUsage =
     "                        its pieces and all the opponent's units move; default 0:\n"
     "                        no pieces games)\n"
     "  --pieces-depth D      captures a pieces game follows (default 0)\n"
-    "  --guarded-budget N    positions one guarded fortress closure may hold (X's units\n"
-    "                        within reach when defended and worth no more than their\n"
-    "                        cheapest attacker; default 0: none)\n"
     "  --mate-depth D        X's move order avoids moves after which the opponent mates\n"
     "                        by checks within D of its moves, 1-4 (default 3)\n"
     "  --no-mate-threats     ...but not those after which a quiet move threatens a\n"
@@ -123,7 +119,7 @@ Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
                              "max-nodes", "checkpoint-seconds", "region-depth", "quiet-budget",
-                             "pieces-budget", "pieces-depth", "mate-depth", "guarded-budget"}) {
+                             "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
     for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "replace", "json", "quiet"}) command.flag(name);
@@ -175,8 +171,6 @@ Status run(const std::vector<std::string>& args) {
     if (!quiet_budget.ok()) return quiet_budget.status();
     auto pieces_budget = command.number("pieces-budget", 0, 1'000'000'000);
     if (!pieces_budget.ok()) return pieces_budget.status();
-    auto guarded_budget = command.number("guarded-budget", 0, 1'000'000);
-    if (!guarded_budget.ok()) return guarded_budget.status();
     auto pieces_depth = command.number("pieces-depth", 0, 3);
     if (!pieces_depth.ok()) return pieces_depth.status();
     auto mate_depth = command.number("mate-depth", 1, 4);
@@ -227,7 +221,6 @@ Status run(const std::vector<std::string>& args) {
     options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
-    options.guarded_budget = guarded_budget->value_or(options.guarded_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
     options.mate_check_moves = static_cast<int>(mate_depth->value_or(options.mate_check_moves));
     options.mate_threats = !command.flag_set("no-mate-threats");
@@ -297,8 +290,6 @@ Status run(const std::vector<std::string>& args) {
                        {"pieces_positions", summary.final.pieces_positions},
                        {"pieces_cut", summary.final.pieces_cut},
                        {"pieces_safe", summary.final.pieces_safe},
-                       {"fortress_cached", summary.final.fortress_cached},
-                       {"fortress_cache_hits", summary.final.fortress_cache_hits},
                        {"resumed", summary.resumed_nodes},
                        {"seconds", seconds},
                        {"graph_bytes", summary.final.memory_bytes},

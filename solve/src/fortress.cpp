@@ -21,9 +21,6 @@ struct KeyHash {
 constexpr UnitType kKinds[] = {UnitType::Knight, UnitType::Bishop, UnitType::King, UnitType::Rook,
                                UnitType::Queen};
 constexpr std::size_t kKindCount = std::size(kKinds);
-// Guarded closures are tried where at most this many units of X's are within
-// the opponent's reach.
-constexpr int kGuardedWithinReach = 3;
 
 bool all_out_of_reach(const Position& pos, Color x) { return !(pos.units(x) & opponent_reach(pos, x)); }
 
@@ -33,48 +30,6 @@ bool none_attacked(const Position& pos, Color x) {
         if (is_attacked<R>(pos, pop_lsb(b), ~x)) return false;
     }
     return true;
-}
-
-constexpr int guard_value(UnitType t) {
-    switch (t) {
-        case UnitType::Pawn: return 1;
-        case UnitType::Knight: return 3;
-        case UnitType::Bishop: return 3;
-        case UnitType::Rook: return 5;
-        case UnitType::Queen: return 9;
-        case UnitType::King: break;
-    }
-    return 100;
-}
-
-// The value of the cheapest unit of colour `by` that attacks s (100 for the
-// king alone, 0 for none).
-int cheapest_attacker(const Position& pos, Square s, Color by) {
-    const Bitboard occ = pos.occupied();
-    const Bitboard them = pos.units(by);
-    if (knight_attacks(s) & them & pos.units(UnitType::Knight)) return 3;
-    if (bishop_attacks(s, occ) & them & pos.units(UnitType::Bishop)) return 3;
-    if (rook_attacks(s, occ) & them & pos.units(UnitType::Rook)) return 5;
-    if ((rook_attacks(s, occ) | bishop_attacks(s, occ)) & them & pos.units(UnitType::Queen)) return 9;
-    if (king_attacks(s) & them & pos.units(UnitType::King)) return 100;
-    return 0;
-}
-
-// Every unit of X's the opponent attacks is defended and worth no more than
-// its cheapest attacker: any capture the opponent makes gives up material.
-bool all_guarded(const Position& pos, Color x) {
-    for (Bitboard b = pos.units(x) & ~pos.units(UnitType::King); b;) {
-        const Square s = pop_lsb(b);
-        const int attacker = cheapest_attacker(pos, s, ~x);
-        if (attacker == 0) continue;
-        if (!is_attacked<R>(pos, s, x) || guard_value(unit_type(pos.unit_on(s))) > attacker) return false;
-    }
-    return true;
-}
-
-// The policy's condition on the position after X's move.
-bool keeps(const Position& after, Color x, WaitingPolicy policy) {
-    return policy.guarded ? all_guarded(after, x) : all_out_of_reach(after, x);
 }
 
 // X's move under the policy: a capture that keeps every unit of X's out of
@@ -90,7 +45,7 @@ std::optional<Move> waiting_move(const Position& pos, WaitingPolicy policy, cons
         if (m.is_promotion() || !(pos.occupied() & bit(m.to()))) continue;
         const int victim = static_cast<int>(unit_type(pos.unit_on(m.to())));
         if (victim <= best_victim) continue;
-        if (!keeps(pos.after(m), x, policy)) continue;
+        if (!all_out_of_reach(pos.after(m), x)) continue;
         best_capture = m;
         best_victim = victim;
     }
@@ -101,7 +56,7 @@ std::optional<Move> waiting_move(const Position& pos, WaitingPolicy policy, cons
     for (std::size_t k = 0; k < kKindCount; ++k) {
         const UnitType kind = kKinds[(policy.first + k) % kKindCount];
         for (Move m : legal) {
-            if (quiet_piece_move(m, kind) && keeps(pos.after(m), x, policy)) return m;
+            if (quiet_piece_move(m, kind) && all_out_of_reach(pos.after(m), x)) return m;
         }
     }
     for (std::size_t k = 0; k < kKindCount; ++k) {
@@ -113,7 +68,7 @@ std::optional<Move> waiting_move(const Position& pos, WaitingPolicy policy, cons
     // Out of piece moves (a zugzwang): a pawn step that keeps everything out
     // of reach; pawn steps run out, so this cannot wait for ever.
     for (Move m : legal) {
-        if (quiet_piece_move(m, UnitType::Pawn) && keeps(pos.after(m), x, policy)) return m;
+        if (quiet_piece_move(m, UnitType::Pawn) && all_out_of_reach(pos.after(m), x)) return m;
     }
     return std::nullopt;
 }
@@ -153,27 +108,16 @@ bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
 
 }  // namespace
 
-std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget, std::size_t guarded_budget) {
+std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget) {
     // Closures are tried only where X is nearly set up: at most one unit
-    // within the opponent's reach, and none attacked now; guarded ones
-    // where at most three are within reach and every attacked one is
-    // guarded.
+    // within the opponent's reach, and none attacked now.
     const Color x = pos.side_to_move();
-    const int within = popcount(pos.units(x) & opponent_reach(pos, x));
-    if (within <= 1 && none_attacked(pos, x)) {
-        for (std::uint8_t first = 0; first < kKindCount; ++first) {
-            const UnitType kind = kKinds[first];
-            if (!pos.units(pos.side_to_move(), kind)) continue;  // the same order as an earlier kind's
-            const WaitingPolicy policy{first, false};
-            if (close(pos, policy, budget, nullptr, nullptr)) return policy;
-        }
-    }
-    if (guarded_budget == 0 || within > kGuardedWithinReach || !all_guarded(pos, x)) return std::nullopt;
+    if (popcount(pos.units(x) & opponent_reach(pos, x)) > 1 || !none_attacked(pos, x)) return std::nullopt;
     for (std::uint8_t first = 0; first < kKindCount; ++first) {
         const UnitType kind = kKinds[first];
-        if (!pos.units(pos.side_to_move(), kind)) continue;
-        const WaitingPolicy policy{first, true};
-        if (close(pos, policy, guarded_budget, nullptr, nullptr)) return policy;
+        if (!pos.units(pos.side_to_move(), kind)) continue;  // the same order as an earlier kind's
+        const WaitingPolicy policy{first};
+        if (close(pos, policy, budget, nullptr, nullptr)) return policy;
     }
     return std::nullopt;
 }

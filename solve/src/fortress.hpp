@@ -19,26 +19,13 @@ namespace tbf::solve::detail {
 // move is a function of the position and the closure is well defined).
 struct WaitingPolicy {
     std::uint8_t first = 0;  // index into the unit kinds (knight, bishop, king, rook, queen)
-    // Guarded: X's units may stand within the opponent's reach, as long as
-    // every one the opponent attacks is defended and worth no more than its
-    // cheapest attacker (taking it costs the opponent material: the
-    // thesis's barriers, where the opponent's rook could break in only by
-    // giving itself up).
-    bool guarded = false;
-
-    std::uint8_t code() const { return static_cast<std::uint8_t>(first | (guarded ? 0x10 : 0)); }
-    static WaitingPolicy from_code(std::uint8_t c) { return {static_cast<std::uint8_t>(c & 0x0F), (c & 0x10) != 0}; }
 };
 
 // A waiting policy under which the closure from `pos` (X to move) holds at
 // most `budget` X-to-move positions, never lets X be checkmated and always
-// leaves X a waiting move; nullopt if none does. Tried only when at most one
-// unit of X's can be reached by the opponent's pieces and none is attacked.
-// Then, if `guarded_budget` is not 0 and at most three units of X's are
-// within reach, every attacked one guarded, the guarded policies with that
-// budget. Deterministic.
-std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget,
-                                           std::size_t guarded_budget = 0);
+// leaves X a waiting move; nullopt if none does. Tried only when no unit of
+// X's can be reached by the opponent's pieces. Deterministic.
+std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget);
 
 // Visits every X-to-move position of the closure of `policy` from `pos` with
 // X's move, breadth first. `skip(p)` true: p is answered elsewhere (neither

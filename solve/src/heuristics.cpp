@@ -21,8 +21,6 @@ constexpr std::int64_t kMate = 1'000'000'000;
 constexpr std::int64_t kStalemate = 900'000'000;
 constexpr std::int64_t kMatedSoon = 500'000'000;
 constexpr std::int64_t kProvenLost = 400'000'000;
-// Per square the opponent's rooks and queens can reach behind the pawns.
-constexpr std::int64_t kHeavyRoomWeight = 8;
 
 constexpr std::int64_t unit_value(UnitType t) {
     switch (t) {
@@ -103,32 +101,6 @@ Bitboard opponent_reach(const Position& pos, Color x) {
         attacked |= reach_attacks(type, s, type == UnitType::King ? king_walls : walls);
     }
     return attacked;
-}
-
-// Squares the opponent's rooks and queens can reach with every pawn on the
-// board as a wall: the thesis's first aim is to keep the opponent's rook
-// behind pawns (its own at home, or locked by X's) or to trade it, and
-// either leaves it little room. A pawn of the opponent's that is still free
-// may step and open a line later, which the count sees one move later.
-int opponent_heavy_room(const Position& pos, Color x) {
-    const Color o = ~x;
-    const Bitboard walls = pos.units(UnitType::Pawn);
-    Bitboard room = 0;
-    for (const UnitType type : {UnitType::Rook, UnitType::Queen}) {
-        for (Bitboard b = pos.units(o, type); b;) {
-            const Square s = pop_lsb(b);
-            Bitboard reach = bit(s);
-            Bitboard todo = reach;
-            while (todo) {
-                const Square t = pop_lsb(todo);
-                const Bitboard next = unit_attacks(type, t, walls) & R::kBoard & ~walls & ~reach;
-                reach |= next;
-                todo |= next;
-            }
-            room |= reach;
-        }
-    }
-    return popcount(room);
 }
 
 namespace {
@@ -326,7 +298,6 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
         score -= 20 * pushes_to_lock(child, x);
         score += safety(child, x);
         score -= 6 * runner_danger(child, x);
-        score -= kHeavyRoomWeight * opponent_heavy_room(child, x);
         scored.score = score;
         out.push_back(scored);
     }

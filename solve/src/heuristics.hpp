@@ -49,10 +49,6 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
 // opponent's blocked pawns stay where they are.
 Bitboard opponent_reach(const Position& pos, Color x);
 
-// Squares the opponent of X's rooks and queens can reach (stand on) with
-// every pawn on the board as a wall; 0 without such a piece.
-int opponent_heavy_room(const Position& pos, Color x);
-
 // True if the side to move at `pos` can checkmate in one move.
 bool mates_in_one(const Position& pos);
 

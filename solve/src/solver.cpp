@@ -83,9 +83,6 @@ struct Expansion {
     std::vector<PackedPosition> children;
     std::vector<std::uint16_t> moves;
     Status error;  // ok unless the expansion failed
-    // A fortress leaf found afresh (not in the fortress cache): its closure's
-    // positions are cached when the batch is merged.
-    std::optional<WaitingPolicy> fresh_fortress;
     // An X node searched afresh whose pawns are locked: tried as a region
     // leaf when the batch is merged (serially, so runs do not depend on the
     // thread count).
@@ -162,16 +159,6 @@ struct Solver::Impl {
     // Pieces games: a third cache, for the same reason.
     RegionSolver pieces;
     bool use_pieces = false;
-    // X-to-move positions of successful fortress closures with the code of
-    // their policy: a closure from any of them under that policy is part of
-    // the one that succeeded, so it succeeds too. Filled when batches are
-    // merged, read by the expansions.
-    // Only with guarded closures (without them a run is the same as before
-    // the cache).
-    PackedMap<std::uint8_t> fortress_cache;
-    bool use_fortress_cache = false;
-    std::size_t fortress_cache_cap = 0;
-    std::uint64_t fortress_cache_hits = 0;
 
     std::uint64_t lost_count = 0;
     std::uint64_t nodes_at_attractor = 0;
@@ -193,9 +180,7 @@ struct Solver::Impl {
           use_quiet(options.quiet_budget > 0),
           pieces(options.side, static_cast<std::size_t>(options.pieces_budget),
                  cache_cap(options.memory_bytes, kQuietCacheCap), options.pieces_capture_depth, RegionGame::Pieces),
-          use_pieces(options.pieces_budget > 0),
-          use_fortress_cache(options.guarded_budget > 0),
-          fortress_cache_cap(cache_cap(options.memory_bytes, kRegionCacheCap)) {}
+          use_pieces(options.pieces_budget > 0) {}
 
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
@@ -203,7 +188,7 @@ struct Solver::Impl {
                bytes_of(live) + bytes_of(pred_head) + bytes_of(proof) + bytes_of(edge_child) +
                bytes_of(pred_parent) + bytes_of(pred_next) + bytes_of(edge_move) +
                bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48 + region.memory_bytes() +
-               quiet.memory_bytes() + pieces.memory_bytes() + fortress_cache.memory_bytes();
+               quiet.memory_bytes() + pieces.memory_bytes();
     }
 
     // ---- The position index ----
@@ -290,16 +275,9 @@ struct Solver::Impl {
         }
         // A checkpoint lists the moves of the X nodes it expanded, so a
         // replay never turns one of them into a fortress leaf.
-        if (x_moves && given == nullptr) {
-            if (use_fortress_cache && fortress_cache.contains(pack(pos))) {
-                out.status = NodeStatus::FortressSafe;
-                return out;
-            }
-            if (const auto policy = find_fortress(pos, kFortressBudget, options.guarded_budget)) {
-                out.status = NodeStatus::FortressSafe;
-                out.fresh_fortress = policy;
-                return out;
-            }
+        if (x_moves && given == nullptr && find_fortress(pos, kFortressBudget)) {
+            out.status = NodeStatus::FortressSafe;
+            return out;
         }
         out.status = NodeStatus::Expanded;
         out.region_candidate = x_moves && given == nullptr && use_regions && region.applies(pos);
@@ -364,11 +342,6 @@ struct Solver::Impl {
             return;
         }
         expansion_order.push_back(n);
-        if (e.status == NodeStatus::FortressSafe) {
-            if (!e.fresh_fortress) ++fortress_cache_hits;
-            else if (use_fortress_cache) cache_fortress(unpack(keys[n]), *e.fresh_fortress);
-            return;
-        }
         if (e.status == NodeStatus::LossX) {
             mark_lost(n);
             return;
@@ -406,15 +379,6 @@ struct Solver::Impl {
         } else if (any_lost) {
             mark_lost(n);
         }
-    }
-
-    // Every X-to-move position of the closure from `pos` under `policy`
-    // (which succeeded at expansion) enters the fortress cache.
-    void cache_fortress(const Position& pos, WaitingPolicy policy) {
-        if (fortress_cache.size() >= fortress_cache_cap) return;
-        follow_fortress(
-            pos, policy, kFortressBudget, [](const Position&) { return false; },
-            [&](const Position& p, Move) { fortress_cache.try_emplace(pack(p), policy.code()); });
     }
 
     void link(std::uint32_t parent, std::uint32_t edge) {
@@ -741,8 +705,6 @@ struct Solver::Impl {
         p.pieces_positions = pieces.cached();
         p.pieces_cut = pieces.cut_explorations();
         p.pieces_safe = pieces.safe_starts();
-        p.fortress_cached = fortress_cache.size();
-        p.fortress_cache_hits = fortress_cache_hits;
         p.memory_bytes = memory_bytes();
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return p;
@@ -895,9 +857,7 @@ struct Solver::Impl {
             return id != kNone && seen[id] && status[id] == NodeStatus::Expanded;
         };
         for (const Position& leaf : fortress_leaves) {
-            const std::uint8_t* cached = fortress_cache.find(pack(leaf));
-            const auto policy = cached ? std::optional<WaitingPolicy>(WaitingPolicy::from_code(*cached))
-                                       : find_fortress(leaf, kFortressBudget, options.guarded_budget);
+            const auto policy = find_fortress(leaf, kFortressBudget);
             if (!policy) return Status(StatusCode::Internal, "fortress leaf no longer closes: " + to_fen(leaf));
             if (!fortress_seen.insert(pack(leaf)).second) continue;
             const bool closed = follow_fortress(

@@ -136,13 +136,9 @@ Position fen(const std::string& text) {
     return *pos;
 }
 
-// The solver on `per_table` random positions of each sample table, leaf
-// tables off: proven exactly where the tables say X does not lose, every
-// strategy stored and verified. Returns the positions tried and the X nodes
-// the fortress cache answered.
-std::pair<int, std::uint64_t> agree_with_tables(std::size_t per_table, std::uint64_t guarded_budget) {
-    std::uint64_t cache_hits = 0;
+TEST_CASE("solver agrees with the tables on random positions, leaf tables off") {
     const auto& tb = Tables::get().tablebase();
+    const std::size_t per_table = test::kSanitized ? 6 : 40;
     std::map<std::string, int> counts;
     int proven = 0, refused = 0, positions = 0;
     for (const std::string& table : Tables::names()) {
@@ -150,12 +146,9 @@ std::pair<int, std::uint64_t> agree_with_tables(std::size_t per_table, std::uint
         for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
             if (!has_legal_move<FourFile>(pos)) continue;
             const probe::Value value = *tb.probe(kFourFile, pos);
-            auto options = options_for(pos);
-            options.guarded_budget = guarded_budget;
-            solve::Solver solver(pos, options);
+            solve::Solver solver(pos, options_for(pos));
             const solve::SolveSummary s = run(solver);
             ++positions;
-            cache_hits += s.final.fortress_cache_hits;
             INFO(to_fen(pos), " table ", static_cast<int>(value.wdl), " verdict ",
                  std::string(solve::verdict_name(s.verdict)), " nodes ", s.final.nodes);
             if (value.wdl == Wdl::Loss) {
@@ -174,25 +167,10 @@ std::pair<int, std::uint64_t> agree_with_tables(std::size_t per_table, std::uint
             CHECK(Store::get().db().delete_strategy(name).ok());
         }
     }
-    MESSAGE(positions, " positions: ", proven, " proven, ", refused, " lost per the tables, ", cache_hits,
-            " nodes answered by the fortress cache");
+    MESSAGE(positions, " positions: ", proven, " proven, ", refused, " lost per the tables");
+    CHECK(positions >= (test::kSanitized ? 30 : 200));
     CHECK(proven > 0);
     CHECK(refused > 0);
-    return {positions, cache_hits};
-}
-
-TEST_CASE("solver agrees with the tables on random positions, leaf tables off") {
-    const auto [positions, cache_hits] = agree_with_tables(test::kSanitized ? 6 : 40, 0);
-    CHECK(positions >= (test::kSanitized ? 30 : 200));
-    CHECK(cache_hits == 0);  // no cache without guarded closures
-}
-
-TEST_CASE("with guarded fortress closures the solver still agrees with the tables") {
-    // Guarded leaves and the fortress cache inside a search (the leaves'
-    // closures cached, later nodes answered by the cache).
-    const auto [positions, cache_hits] = agree_with_tables(test::kSanitized ? 4 : 20, 2000);
-    CHECK(positions >= (test::kSanitized ? 20 : 100));
-    CHECK(cache_hits > 0);
 }
 
 TEST_CASE("a fortress leaf is never claimed where the tables say X loses") {
@@ -215,63 +193,6 @@ TEST_CASE("a fortress leaf is never claimed where the tables say X loses") {
     }
     MESSAGE(checked, " positions, ", claimed, " fortress claims");
     CHECK(claimed > 0);
-}
-
-TEST_CASE("guarded fortress closures: every position they hold is no loss by the tables, and they verify") {
-    // Guarded policies let X's units stand within the opponent's reach when
-    // every attacked one is defended and worth no more than its cheapest
-    // attacker. On the sample tables (both sides to move), wherever a
-    // guarded closure is claimed, the tables must call the start and every
-    // X-to-move position of the closure (the fortress cache's entries) no
-    // loss for X; a few claims are solved as root leaves, stored and
-    // verified.
-    const auto& tb = Tables::get().tablebase();
-    const std::size_t per_table = test::kSanitized ? 40 : 400;
-    int checked = 0, claimed = 0, guarded = 0, closure_positions = 0, verified = 0;
-    for (const std::string& table : Tables::names()) {
-        std::uint64_t seed = 11;
-        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, seed)) {
-            if (!has_legal_move<FourFile>(pos)) continue;
-            ++checked;
-            const auto policy = solve::detail::find_fortress(pos, 2000, 2000);
-            if (!policy) continue;
-            ++claimed;
-            INFO(to_fen(pos));
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
-            if (!policy->guarded) continue;
-            ++guarded;
-            const bool closed = solve::detail::follow_fortress(
-                pos, *policy, 2000, [](const Position&) { return false; },
-                [&](const Position& p, Move m) {
-                    INFO(to_fen(p), " ", to_uci(m));
-                    CHECK(tb.probe(kFourFile, p)->wdl != Wdl::Loss);
-                    const Position after = p.after(m);
-                    if (has_legal_move<FourFile>(after)) CHECK(tb.probe(kFourFile, after)->wdl != Wdl::Win);
-                    ++closure_positions;
-                });
-            CHECK(closed);
-            if (verified < 4) {
-                auto options = options_for(pos);
-                options.guarded_budget = 2000;
-                options.region_leaves = false;
-                options.quiet_budget = 0;
-                solve::Solver solver(pos, options);
-                const auto s = run(solver);
-                REQUIRE(s.verdict == solve::Verdict::Proven);
-                CHECK(s.final.expanded == 1);
-                const std::string name = "guarded-" + std::to_string(verified);
-                const std::uint64_t entries = store(solver, pos, name);
-                const auto report = verify_strategy(name);
-                CHECK(report.closed());
-                CHECK(report.entries == entries);
-                ++verified;
-            }
-        }
-    }
-    MESSAGE(checked, " positions, ", claimed, " fortress claims, ", guarded, " guarded (",
-            closure_positions, " positions in their closures)");
-    CHECK(guarded > 0);
-    CHECK(verified == 4);
 }
 
 TEST_CASE("the knights' barrier closes as a fortress leaf and verifies") {
@@ -690,77 +611,6 @@ TEST_CASE("X's move order puts every move into a forced mate after the others") 
     }
     MESSAGE(orders, " orders, ", demoted, " moves into a forced mate");
     CHECK(demoted > 0);
-}
-
-// The room of a rook or queen on the 4 x 8 board of the four files, stepped
-// square by square (a rook one file or rank, a queen also one file and two
-// ranks: the real diagonal skips the b, d and f files), pawns as walls.
-int room_by_steps(const Position& pos, Color x) {
-    const Bitboard pawns = pos.units(UnitType::Pawn);
-    std::vector<bool> reached(32, false);
-    std::vector<int> todo;
-    for (const UnitType type : {UnitType::Rook, UnitType::Queen}) {
-        for (Bitboard b = pos.units(~x, type); b;) {
-            const Square s = pop_lsb(b);
-            const int start = rank_of(s) * 4 + file_of(s) / 2;
-            std::vector<std::pair<int, int>> steps = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-            if (type == UnitType::Queen) steps.insert(steps.end(), {{1, 2}, {1, -2}, {-1, 2}, {-1, -2}});
-            std::vector<bool> mine(32, false);
-            mine[start] = true;
-            todo.push_back(start);
-            while (!todo.empty()) {
-                const int at = todo.back();
-                todo.pop_back();
-                reached[at] = true;
-                for (const auto& [df, dr] : steps) {
-                    for (int f = at % 4 + df, r = at / 4 + dr; f >= 0 && f < 4 && r >= 0 && r < 8; f += df, r += dr) {
-                        if (pawns & bit(make_square(2 * f, r))) break;
-                        if (!mine[r * 4 + f]) {
-                            mine[r * 4 + f] = true;
-                            todo.push_back(r * 4 + f);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    return static_cast<int>(std::count(reached.begin(), reached.end(), true));
-}
-
-TEST_CASE("the room of the opponent's rooks and queens behind the pawns") {
-    using solve::detail::opponent_heavy_room;
-    // At home a rook has its first rank only; an open file lets it out to
-    // every square but the six pawns'; a rook gone leaves none.
-    const Position start = fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1");
-    CHECK(opponent_heavy_room(start, Color::Black) == 4);
-    CHECK(opponent_heavy_room(start, Color::White) == 4);
-    CHECK(opponent_heavy_room(fen("r3k3/2p1p1p1/8/8/8/8/2P1P1P1/R3K3 w - - 0 1"), Color::Black) == 26);
-    CHECK(opponent_heavy_room(fen("2b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1"), Color::White) == 0);
-    // Against an independent count on the 4 x 8 board, on random games
-    // (promotions to queens among them).
-    std::mt19937_64 rng(11);
-    int positions = 0, with_room = 0, queens = 0;
-    for (int game = 0; game < 40; ++game) {
-        Position pos = start;
-        for (int ply = 0; ply < 160; ++ply) {
-            for (const Color x : {Color::White, Color::Black}) {
-                const int room = opponent_heavy_room(pos, x);
-                INFO(to_fen(pos), " x ", x == Color::White ? "white" : "black");
-                CHECK(room == room_by_steps(pos, x));
-                with_room += room > 0 ? 1 : 0;
-                queens += pos.units(~x, UnitType::Queen) && room > 0 ? 1 : 0;
-            }
-            ++positions;
-            MoveList moves;
-            generate_legal<FourFile>(pos, moves);
-            if (moves.empty()) break;
-            pos = pos.after(moves[rng() % moves.size()]);
-        }
-    }
-    MESSAGE(positions, " positions, ", with_room, " with room, ", queens, " with a queen");
-    CHECK(positions > 2000);
-    CHECK(with_room > 1000);
-    CHECK(queens > 0);
 }
 
 TEST_CASE("holes planted in a solved strategy are reported") {

@@ -49,8 +49,6 @@ struct SolveProgress {
     std::uint64_t pieces_positions = 0;     // positions whose pieces-game value is cached
     std::uint64_t pieces_cut = 0;           // pieces games cut at the budget
     std::uint64_t pieces_safe = 0;          // X nodes a pieces game proved safe
-    std::uint64_t fortress_cached = 0;      // positions of the fortress cache (guarded closures on)
-    std::uint64_t fortress_cache_hits = 0;  // X nodes the fortress cache answered
     std::uint64_t memory_bytes = 0;
     double seconds = 0;
 };
@@ -84,11 +82,6 @@ struct SolveOptions {
     std::uint64_t pieces_budget = 0;
     // Captures a pieces game follows into the games they lead to.
     int pieces_capture_depth = 0;
-    // X-to-move positions one guarded fortress closure may hold (X's units
-    // may stand within the opponent's reach when every attacked one is
-    // defended and worth no more than its cheapest attacker:
-    // docs/fourfile.md, "Fortress leaves"). 0: no guarded closures.
-    std::uint64_t guarded_budget = 0;
     // X's move order puts last the moves after which the opponent forces
     // mate by checks within this many of its moves (1: mate in one only)...
     int mate_check_moves = 3;
