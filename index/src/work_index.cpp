@@ -23,15 +23,6 @@ constexpr SquareMaps kMaps;
 
 bool in_triangle(Square s) { return file_of(s) <= 3 && rank_of(s) <= file_of(s); }
 
-// The images of a group's squares under a square map, ascending (groups are
-// small: insertion sort).
-void sorted_images(const Square* squares, int count, const std::array<Square, 64>& map, Square* out) {
-    for (int k = 0; k < count; ++k) out[k] = map[squares[k]];
-    for (int k = 1; k < count; ++k) {
-        for (int j = k; j > 0 && out[j] < out[j - 1]; --j) std::swap(out[j], out[j - 1]);
-    }
-}
-
 // The scheme: every unit on any of the 64 squares, every placement a
 // position (no royal king to leave in check), the 8 symmetries without pawns.
 bool scheme_applies(const VariantTraits& rules) {
@@ -162,13 +153,6 @@ Index WorkIndex::Cursor::reset(const Square* squares) noexcept {
     std::copy(squares, squares + ix_.units_, squares_);
     valid_ = true;
     return current();
-}
-
-Index WorkIndex::encode_moved_slow(const Square* squares, int moved, Square to) const noexcept {
-    Square copy[kMaxUnits];
-    std::copy(squares, squares + units_, copy);
-    copy[moved] = to;
-    return encode(copy);
 }
 
 bool WorkIndex::decode_prefix(Index slot, Square* squares) const noexcept {

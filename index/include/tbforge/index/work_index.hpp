@@ -80,7 +80,18 @@ private:
 
     WorkIndex() = default;
     Index encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept;
-    Index encode_moved_slow(const Square* squares, int moved, Square to) const noexcept;
+    // A group's squares in ascending order (groups are small: insertion sort).
+    static void sort_squares(Square* squares, int count) noexcept {
+        for (int k = 1; k < count; ++k) {
+            for (int j = k; j > 0 && squares[j] < squares[j - 1]; --j) std::swap(squares[j], squares[j - 1]);
+        }
+    }
+    // The images of a group's squares under a square map, ascending.
+    static void sorted_images(const Square* squares, int count, const std::array<Square, 64>& map,
+                              Square* out) noexcept {
+        for (int k = 0; k < count; ++k) out[k] = map[squares[k]];
+        sort_squares(out, count);
+    }
     // Is the decoded placement the smaller of itself and its transpose?
     bool canonical_on_diagonal(const Square* squares) const noexcept;
 
@@ -116,9 +127,8 @@ public:
 
     // The slot with unit `moved` on `to`, an empty square.
     Index moved(int moved, Square to) noexcept {
-        if (moved == 0 || (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7))) {
-            return moved_slow(moved, to);
-        }
+        if (ix_.pawn_[moved] && (rank_of(to) == 0 || rank_of(to) == 7)) return kNoIndex;
+        if (moved == 0) return moved_root(to);
         if (ix_.group_count_[moved] != 1) return moved_in_group(moved, to);
         const int shift = ix_.shift_ - 6 * moved;
         const Index plain =
@@ -141,23 +151,19 @@ private:
     Index moved_in_group(int moved, Square to) noexcept {
         const int first = ix_.group_first_[moved];
         const int count = ix_.group_count_[moved];
-        const Index plain = slot_ - group_digits(squares_ + first, first, count) +
-                            group_digits_after_move(squares_ + first, first, count, moved - first, to, nullptr);
+        Square before[kMaxUnits];
+        Square after[kMaxUnits];
+        std::copy(squares_ + first, squares_ + first + count, after);
+        after[moved - first] = to;
+        sort_squares(after, count);
+        const Index plain = slot_ - group_digits(squares_ + first, first, count) + group_digits(after, first, count);
         if (!on_diagonal_) return plain;
         if (transposed_slot_ == kNotComputed) transposed_slot_ = compute_transposed_slot();
-        Square images[kMaxUnits];
-        for (int k = 0; k < count; ++k) images[k] = ix_.transposed_[squares_[first + k]];
-        sort_small(images, count);
+        sorted_images(squares_ + first, count, ix_.transposed_, before);
+        sorted_images(after, count, ix_.transposed_, after);
         const Index transposed =
-            transposed_slot_ - group_digits(images, first, count) +
-            group_digits_after_move(squares_ + first, first, count, moved - first, to, &ix_.transposed_);
+            transposed_slot_ - group_digits(before, first, count) + group_digits(after, first, count);
         return std::min(plain, transposed);
-    }
-    // Groups hold two to four units: insertion sort.
-    static void sort_small(Square* squares, int count) noexcept {
-        for (int k = 1; k < count; ++k) {
-            for (int j = k; j > 0 && squares[j] < squares[j - 1]; --j) std::swap(squares[j], squares[j - 1]);
-        }
     }
     // The slot digits of a group's squares (ascending) from unit `first` on.
     Index group_digits(const Square* squares, int first, int count) const noexcept {
@@ -165,22 +171,8 @@ private:
         for (int k = 0; k < count; ++k) digits += static_cast<Index>(squares[k]) << (ix_.shift_ - 6 * (first + k));
         return digits;
     }
-    // The digits of the group with its unit `which` on `to`, its squares
-    // seen through `map` (none: as they are).
-    Index group_digits_after_move(const Square* squares, int first, int count, int which, Square to,
-                                  const std::array<Square, 64>* map) const noexcept {
-        Square after[kMaxUnits];
-        for (int k = 0; k < count; ++k) {
-            const Square s = k == which ? to : squares[k];
-            after[k] = map ? (*map)[s] : s;
-        }
-        sort_small(after, count);
-        return group_digits(after, first, count);
-    }
-
-    // Out of line: root moves.
-    [[gnu::noinline]] Index moved_slow(int moved, Square to) noexcept {
-        if (moved != 0) return ix_.encode_moved_slow(squares_, moved, to);
+    // Out of line: a root move re-maps the other units.
+    [[gnu::noinline]] Index moved_root(Square to) noexcept {
         const Canonical c = ix_.canonical_[to];
         if (c.choice == kNoChoice) return kNoIndex;
         const Index root = static_cast<Index>(c.choice) << ix_.shift_;
