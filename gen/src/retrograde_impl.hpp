@@ -4,6 +4,10 @@
 #include <omp.h>
 
 #include <cassert>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -231,9 +235,11 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     // are always listed, and always pushed.
     const bool far = level >= layout_.far_level();
     // Pushing costs a locked update per predecessor of each decided
-    // position, pulling a read per move of each open one plus a scan.
+    // position, pulling a read per move of each open one plus a scan;
+    // block pulls (pull_block) read a block of children for 64 slots.
     const std::uint64_t open = initial_open_ - frontier_.added;
-    if (kCanPull && !far && frontier_.counts[l] != 0 && 2 * frontier_.counts[l] >= open) {
+    const bool pull = passes_ == Passes::Chosen ? kPullFactor * frontier_.counts[l] >= open : passes_ != Passes::Push;
+    if (kCanPull && !far && frontier_.counts[l] != 0 && pull) {
         if (!frontier_.overflow[l]) {
             frontier_.budget += frontier_.lists[l].size();
             frontier_.lists[l] = {};
@@ -325,6 +331,62 @@ void RetrogradeBuilder<R, Ix>::push_scanned(int level) {
     }
 }
 
+namespace detail {
+
+// The 64 bytes of a block of slots, read while other threads may write some
+// of them (never with the codes a pass looks for: see pull_pass), compared
+// with one value at a time into a mask of 64 bits.
+struct BlockBytes {
+    alignas(16) std::uint8_t b[64];
+
+    explicit BlockBytes(const std::uint8_t* p) {
+        using Word [[gnu::may_alias]] = std::uint64_t;
+        for (int k = 0; k < 8; ++k) {
+            const std::uint64_t w = __atomic_load_n(reinterpret_cast<const Word*>(p + 8 * k), __ATOMIC_RELAXED);
+            std::memcpy(b + 8 * k, &w, 8);
+        }
+    }
+    // Bit x set where byte x equals v.
+    std::uint64_t equal(std::uint8_t v) const {
+#if defined(__SSE2__)
+        const __m128i value = _mm_set1_epi8(static_cast<char>(v));
+        std::uint64_t mask = 0;
+        for (int k = 0; k < 4; ++k) {
+            const __m128i bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
+            mask |= lanes(_mm_cmpeq_epi8(bytes, value)) << (16 * k);
+        }
+        return mask;
+#else
+        std::uint64_t mask = 0;
+        for (int x = 0; x < 64; ++x) mask |= static_cast<std::uint64_t>(b[x] == v) << x;
+        return mask;
+#endif
+    }
+    // Bit x set where byte x is at least v.
+    std::uint64_t at_least(std::uint8_t v) const {
+#if defined(__SSE2__)
+        const __m128i value = _mm_set1_epi8(static_cast<char>(v));
+        std::uint64_t mask = 0;
+        for (int k = 0; k < 4; ++k) {
+            const __m128i bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
+            mask |= lanes(_mm_cmpeq_epi8(_mm_max_epu8(bytes, value), bytes)) << (16 * k);
+        }
+        return mask;
+#else
+        std::uint64_t mask = 0;
+        for (int x = 0; x < 64; ++x) mask |= static_cast<std::uint64_t>(b[x] >= v) << x;
+        return mask;
+#endif
+    }
+
+private:
+#if defined(__SSE2__)
+    static std::uint64_t lanes(__m128i m) { return static_cast<std::uint16_t>(_mm_movemask_epi8(m)); }
+#endif
+};
+
+}  // namespace detail
+
 template <Ruleset R, TableIndexer Ix>
 void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
     if constexpr (kCanPull) {
@@ -334,42 +396,59 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
 #pragma omp parallel
         {
             LocalFrontier local = local_frontier();
+            typename TableMoves<R, Ix>::Scan scan(moves_);
+            auto finish = [&](Color side, std::uint64_t i, std::uint8_t seen, std::uint16_t seen_word,
+                              const StateByte::PullCount& count) {
+                std::uint8_t& target = bytes_[to_index(side)][i];
+                const std::uint64_t packed = detail::pack(side, i);
+                auto late = [&] { return late_loss(packed); };
+                const StateWord::Step step = seen == StateByte::kEscaped
+                                                 ? StateWord::pull(escaped(side, i), seen_word, level, count, late)
+                                                 : layout_.pull(target, seen, level, count, late);
+                if (step.decided >= 0) local.add(step.decided, packed);
+            };
+            // One slot: its open children read one by one.
+            auto pull_slot = [&](Color side, std::uint64_t i) {
+                // Only this thread writes slot i; the children's bytes are
+                // read while other threads decide them, but those become
+                // level + 1 codes, never the level's own.
+                const Color child_side = ~side;
+                const StateBytes& children = bytes_[to_index(child_side)];
+                const std::uint8_t seen =
+                    std::atomic_ref<std::uint8_t>(bytes_[to_index(side)][i]).load(std::memory_order_relaxed);
+                const bool escaped_slot = seen == StateByte::kEscaped;
+                if (!StateByte::is_open(seen) && !escaped_slot) return;
+                std::uint16_t seen_word = 0;
+                if (escaped_slot) {
+                    seen_word = load_escaped(side, i);
+                    if (!StateWord::is_open(seen_word)) return;
+                }
+                [[maybe_unused]] const bool ok = scan.decode(i, side);
+                assert(ok);
+                StateByte::PullCount count(layout_, level);
+                moves_.open_children(i, scan.position(), scan.squares(), [&](std::uint64_t child) {
+                    const std::uint8_t b =
+                        std::atomic_ref<const std::uint8_t>(children[child]).load(std::memory_order_relaxed);
+                    return count.add(b != StateByte::kEscaped ? b : count.as_byte(load_escaped(child_side, child)));
+                });
+                finish(side, i, seen, seen_word, count);
+            };
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t chunk = 0; chunk < 2 * chunks; ++chunk) {
                 const auto side = static_cast<Color>(chunk & 1);
                 const auto first = static_cast<std::uint64_t>(chunk >> 1) * kChunk;
                 const std::uint64_t end = std::min<std::uint64_t>(size_, first + kChunk);
-                const Color child_side = ~side;
-                const StateBytes& children = bytes_[to_index(child_side)];
-                typename TableMoves<R, Ix>::Scan scan(moves_);
-                for (std::uint64_t i = first; i < end; ++i) {
-                    // Only this thread writes slot i; the children's bytes
-                    // are read while other threads decide them, but those
-                    // become level + 1 codes, never the level's own.
-                    std::uint8_t& target = bytes_[to_index(side)][i];
-                    const std::uint8_t seen = std::atomic_ref<std::uint8_t>(target).load(std::memory_order_relaxed);
-                    const bool escaped_slot = seen == StateByte::kEscaped;
-                    if (!StateByte::is_open(seen) && !escaped_slot) continue;
-                    std::uint16_t seen_word = 0;
-                    if (escaped_slot) {
-                        seen_word = load_escaped(side, i);
-                        if (!StateWord::is_open(seen_word)) continue;
+                if constexpr (std::is_same_v<Ix, index::WorkIndex>) {
+                    // Work-index slots come in blocks of 64 (the last digit).
+                    if (passes_ == Passes::PullSlots) {
+                        for (std::uint64_t i = first; i < end; ++i) pull_slot(side, i);
+                        continue;
                     }
-                    [[maybe_unused]] const bool ok = scan.decode(i, side);
-                    assert(ok);
-                    StateByte::PullCount count(layout_, level);
-                    moves_.open_children(i, scan.position(), scan.squares(), [&](std::uint64_t child) {
-                        const std::uint8_t b =
-                            std::atomic_ref<const std::uint8_t>(children[child]).load(std::memory_order_relaxed);
-                        return count.add(b != StateByte::kEscaped ? b
-                                                                  : count.as_byte(load_escaped(child_side, child)));
-                    });
-                    const std::uint64_t packed = detail::pack(side, i);
-                    auto late = [&] { return late_loss(packed); };
-                    const StateWord::Step step =
-                        escaped_slot ? StateWord::pull(escaped(side, i), seen_word, level, count, late)
-                                     : layout_.pull(target, seen, level, count, late);
-                    if (step.decided >= 0) local.add(step.decided, packed);
+                    for (std::uint64_t block = first >> 6; block < end >> 6; ++block) {
+                        pull_block(side, block, level, pull_slot, finish);
+                    }
+                } else {
+                    for (std::uint64_t i = first; i < end; ++i) pull_slot(side, i);
                 }
                 if (progress_ && omp_get_thread_num() == 0) {
                     progress_("level", level, static_cast<std::uint64_t>(chunk), static_cast<std::uint64_t>(2 * chunks));
@@ -378,6 +457,110 @@ void RetrogradeBuilder<R, Ix>::pull_pass(int level) {
             std::lock_guard lock(merge_mutex);
             frontier_.merge(local);
         }
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+template <class PullSlot, class Finish>
+void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int level, PullSlot& pull_slot,
+                                          Finish& finish) {
+    const std::uint64_t base = block << 6;
+    const detail::BlockBytes own(&bytes_[to_index(side)][base]);
+    // Open bytes and escaped ones (kEscaped, then kCannotLose and counters).
+    const std::uint64_t live = own.at_least(StateByte::kEscaped);
+    if (live == 0) return;
+    const index::WorkIndex& ix = moves_.indexer();
+    Square squares[kMaxTableUnits];
+    if (!TableMoves<R, Ix>::block_moves_apply(ix, block) || !ix.decode_prefix(base, squares)) {
+        for (std::uint64_t rest = live; rest;) pull_slot(side, base + pop_lsb(rest));
+        return;
+    }
+    // Escaped slots hold their word elsewhere: one by one.
+    const std::uint64_t escaped_slots = own.equal(StateByte::kEscaped);
+    for (std::uint64_t rest = escaped_slots; rest;) pull_slot(side, base + pop_lsb(rest));
+    const std::uint64_t open = live & ~escaped_slots;
+    if (open == 0) return;
+    const Color child_side = ~side;
+    const StateBytes& children = bytes_[to_index(child_side)];
+    const std::uint8_t loss_byte = layout_.loss(level);
+    const std::uint8_t win_byte = layout_.win(level);
+    const StateByte::PullCount as_byte(layout_, level);
+    std::uint64_t wins = 0;                 // a child lost at the level
+    std::array<std::uint8_t, 64> won{};     // children won at the level
+    // Children of one block: every slot x of `open_for` reads child x.
+    auto read = [&](std::uint64_t child_block, std::uint64_t open_for) {
+        const std::uint64_t reading = open & ~wins & open_for;
+        if (reading == 0) return;
+        const detail::BlockBytes child(&children[child_block << 6]);
+        wins |= child.equal(loss_byte) & reading;
+        for (std::uint64_t w = child.equal(win_byte) & reading & ~wins; w;) ++won[pop_lsb(w)];
+        for (std::uint64_t e = child.equal(StateByte::kEscaped) & reading; e;) {
+            const Square x = pop_lsb(e);
+            const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, (child_block << 6) | x));
+            if (b == loss_byte) wins |= bit(x);
+            if (b == win_byte) ++won[x];
+        }
+    };
+    // A root move re-maps the last unit's square: x reads square(x).
+    auto root = [&](Square to, std::uint64_t open_for) {
+        const std::uint64_t reading = open & ~wins & open_for;
+        if (reading == 0) return;
+        index::WorkIndex::RootMove move;
+        [[maybe_unused]] const bool ok = ix.root_moved(squares, to, move);
+        assert(ok);
+        const std::uint64_t child_block = move.child_block();
+        const detail::BlockBytes child(&children[child_block << 6]);
+        const std::uint64_t lost = child.equal(loss_byte);
+        const std::uint64_t won_there = child.equal(win_byte);
+        const std::uint64_t escaped_there = child.equal(StateByte::kEscaped);
+        for (std::uint64_t rest = reading; rest;) {
+            const Square x = pop_lsb(rest);
+            const Square y = move.square(x);
+            if (lost >> y & 1) {
+                wins |= bit(x);
+            } else if (won_there >> y & 1) {
+                ++won[x];
+            } else if (escaped_there >> y & 1) {
+                const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, (child_block << 6) | y));
+                if (b == loss_byte) wins |= bit(x);
+                if (b == win_byte) ++won[x];
+            }
+        }
+    };
+    moves_.block_children(block, side, squares, read, root);
+    // The last unit's own moves stay in the block (the other side to move).
+    const std::uint64_t last_moves = open & ~wins;
+    const typename TableMoves<R, Ix>::LastUnitMoves last_unit(moves_, side, squares);
+    if (last_moves != 0 && last_unit.any()) {
+        const detail::BlockBytes same(&children[base]);
+        const std::uint64_t lost = same.equal(loss_byte);
+        const std::uint64_t won_here = same.equal(win_byte);
+        const std::uint64_t escaped_here = same.equal(StateByte::kEscaped);
+        for (std::uint64_t rest = last_moves; rest;) {
+            const Square x = pop_lsb(rest);
+            const Bitboard targets = last_unit.targets(x);
+            if (targets & lost) {
+                wins |= bit(x);
+                continue;
+            }
+            won[x] = static_cast<std::uint8_t>(won[x] + std::popcount(targets & won_here));
+            for (Bitboard e = targets & escaped_here; e;) {
+                const Square y = pop_lsb(e);
+                const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, base | y));
+                if (b == loss_byte) wins |= bit(x);
+                if (b == win_byte) ++won[x];
+            }
+        }
+    }
+    for (std::uint64_t rest = open; rest;) {
+        const Square x = pop_lsb(rest);
+        StateByte::PullCount count(layout_, level);
+        if (wins & bit(x)) {
+            count.add_lost();
+        } else {
+            count.add_won(won[x]);
+        }
+        finish(side, base | x, own.b[x], 0, count);
     }
 }
 

@@ -297,6 +297,10 @@ public:
             if (word == StateWord::win(level_)) return win_;
             return kEscaped;
         }
+        // Children read in bulk (a block of 64 slots at once): one lost at
+        // the level, and a count of those won at it.
+        void add_lost() { wins_ = true; }
+        void add_won(int children) { closed_ += children; }
         bool wins() const { return wins_; }
         int closed() const { return closed_; }
 

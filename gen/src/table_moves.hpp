@@ -268,7 +268,161 @@ public:
     void open_children(std::uint64_t index, const Position& pos, const Square* squares, F&& f,
                        int first_unit = 0) const;
 
+    // open_children() of the root unit (unit 0) alone.
+    template <class F>
+        requires MoveIndexer<Ix> && (!R::kRoyalKing)
+    void open_root_children(std::uint64_t index, const Position& pos, const Square* squares, F&& f) const {
+        if (unit_color(ix_.unit(0)) != pos.side_to_move()) return;
+        typename Ix::Neighbours neighbours(ix_, index, squares);
+        unit_open_children(0, pos, squares, neighbours, f);
+    }
+
+    // The open moves of 64 slots at once. On the work index the slots
+    // block * 64 + x share every unit's square but the last unit's (on x).
+    // Where that unit is alone of its kind and the root is off the a1-h8
+    // diagonal, a move of another unit leads every such slot to one block
+    // of children, read for all 64 slots at once; the move is open for the
+    // x not on its target or in its path (and, for a double push, not where
+    // an enemy pawn on x could take en passant). `squares` holds the units
+    // before the last (WorkIndex::decode_prefix); side s moves.
+    //   middle(child_block, open_for): a move of a unit between the root
+    //     and the last, its child child_block * 64 + x;
+    //   root(to, open_for): a move of the root to `to` (WorkIndex::root_moved).
+    static bool block_moves_apply(const index::WorkIndex& ix, std::uint64_t block) {
+        const int n = ix.unit_count();
+        return n >= 2 && ix.group_size(n - 1) == 1 && !ix.root_on_diagonal(block << 6);
+    }
+    template <class Middle, class Root>
+        requires std::same_as<Ix, index::WorkIndex> && (!R::kRoyalKing)
+    void block_children(std::uint64_t block, Color s, const Square* squares, Middle&& middle, Root&& root) const {
+        const int n = ix_.unit_count();
+        const int last = n - 1;
+        Bitboard occ = 0;
+        Bitboard enemy_pawns = 0;
+        for (int k = 0; k < last; ++k) {
+            occ |= bit(squares[k]);
+            if (ix_.unit(k) == make_unit(~s, UnitType::Pawn)) enemy_pawns |= bit(squares[k]);
+        }
+        const Bitboard empty = ~occ & R::kBoard;
+        const bool last_is_enemy_pawn = ix_.unit(last) == make_unit(~s, UnitType::Pawn);
+        const int forward = s == Color::White ? 8 : -8;
+        const int start_rank = s == Color::White ? 1 : 6;
+        const int last_rank = s == Color::White ? 7 : 0;
+        typename index::WorkIndex::Neighbours neighbours(ix_, block << 6, squares);
+        auto to_child = [&](int unit, Square to, Bitboard open_for) {
+            if (unit == 0) {
+                root(to, open_for);
+            } else {
+                middle(neighbours.moved(unit, to) >> 6, open_for);
+            }
+        };
+        for (int unit = 0; unit < last; ++unit) {
+            const Unit u = ix_.unit(unit);
+            if (unit_color(u) != s) continue;
+            const Square from = squares[unit];
+            const UnitType type = unit_type(u);
+            if (type != UnitType::Pawn) {
+                Bitboard to = unit_attacks(type, from, occ) & empty;
+                const bool slider = type == UnitType::Bishop || type == UnitType::Rook || type == UnitType::Queen;
+                while (to) {
+                    const Square b = pop_lsb(to);
+                    Bitboard closed = bit(b);
+                    if (slider) closed |= squares_between(from, b);
+                    to_child(unit, b, ~closed);
+                }
+                continue;
+            }
+            const auto one = static_cast<Square>(from + forward);
+            if (!(empty & bit(one)) || rank_of(one) == last_rank) continue;
+            to_child(unit, one, ~bit(one));
+            if (rank_of(from) != start_rank) continue;
+            const auto two = static_cast<Square>(one + forward);
+            if (!(empty & bit(two))) continue;
+            Bitboard closed = bit(one) | bit(two);
+            if constexpr (R::kPawnsCapture) {
+                if (pawn_attacks(s, one) & enemy_pawns) continue;
+                if (last_is_enemy_pawn) closed |= pawn_attacks(s, one);
+            }
+            to_child(unit, two, ~closed);
+        }
+    }
+    // The last unit's open moves from each square x of a block, as squares
+    // of the same block (the other side to move); none if the last unit is
+    // not side s's. `squares` as for block_children().
+    class LastUnitMoves {
+    public:
+        LastUnitMoves(const TableMoves& moves, Color s, const Square* squares) {
+            const auto& ix = moves.ix_;
+            const int last = ix.unit_count() - 1;
+            const Unit u = ix.unit(last);
+            moves_ = unit_color(u) == s;
+            type_ = unit_type(u);
+            white_ = s == Color::White;
+            Bitboard occ = 0;
+            for (int k = 0; k < last; ++k) {
+                occ |= bit(squares[k]);
+                if (ix.unit(k) == make_unit(~s, UnitType::Pawn)) enemy_pawns_ |= bit(squares[k]);
+            }
+            occupied_ = occ;
+        }
+        bool any() const { return moves_; }
+        Bitboard targets(Square x) const {
+            const Bitboard empty = ~occupied_ & R::kBoard;
+            if (type_ != UnitType::Pawn) return unit_attacks(type_, x, occupied_) & empty;
+            const int forward = white_ ? 8 : -8;
+            const auto one = static_cast<Square>(x + forward);
+            if (!(empty & bit(one)) || rank_of(one) == (white_ ? 7 : 0)) return 0;
+            const Bitboard targets = bit(one);
+            if (rank_of(x) != (white_ ? 1 : 6)) return targets;
+            const auto two = static_cast<Square>(one + forward);
+            if (!(empty & bit(two))) return targets;
+            if constexpr (R::kPawnsCapture) {
+                if (pawn_attacks(white_ ? Color::White : Color::Black, one) & enemy_pawns_) return targets;
+            }
+            return targets | bit(two);
+        }
+
+    private:
+        bool moves_ = false;
+        bool white_ = true;
+        UnitType type_ = UnitType::Pawn;
+        Bitboard occupied_ = 0;
+        Bitboard enemy_pawns_ = 0;
+    };
+
 private:
+    // The squares strictly between two squares on one line of a slider.
+    static Bitboard squares_between(Square a, Square b) {
+        const bool straight = rank_of(a) == rank_of(b) || file_of(a) == file_of(b);
+        return straight ? rook_attacks(a, bit(b)) & rook_attacks(b, bit(a))
+                        : bishop_attacks(a, bit(b)) & bishop_attacks(b, bit(a));
+    }
+    // open_children() of one unit; false once f returned false.
+    template <class Neighbours, class F>
+    bool unit_open_children(int unit, const Position& pos, const Square* squares, Neighbours& neighbours,
+                            F& f) const {
+        const Color s = pos.side_to_move();
+        const Bitboard occ = pos.occupied();
+        const Bitboard empty = ~occ & R::kBoard;
+        const int forward = s == Color::White ? 8 : -8;
+        const Square from = squares[unit];
+        const UnitType type = unit_type(ix_.unit(unit));
+        if (type != UnitType::Pawn) {
+            Bitboard to = unit_attacks(type, from, occ) & empty;
+            while (to) {
+                if (!f(neighbours.moved(unit, pop_lsb(to)))) return false;
+            }
+            return true;
+        }
+        const auto one = static_cast<Square>(from + forward);
+        if (!(empty & bit(one)) || rank_of(one) == (s == Color::White ? 7 : 0)) return true;
+        if (!f(neighbours.moved(unit, one))) return false;
+        if (rank_of(from) != (s == Color::White ? 1 : 6)) return true;
+        const auto two = static_cast<Square>(one + forward);
+        if (!(empty & bit(two)) || passes_enemy_pawn(pos, s, one)) return true;
+        return f(neighbours.moved(unit, two));
+    }
+
     // Compulsory captures without a royal king (losing chess): every move is
     // legal and either all moves capture or none does, so the attack sets of
     // the mover's units, computed once, give its captures and, without them,
@@ -755,36 +909,15 @@ template <class F>
 void TableMoves<R, Ix>::open_children(std::uint64_t index, const Position& pos, const Square* squares,
                                       F&& f, int first_unit) const {
     const Color s = pos.side_to_move();
-    const Bitboard occ = pos.occupied();
-    const Bitboard empty = ~occ & R::kBoard;
     typename Ix::Neighbours neighbours(ix_, index, squares);
-    const int forward = s == Color::White ? 8 : -8;
-    const int start_rank = s == Color::White ? 1 : 6;
-    const int last_rank = s == Color::White ? 7 : 0;
     const int n = ix_.unit_count();
     // From unit 0, its moves come last: a root unit's move re-maps the others
     // (Neighbours), the dearest slots to find, and a pull often stops at a
     // losing child before reaching them. The order changes no verdict.
     for (int step = first_unit; step < n; ++step) {
         const int unit = first_unit != 0 ? step : (step + 1) % n;
-        const Unit u = ix_.unit(unit);
-        if (unit_color(u) != s) continue;
-        const Square from = squares[unit];
-        const UnitType type = unit_type(u);
-        if (type != UnitType::Pawn) {
-            Bitboard to = unit_attacks(type, from, occ) & empty;
-            while (to) {
-                if (!f(neighbours.moved(unit, pop_lsb(to)))) return;
-            }
-            continue;
-        }
-        const auto one = static_cast<Square>(from + forward);
-        if (!(empty & bit(one)) || rank_of(one) == last_rank) continue;
-        if (!f(neighbours.moved(unit, one))) return;
-        if (rank_of(from) != start_rank) continue;
-        const auto two = static_cast<Square>(one + forward);
-        if (!(empty & bit(two)) || passes_enemy_pawn(pos, s, one)) continue;
-        if (!f(neighbours.moved(unit, two))) return;
+        if (unit_color(ix_.unit(unit)) != s) continue;
+        if (!unit_open_children(unit, pos, squares, neighbours, f)) return;
     }
 }
 

@@ -58,6 +58,16 @@ std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& ma
     const auto root = std::find_if(groups.begin(), groups.end(), [](const Group& g) { return g.count == 1; });
     if (root == groups.end()) return std::nullopt;
     std::rotate(groups.begin(), root, root + 1);
+    // The last digit's unit alone of its kind where one is left: block pulls
+    // (gen/) read a block of 64 slots for all the last unit's squares when
+    // no re-sorting of a group moves it.
+    if (groups.back().count > 1) {
+        const auto single = std::find_if(groups.rbegin(), groups.rend() - 1, [](const Group& g) { return g.count == 1; });
+        if (single != groups.rend() - 1) {
+            const auto at = std::prev(single.base());
+            std::rotate(at, at + 1, groups.end());
+        }
+    }
 
     WorkIndex ix;
     ix.pawnless_ = !material.has_pawns();
@@ -106,10 +116,10 @@ std::optional<WorkIndex> WorkIndex::create(VariantId variant, const Material& ma
     return ix;
 }
 
-Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept {
+Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice, int end) const noexcept {
     const auto& map = kMaps.image[sym];
     Index slot = static_cast<Index>(choice) << shift_;
-    for (int i = 1; i < units_;) {
+    for (int i = 1; i < end;) {
         const int count = group_count_[i];
         if (count == 1) {
             const Square s = map[squares[i]];
@@ -127,6 +137,26 @@ Index WorkIndex::encode_with(const Square* squares, int sym, std::uint8_t choice
         i += count;
     }
     return slot;
+}
+
+bool WorkIndex::root_moved(const Square* squares, Square to, RootMove& out) const noexcept {
+    const Canonical c = canonical_[to];
+    if (c.choice == kNoChoice) return false;
+    Square moved[kMaxUnits];
+    std::copy(squares, squares + units_ - 1, moved);
+    moved[0] = to;
+    const int last = units_ - 1;
+    const Index slot = encode_with(moved, c.sym, c.choice, last);
+    if (slot == kNoIndex) return false;
+    out.block = slot >> 6;
+    out.map = &kMaps.image[static_cast<std::size_t>(c.sym)];
+    out.alt_map = nullptr;
+    if (c.alt_sym < 0) return true;
+    const Index alt = encode_with(moved, c.alt_sym, c.choice, last);
+    if (alt == kNoIndex) return false;
+    out.alt_block = alt >> 6;
+    out.alt_map = &kMaps.image[static_cast<std::size_t>(c.alt_sym)];
+    return true;
 }
 
 Index WorkIndex::encode(const Square* squares) const noexcept {

@@ -270,6 +270,55 @@ TEST_CASE("narrowed state bytes give the same value for every slot") {
     CHECK(exceptions > 1000);
 }
 
+// Level passes push from the decided positions or pull into the open ones,
+// slot by slot or, on the work index, a block of 64 slots (the last unit on
+// every square) at a time (RetrogradeBuilder::pull_block). Forced onto every
+// level, each kind must give every slot the value of the chosen mix: pawns
+// of both sides (double pushes beside an enemy pawn), sliders whose path the
+// last unit blocks, roots that land on the a1-h8 diagonal, a last unit of a
+// pair (no block pulls), and narrowed state bytes (escaped children).
+TEST_CASE("pushed, slot-pulled and block-pulled level passes give the same value for every slot") {
+    Built& built = Built::get(VariantId::Antichess);
+    std::vector<std::string> names = {"KQvR", "NPvP", "PvP", "RvPP"};
+    if (!test::kSanitized) names.insert(names.end(), {"KPvP", "PPvP", "BvNP", "QvB", "KPvK"});
+    std::vector<index::Material> tables;
+    for (const auto& name : names) tables.push_back(index::canonical(*index::parse_table(name, VariantId::Antichess)));
+    built.build(tables);
+    const gen::ChildValue child_value([&](const Position& child) {
+        if (child.units(child.side_to_move()) == 0) return probe::Value{Wdl::Win, 0};
+        if (child.units(~child.side_to_move()) == 0) return probe::Value{Wdl::Loss, 0};
+        return probe_or_fail(built.tablebase(), VariantId::Antichess, child);
+    });
+    using Builder = gen::RetrogradeBuilder<Antichess, index::WorkIndex>;
+    std::uint64_t compared = 0;
+    for (const auto& m : tables) {
+        auto exact = index::Indexer::create(VariantId::Antichess, m);
+        REQUIRE(exact.ok());
+        const auto work = gen::work_index_for(*exact);
+        REQUIRE(work.has_value());
+        const gen::TableValues chosen = Builder(*work, child_value).build();
+        for (const gen::StateByte layout : {gen::StateByte(), gen::StateByte(3, 4)}) {
+            for (const Builder::Passes passes :
+                 {Builder::Passes::Push, Builder::Passes::PullSlots, Builder::Passes::PullBlocks}) {
+                const gen::TableValues forced = Builder(*work, child_value, {}, layout, passes).build();
+                std::uint64_t mismatches = 0;
+                for (const Color side : {Color::White, Color::Black}) {
+                    for (std::uint64_t i = 0; i < work->size(); ++i) {
+                        mismatches += forced.code(side, i) != chosen.code(side, i);
+                    }
+                }
+                compared += 2 * work->size();
+                const std::string table_name = m.name();
+                CAPTURE(table_name);
+                CAPTURE(static_cast<int>(passes));
+                CAPTURE(layout.max_count());
+                CHECK(mismatches == 0);
+            }
+        }
+    }
+    MESSAGE(compared << " slots compared across pass kinds");
+}
+
 TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
     Built& built = Built::get(VariantId::Antichess);
     // Draws, wins and losses at many distances, both sides, and a table with

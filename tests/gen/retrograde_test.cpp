@@ -61,6 +61,78 @@ TEST_SUITE("slow") {
 #include "table_moves.hpp"
 #include "tbforge/index/work_index.hpp"
 
+TEST_CASE("a block's moves reach the children open_children reaches from each of its slots") {
+    // Block pulls read the children of 64 slots through block_children
+    // (child blocks with masks, root moves re-mapped) and LastUnitMoves; a
+    // slot pull lists them with open_children. Both must give every slot
+    // the same children, as multisets.
+    using Moves = gen::TableMoves<Antichess, index::WorkIndex>;
+    std::uint64_t compared = 0, two_candidates = 0;
+    for (const std::string name :
+         {"KRvN", "BNvK", "QvB", "KRRvK", "QQBvN", "NPvNP", "KPvKP", "PvP", "NPvP", "KPPvB", "BBvKN", "RBNvKN", "QPvBP"}) {
+        CAPTURE(name);
+        const auto material = index::parse_material(name);
+        REQUIRE(material.ok());
+        const auto work = index::WorkIndex::create(VariantId::Antichess, *material);
+        REQUIRE(work.has_value());
+        const Moves moves(*work, gen::ChildValue([](const Position&) { return probe::Value{Wdl::Draw, 0}; }));
+        std::mt19937_64 rng(11);
+        int blocks = 0;
+        for (int tries = 0; tries < 20000 && blocks < (test::kSanitized ? 40 : 200); ++tries) {
+            const std::uint64_t block = rng() % (work->size() >> 6);
+            Square prefix[gen::kMaxTableUnits];
+            if (!Moves::block_moves_apply(*work, block) || !work->decode_prefix(block << 6, prefix)) continue;
+            ++blocks;
+            for (const Color side : {Color::White, Color::Black}) {
+                std::vector<std::pair<std::uint64_t, std::uint64_t>> middle;  // child block, open for
+                std::vector<std::pair<index::WorkIndex::RootMove, std::uint64_t>> root;
+                moves.block_children(
+                    block, side, prefix, [&](std::uint64_t child, std::uint64_t open_for) { middle.emplace_back(child, open_for); },
+                    [&](Square to, std::uint64_t open_for) {
+                        index::WorkIndex::RootMove move;
+                        REQUIRE(work->root_moved(prefix, to, move));
+                        two_candidates += move.alt_map != nullptr;
+                        root.emplace_back(move, open_for);
+                    });
+                const Moves::LastUnitMoves last_unit(moves, side, prefix);
+                for (int x = 0; x < 64; ++x) {
+                    const std::uint64_t slot = block << 6 | static_cast<std::uint64_t>(x);
+                    Square squares[gen::kMaxTableUnits];
+                    Position pos;
+                    if (!moves.decode(slot, side, squares, pos)) continue;
+                    std::vector<std::uint64_t> listed, from_block;
+                    moves.open_children(slot, pos, squares, [&](std::uint64_t child) {
+                        listed.push_back(child);
+                        return true;
+                    });
+                    for (const auto& [child, open_for] : middle) {
+                        if (open_for >> x & 1) from_block.push_back(child << 6 | static_cast<std::uint64_t>(x));
+                    }
+                    for (const auto& [move, open_for] : root) {
+                        if (open_for >> x & 1) from_block.push_back(move.child_block() << 6 | move.square(static_cast<Square>(x)));
+                    }
+                    if (last_unit.any()) {
+                        for (Bitboard t = last_unit.targets(static_cast<Square>(x)); t;) {
+                            from_block.push_back(block << 6 | pop_lsb(t));
+                        }
+                    }
+                    std::sort(listed.begin(), listed.end());
+                    std::sort(from_block.begin(), from_block.end());
+                    if (listed != from_block) {
+                        FAIL_CHECK(to_fen(pos) << ": " << listed.size() << " children listed, " << from_block.size()
+                                               << " from the block");
+                        break;
+                    }
+                    ++compared;
+                }
+            }
+        }
+        CHECK(blocks > 0);
+    }
+    MESSAGE(compared << " slots' children compared, " << two_candidates << " root moves onto the diagonal");
+    CHECK(two_candidates > 0);
+}
+
 TEST_CASE("a slot scan decodes every slot as decode() does, whatever slots it skips") {
     // Scans place only the last unit again while the other digits stay; the
     // skips are those of a pull pass (decided slots are passed over).

@@ -62,6 +62,33 @@ public:
         squares[last] = s;
         return !choice_on_diagonal_[static_cast<std::size_t>(slot >> shift_)] || canonical_on_diagonal(squares);
     }
+    // The units of the group `unit` belongs to (1: alone of its kind).
+    int group_size(int unit) const { return group_count_[static_cast<std::size_t>(unit)]; }
+    // Does the root of `slot` stand on the a1-h8 diagonal, where the
+    // canonical slot of a placement is the smaller of it and its transpose?
+    bool root_on_diagonal(Index slot) const { return choice_on_diagonal_[static_cast<std::size_t>(slot >> shift_)]; }
+    // A move of the root to `to` seen from every square x of the last unit
+    // at once (the last unit alone of its kind; `squares` holds the units
+    // before the last): the other units are re-mapped by the symmetry that
+    // brings the root home, so every x leads into one block of 64 slots, at
+    // square(x). A root landing on the a1-h8 diagonal has two candidates:
+    // the smaller slot wins, which is the smaller block, or, in one block,
+    // the smaller square.
+    struct RootMove {
+        Index block = 0;
+        const std::array<Square, 64>* map = nullptr;
+        Index alt_block = 0;
+        const std::array<Square, 64>* alt_map = nullptr;  // null: one candidate
+
+        Index child_block() const { return alt_map && alt_block < block ? alt_block : block; }
+        Square square(Square x) const {
+            if (!alt_map || block < alt_block) return (*map)[x];
+            if (alt_block < block) return (*alt_map)[x];
+            return std::min((*map)[x], (*alt_map)[x]);
+        }
+    };
+    // False if the move has no slot.
+    bool root_moved(const Square* squares, Square to, RootMove& out) const noexcept;
     // The canonical slot of a placement (distinct squares, identical units in
     // any order, any symmetric image); kNoIndex if a pawn stands on rank 1 or 8.
     Index encode(const Square* squares) const noexcept;
@@ -79,7 +106,12 @@ private:
     static constexpr Bitboard kBackRankSquares = 0xFF000000000000FFULL;
 
     WorkIndex() = default;
-    Index encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept;
+    // The slot of a placement under symmetry `sym` with root choice `choice`,
+    // from the units before `end` (the others' digits left 0).
+    Index encode_with(const Square* squares, int sym, std::uint8_t choice, int end) const noexcept;
+    Index encode_with(const Square* squares, int sym, std::uint8_t choice) const noexcept {
+        return encode_with(squares, sym, choice, units_);
+    }
     // A group's squares in ascending order (groups are small: insertion sort).
     static void sort_squares(Square* squares, int count) noexcept {
         for (int k = 1; k < count; ++k) {
