@@ -60,6 +60,21 @@ std::uint16_t ExactValues::PlacedReader::code(Color side, const Square* squares)
     return slot == index::kNoIndex ? 0 : values_.built_.code(side, slot);
 }
 
+void ExactValues::PlacedReader::codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
+                                            std::uint16_t* out) {
+    const int built_unit = position_[unit];
+    if (cursor_ && cursor_->moves_one_digit(built_unit)) {
+        // One digit of the work slot follows the unit.
+        for (int k = 0; k < count; ++k) out[k] = values_.built_.code(side, cursor_->moved(built_unit, next[k]));
+        squares[unit] = next[count - 1];
+        return;
+    }
+    for (int k = 0; k < count; ++k) {
+        squares[unit] = next[k];
+        out[k] = code(side, squares);
+    }
+}
+
 void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t> out) {
     const TableValues& from = built_;
     if (!work_ && !stored_) {
@@ -78,10 +93,18 @@ void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t>
         Square squares[kMaxTableUnits];
         PlacedReader reader(*this, order);
         const std::int64_t end = std::min(n, (run + 1) * kRun);
+        const int last = order.unit_count() - 1;
+        Square next[64];
         for (std::int64_t k = run * kRun; k < end; ++k) {
             const index::Index i = first + static_cast<std::uint64_t>(k);
             const bool decoded = k == run * kRun ? order.decode(i, squares) : order.decode_next(i, squares);
             out[static_cast<std::size_t>(k)] = decoded ? reader.code(side, squares) : 0;
+            if (!decoded) continue;
+            // The slots after it where only the last unit moves, together.
+            const int more = order.last_unit_run(i, squares, next, static_cast<int>(end - k - 1));
+            if (more == 0) continue;
+            reader.codes_moved(side, squares, last, next, more, &out[static_cast<std::size_t>(k + 1)]);
+            k += more;
         }
     }
     renumber_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

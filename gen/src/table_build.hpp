@@ -43,6 +43,10 @@ public:
         PlacedReader(const ExactValues& values, const index::Indexer& from);
         // 0 where the placement has no slot.
         std::uint16_t code(Color side, const Square* squares);
+        // code() of the placements after the one code() was last given,
+        // `squares`, with unit `unit` of `from` on next[0], next[1], ...
+        void codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
+                         std::uint16_t* out);
 
     private:
         const ExactValues& values_;

@@ -656,6 +656,24 @@ bool Indexer::decode_next(Index idx, Square* squares) const noexcept {
     return decode(idx, squares);
 }
 
+int Indexer::last_unit_run(Index idx, const Square* squares, Square* next, int max) const noexcept {
+    const int g = group_count_ - 1;
+    if (max <= 0 || idx >= free_end_ || g < root_groups_ || groups_[g].count != 1) return 0;
+    // As in decode_next(): until the last digit wraps to 0, only that unit
+    // moves, to its next free square.
+    const std::uint64_t radix = free_radix_[g].divisor;
+    const Index digit = idx - detail::quotient(free_radix_[g], idx) * radix;
+    const Index after = std::min<Index>(radix - 1 - digit, free_end_ - 1 - idx);
+    const int last = groups_[g].first;
+    Bitboard others = 0;
+    for (int i = 0; i < last; ++i) others |= bit(squares[i]);
+    const Bitboard at = bit(squares[last]);
+    Bitboard free = groups_[g].domain & ~others & ~(at | (at - 1));
+    int count = 0;
+    while (free && static_cast<Index>(count) < after && count < max) next[count++] = pop_lsb(free);
+    return count;
+}
+
 std::pair<Index, Index> Indexer::root_range(Index idx) const noexcept {
     if (idx < free_end_) {
         const Index first = detail::quotient(free_div_, idx) * free_size_;

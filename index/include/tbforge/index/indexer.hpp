@@ -100,6 +100,12 @@ public:
     // index - 1, as a scan of consecutive slots has it: within a run of the
     // last unit's digit only that unit moves, to its next free square.
     bool decode_next(Index index, Square* squares) const noexcept;
+    // The slots after `index` that differ from it only by the last unit's
+    // square (those decode_next() reaches by moving that unit alone), at most
+    // `max`: their count, and the last unit's square in each in `next`.
+    // `squares` holds the decoded placement of `index`. 0 where the last
+    // unit's digit has no fixed radix (a listed root choice, a group).
+    int last_unit_run(Index index, const Square* squares, Square* next, int max) const noexcept;
     // The slot of a placement or of any of its symmetric images; units of a
     // group may come in any order. Squares must be distinct. kNoIndex if a
     // unit stands outside its allowed squares (pawns off ranks 2-7, Four File

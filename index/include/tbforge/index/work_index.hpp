@@ -257,19 +257,28 @@ public:
             }
             if (changed == -1) return current();
         }
-        if (changed > 0 && ix_.group_count_[changed] == 1 && !ix_.pawn_[changed]) {
-            const int shift = ix_.shift_ - 6 * changed;
-            const Square from = squares_[changed];
-            const Square to = squares[changed];
-            squares_[changed] = to;
-            image_ += (static_cast<Index>((*map_)[to]) << shift) - (static_cast<Index>((*map_)[from]) << shift);
-            if (alt_map_) {
-                alt_image_ += (static_cast<Index>((*alt_map_)[to]) << shift) -
-                              (static_cast<Index>((*alt_map_)[from]) << shift);
-            }
-            return current();
-        }
+        if (changed > 0 && moves_one_digit(changed)) return moved(changed, squares[changed]);
         return reset(squares);
+    }
+
+    // encode() of the last placement with unit `unit` moved to `to`, where
+    // that is one digit's change (the placement encoded, a unit alone of its
+    // kind, not the root, not a pawn); kNotOneDigit otherwise.
+    static constexpr Index kNotOneDigit = ~Index{0} - 1;
+    bool moves_one_digit(int unit) const noexcept {
+        return valid_ && unit > 0 && ix_.group_count_[unit] == 1 && !ix_.pawn_[unit];
+    }
+    Index moved(int unit, Square to) noexcept {
+        if (!moves_one_digit(unit)) return kNotOneDigit;
+        const int shift = ix_.shift_ - 6 * unit;
+        const Square from = squares_[unit];
+        squares_[unit] = to;
+        image_ += (static_cast<Index>((*map_)[to]) << shift) - (static_cast<Index>((*map_)[from]) << shift);
+        if (alt_map_) {
+            alt_image_ +=
+                (static_cast<Index>((*alt_map_)[to]) << shift) - (static_cast<Index>((*alt_map_)[from]) << shift);
+        }
+        return current();
     }
 
 private:
