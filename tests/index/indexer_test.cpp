@@ -430,6 +430,50 @@ TEST_CASE("decode_next from the previous slot's placement equals decode") {
     }
 }
 
+TEST_CASE("last_unit_run lists the slots where only the last unit moves, as decode gives them") {
+    std::mt19937_64 rng(20261128);
+    for (const auto& entry : std::vector<std::pair<VariantId, const char*>>{
+             {VariantId::Antichess, "KvQ"}, {VariantId::Antichess, "RBvKN"}, {VariantId::Antichess, "RBPvKN"},
+             {VariantId::Antichess, "KRRvB"}, {VariantId::Antichess, "NPvPP"}, {VariantId::Antichess, "NPvNP"},
+             {VariantId::FourFile, "KRvKN"}}) {
+        const VariantId v = entry.first;
+        const char* const name = entry.second;
+        const Indexer ix = *Indexer::create(v, canonical(*parse_table(name, v)));
+        CAPTURE(name);
+        const int last = ix.unit_count() - 1;
+        std::uint64_t listed = 0, mismatches = 0;
+        for (int k = 0; k < 200; ++k) {
+            const Index start = rng() % ix.size();
+            Squares at{};
+            REQUIRE(ix.decode(start, at.data()));
+            Square next[64];
+            const int max = static_cast<int>(rng() % 70);
+            const int count = ix.last_unit_run(start, at.data(), next, max);
+            REQUIRE(count <= max);
+            for (int j = 0; j < count; ++j) {
+                Squares fresh{};
+                REQUIRE(ix.decode(start + 1 + static_cast<Index>(j), fresh.data()));
+                Squares expected = at;
+                expected[static_cast<std::size_t>(last)] = next[j];
+                mismatches += fresh != expected;
+            }
+            listed += static_cast<std::uint64_t>(count);
+            // Maximal: the slot after the run moves another unit (or the run
+            // stopped at max).
+            const Index after = start + 1 + static_cast<Index>(count);
+            if (count < max && after < ix.size()) {
+                Squares fresh{};
+                REQUIRE(ix.decode(after, fresh.data()));
+                bool others_same = true;
+                for (int u = 0; u < last; ++u) others_same = others_same && fresh[u] == at[u];
+                if (ix.last_unit_run(start, at.data(), next, 1) == 1) CHECK_FALSE(others_same);
+            }
+        }
+        CHECK(mismatches == 0);
+        MESSAGE(std::string(name) << ": " << listed << " slots listed");
+    }
+}
+
 TEST_CASE("fast path and position path agree; unit order") {
     const Indexer ix = make(VariantId::Antichess, "KQvR");
     CHECK(ix.unit_count() == 3);
