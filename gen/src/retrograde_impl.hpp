@@ -347,42 +347,26 @@ struct BlockBytes {
         }
     }
     // Bit x set where byte x equals v.
-    std::uint64_t equal(std::uint8_t v) const {
-#if defined(__SSE2__)
-        const __m128i value = _mm_set1_epi8(static_cast<char>(v));
-        std::uint64_t mask = 0;
-        for (int k = 0; k < 4; ++k) {
-            const __m128i bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
-            mask |= lanes(_mm_cmpeq_epi8(bytes, value)) << (16 * k);
-        }
-        return mask;
-#else
-        std::uint64_t mask = 0;
-        for (int x = 0; x < 64; ++x) mask |= static_cast<std::uint64_t>(b[x] == v) << x;
-        return mask;
-#endif
-    }
+    std::uint64_t equal(std::uint8_t v) const { return where(v, false); }
     // Bit x set where byte x is at least v.
-    std::uint64_t at_least(std::uint8_t v) const {
-#if defined(__SSE2__)
-        const __m128i value = _mm_set1_epi8(static_cast<char>(v));
-        std::uint64_t mask = 0;
-        for (int k = 0; k < 4; ++k) {
-            const __m128i bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
-            mask |= lanes(_mm_cmpeq_epi8(_mm_max_epu8(bytes, value), bytes)) << (16 * k);
-        }
-        return mask;
-#else
-        std::uint64_t mask = 0;
-        for (int x = 0; x < 64; ++x) mask |= static_cast<std::uint64_t>(b[x] >= v) << x;
-        return mask;
-#endif
-    }
+    std::uint64_t at_least(std::uint8_t v) const { return where(v, true); }
 
 private:
+    std::uint64_t where(std::uint8_t v, bool at_least) const {
+        std::uint64_t mask = 0;
 #if defined(__SSE2__)
-    static std::uint64_t lanes(__m128i m) { return static_cast<std::uint16_t>(_mm_movemask_epi8(m)); }
+        const __m128i value = _mm_set1_epi8(static_cast<char>(v));
+        for (int k = 0; k < 4; ++k) {
+            const __m128i bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
+            // max(bytes, v) == bytes: bytes >= v, unsigned.
+            const __m128i hit = _mm_cmpeq_epi8(at_least ? _mm_max_epu8(bytes, value) : value, bytes);
+            mask |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(hit))) << (16 * k);
+        }
+#else
+        for (int x = 0; x < 64; ++x) mask |= static_cast<std::uint64_t>(at_least ? b[x] >= v : b[x] == v) << x;
 #endif
+        return mask;
+    }
 };
 
 }  // namespace detail
@@ -487,6 +471,12 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
     const StateByte::PullCount as_byte(layout_, level);
     std::uint64_t wins = 0;                 // a child lost at the level
     std::array<std::uint8_t, 64> won{};     // children won at the level
+    // An escaped child's word, read as the byte of its value at the level.
+    auto take_escaped = [&](Square x, std::uint64_t child) {
+        const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, child));
+        if (b == loss_byte) wins |= bit(x);
+        if (b == win_byte) ++won[x];
+    };
     // Children of one block: every slot x of `open_for` reads child x.
     auto read = [&](std::uint64_t child_block, std::uint64_t open_for) {
         const std::uint64_t reading = open & ~wins & open_for;
@@ -496,9 +486,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
         for (std::uint64_t w = child.equal(win_byte) & reading & ~wins; w;) ++won[pop_lsb(w)];
         for (std::uint64_t e = child.equal(StateByte::kEscaped) & reading; e;) {
             const Square x = pop_lsb(e);
-            const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, (child_block << 6) | x));
-            if (b == loss_byte) wins |= bit(x);
-            if (b == win_byte) ++won[x];
+            take_escaped(x, (child_block << 6) | x);
         }
     };
     // A root move re-maps the last unit's square: x reads square(x).
@@ -521,9 +509,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
             } else if (won_there >> y & 1) {
                 ++won[x];
             } else if (escaped_there >> y & 1) {
-                const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, (child_block << 6) | y));
-                if (b == loss_byte) wins |= bit(x);
-                if (b == win_byte) ++won[x];
+                take_escaped(x, (child_block << 6) | y);
             }
         }
     };
@@ -544,12 +530,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
                 continue;
             }
             won[x] = static_cast<std::uint8_t>(won[x] + std::popcount(targets & won_here));
-            for (Bitboard e = targets & escaped_here; e;) {
-                const Square y = pop_lsb(e);
-                const std::uint8_t b = as_byte.as_byte(load_escaped(child_side, base | y));
-                if (b == loss_byte) wins |= bit(x);
-                if (b == win_byte) ++won[x];
-            }
+            for (Bitboard e = targets & escaped_here; e;) take_escaped(x, base | pop_lsb(e));
         }
     }
     for (std::uint64_t rest = open; rest;) {

@@ -261,15 +261,14 @@ public:
         return reset(squares);
     }
 
-    // encode() of the last placement with unit `unit` moved to `to`, where
-    // that is one digit's change (the placement encoded, a unit alone of its
-    // kind, not the root, not a pawn); kNotOneDigit otherwise.
-    static constexpr Index kNotOneDigit = ~Index{0} - 1;
+    // Does moving `unit` from the last placement change one digit (the
+    // placement encoded, a unit alone of its kind, not the root, not a pawn)?
     bool moves_one_digit(int unit) const noexcept {
         return valid_ && unit > 0 && ix_.group_count_[unit] == 1 && !ix_.pawn_[unit];
     }
+    // encode() of the last placement with `unit` moved to `to`, where
+    // moves_one_digit(unit).
     Index moved(int unit, Square to) noexcept {
-        if (!moves_one_digit(unit)) return kNotOneDigit;
         const int shift = ix_.shift_ - 6 * unit;
         const Square from = squares_[unit];
         squares_[unit] = to;
