@@ -172,28 +172,53 @@ struct Statistics {
 // move first): W/D/L per side, DTC histograms, the first longest win.
 class StatisticsAccumulator {
 public:
+    // Codes are counted, and turned into values once at the end: the loop
+    // over every code of the table is then an increment per code, spread
+    // over four count arrays so that a run of equal codes does not wait on
+    // the increment before.
     void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         const int c = to_index(side);
-        for (std::size_t k = 0; k < codes.size(); ++k) {
-            const probe::Value value = probe::decode_value(codes[k]);
-            if (value.wdl == Wdl::Draw) continue;
-            auto& histogram = value.wdl == Wdl::Win ? win_histogram_ : loss_histogram_;
-            if (histogram.size() <= value.dtc) histogram.resize(value.dtc + 1);
-            ++histogram[value.dtc];
-            ++wdl_[c][value.wdl == Wdl::Win ? 2 : 0];
-            max_dtc_ = std::max<int>(max_dtc_, value.dtc);
-            if (value.wdl == Wdl::Win && value.dtc > longest_win_) {
-                longest_win_ = value.dtc;
-                longest_side_ = side;
-                longest_index_ = first + k;
+        SideCounts& counts = sides_[c];
+        const std::size_t n = codes.size();
+        std::size_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            for (std::size_t lane = 0; lane < 4; ++lane) count(counts, lane, codes[k + lane]);
+        }
+        for (; k < n; ++k) count(counts, 0, codes[k]);
+        // The first slot of the longest win: a new largest odd code is rare.
+        for (k = 0; k < n; ++k) {
+            const std::uint16_t code = codes[k];
+            if (code > counts.longest_code && (code & 1)) {
+                counts.longest_code = code;
+                counts.longest_index = first + k;
             }
         }
+        counts.pending += n;
+        if (counts.pending > kFlushAfter) flush(counts);
     }
 
-    Statistics finish(const index::Indexer& ix) const {
+    Statistics finish(const index::Indexer& ix) {
+        std::array<std::array<std::uint64_t, 3>, 2> wdl{};  // loss, draw, win
+        std::vector<std::uint64_t> win_histogram, loss_histogram;
+        int max_dtc = 0;
+        for (int c = 0; c < 2; ++c) {
+            flush(sides_[c]);
+            const std::vector<std::uint64_t>& totals = sides_[c].totals;
+            for (std::size_t code = 1; code < totals.size(); ++code) {
+                if (totals[code] == 0) continue;
+                const probe::Value value = probe::decode_value(static_cast<std::uint16_t>(code));
+                auto& histogram = value.wdl == Wdl::Win ? win_histogram : loss_histogram;
+                if (histogram.size() <= value.dtc) histogram.resize(value.dtc + 1);
+                histogram[value.dtc] += totals[code];
+                wdl[c][value.wdl == Wdl::Win ? 2 : 0] += totals[code];
+                max_dtc = std::max<int>(max_dtc, value.dtc);
+            }
+        }
+        // White's first longest win, unless Black's is longer (slot order).
+        const int longest_c = sides_[1].longest_code > sides_[0].longest_code ? 1 : 0;
+        const int longest_win = sides_[longest_c].longest_code == 0 ? -1 : (sides_[longest_c].longest_code - 1) / 2;
         Statistics out;
-        out.max_dtc = max_dtc_;
-        auto wdl = wdl_;
+        out.max_dtc = max_dtc;
         // Draws are what remains of the valid positions: stored zeros include
         // invalid slots.
         std::array<std::uint64_t, 2> valid_per_side{};
@@ -218,23 +243,50 @@ public:
         }
         out.stored.counters.push_back({"max_dtc", static_cast<std::uint64_t>(out.max_dtc)});
         json["max_dtc"] = out.max_dtc;
-        json["win_dtc_histogram"] = win_histogram_;
-        json["loss_dtc_histogram"] = loss_histogram_;
-        if (longest_win_ >= 0) {
-            auto pos = ix.position(longest_index_, longest_side_);
-            json["longest_win"] = Json{{"dtc", longest_win_}, {"fen", pos ? to_fen(*pos) : std::string()}};
+        json["win_dtc_histogram"] = win_histogram;
+        json["loss_dtc_histogram"] = loss_histogram;
+        if (longest_win >= 0) {
+            auto pos = ix.position(sides_[longest_c].longest_index, static_cast<Color>(longest_c));
+            json["longest_win"] = Json{{"dtc", longest_win}, {"fen", pos ? to_fen(*pos) : std::string()}};
         }
         out.stored.json = to_json_line(json);
         return out;
     }
 
 private:
-    std::array<std::array<std::uint64_t, 3>, 2> wdl_{};  // loss, draw, win
-    std::vector<std::uint64_t> win_histogram_, loss_histogram_;
-    int max_dtc_ = 0;
-    int longest_win_ = -1;
-    Color longest_side_ = Color::White;
-    std::uint64_t longest_index_ = 0;
+    // Codes below kSmallCodes (distances below 2048) are counted in 32-bit
+    // lanes, flushed into the 64-bit totals before any lane could overflow;
+    // larger ones straight into the totals.
+    static constexpr std::size_t kSmallCodes = 4096;
+    static constexpr std::uint64_t kFlushAfter = std::uint64_t{1} << 31;
+    struct SideCounts {
+        SideCounts() {
+            for (std::vector<std::uint32_t>& lane : lanes) lane.assign(kSmallCodes, 0);
+        }
+        std::array<std::vector<std::uint32_t>, 4> lanes;
+        std::vector<std::uint64_t> totals;
+        std::uint64_t pending = 0;  // codes counted in the lanes since the last flush
+        std::uint16_t longest_code = 0;  // the largest odd (winning) code, 0 if none
+        std::uint64_t longest_index = 0;
+    };
+    static void count(SideCounts& counts, std::size_t lane, std::uint16_t code) {
+        if (code < kSmallCodes) [[likely]] {
+            ++counts.lanes[lane][code];
+            return;
+        }
+        if (counts.totals.size() <= code) counts.totals.resize(std::size_t{code} + 1, 0);
+        ++counts.totals[code];
+    }
+    static void flush(SideCounts& counts) {
+        if (counts.totals.size() < kSmallCodes) counts.totals.resize(kSmallCodes, 0);
+        for (std::vector<std::uint32_t>& lane : counts.lanes) {
+            for (std::size_t code = 0; code < lane.size(); ++code) counts.totals[code] += lane[code];
+            std::fill(lane.begin(), lane.end(), 0);
+        }
+        counts.pending = 0;
+    }
+
+    std::array<SideCounts, 2> sides_;
 };
 
 // Final values of a table in slot order, White to move first, handed to a
@@ -301,7 +353,7 @@ void hash_codes(Xxh64& hash, std::span<const std::uint16_t> codes, unsigned widt
 // XXH64 of a table's codes in slot order, little-endian at the width the
 // table stores them (the values checksum of a wdl-dtc/1 table).
 std::uint64_t values_checksum(ExactValues& values, std::uint64_t n) {
-    const unsigned width = values.max_code() <= 0xFF ? 1 : 2;
+    const unsigned width = values.code_width();
     constexpr std::size_t kRead = 1 << 20;
     std::vector<std::uint16_t> codes(kRead);
     Xxh64 hash;
@@ -317,28 +369,29 @@ std::uint64_t values_checksum(ExactValues& values, std::uint64_t n) {
 
 // Stores a table's values. `ix` is the stored index: the rule's order, or
 // for wdl-dtc/3 the one chosen, whose slots `source` and `read` follow.
-// `max_code` is the largest code of the table; `read`, if given, reads
+// `width` is the bytes a code of the table needs (1 when every code is
+// below 256); `read`, if given, reads
 // values in any order, which lets wdl-dtc/2 read every value once instead
 // of twice. `rule_order_checksum`: wdl-dtc/3 in another order than the
 // rule's, the checksum of the values in the rule's order.
 template <Ruleset R>
 Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const std::string& name,
                            const index::Material& material, const GenerateOptions& options,
-                           std::uint16_t max_code, const ValueSource& source, const ValueReader& read = {},
+                           unsigned width, const ValueSource& source, const ValueReader& read = {},
                            std::optional<std::uint64_t> rule_order_checksum = std::nullopt) {
     const bool compact = probe::is_compact_encoding(options.value_encoding);
     const bool ordered = options.value_encoding == probe::kOrderedCompactValueEncoding;
     storage::TableWriteOptions write_options = sample_write_options(options);
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
-    const unsigned resolved_width = max_code <= 0xFF ? 1 : 2;
+    const unsigned resolved_width = width;
     if (compact) {
         free_slots.emplace(ix, write_options.slots_per_block);
         // The DTC side from a sample of blocks. A full survey of the values
         // (a pass of its own) only where the sample cannot be read directly,
         // the sample ties, or the stored width depends on the side.
         std::optional<Color> side;
-        if (read && max_code <= 0xFF) {
+        if (read && width == 1) {
             free_slots->sample(read);
             side = free_slots->choose_dtc_side(write_options);
         }
@@ -351,7 +404,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         }
         // Every code fits a byte unless the table's largest does not; then
         // the survey tells what the DTC side stores.
-        if (free_slots->surveyed()) max_code = free_slots->max_code();
+        if (free_slots->surveyed()) width = free_slots->max_code() <= 0xFF ? 1 : 2;
         write_options.zstd_strategy = kCompactZstdStrategy;
         write_options.zstd_search_log = kCompactZstdSearchLog;
         write_options.zstd_target_length = kCompactZstdTargetLength;
@@ -363,7 +416,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     spec.slot_count = 2 * ix.size();
     spec.value_encoding = options.value_encoding;
     spec.generator_version = std::string(kGeneratorVersion);
-    spec.value_width = max_code <= 0xFF ? 1 : 2;
+    spec.value_width = width;
     auto writer = tb.database().create_table(spec, write_options);
     if (!writer.ok()) return database_failure("writing", name, writer.status());
     Status status;
@@ -548,8 +601,9 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         auto found = holders.find(probe::table_name(R::kId, sub));
         if (!found.ok()) return database_failure("building", name, found.status());
         sub_holders.push_back(found->first);
-        subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count,
-                                              probe::is_compact_encoding(found->second.spec.value_encoding));
+        const bool sub_compact = probe::is_compact_encoding(found->second.spec.value_encoding);
+        subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count, sub_compact) +
+                          2 * WdlTable::map_bytes(sub.total(), sub_compact);
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
@@ -608,7 +662,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
             }
             stored_index = &*chosen;
         }
-        stored = store_table<R>(tb, *stored_index, name, material, options, values.max_code(),
+        stored = store_table<R>(tb, *stored_index, name, material, options, values.code_width(),
                                 [&](const ValueSink& sink, bool last) {
             // Renumbered a piece at a time, handed over in the same pieces
             // as ever.
@@ -659,7 +713,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                                                             ooc_options.work_dir);
             }
             const auto store_start = std::chrono::steady_clock::now();
-            stored = store_table<R>(tb, *indexer, name, material, options, builder.max_code(),
+            stored = store_table<R>(tb, *indexer, name, material, options, builder.max_code() <= 0xFF ? 1 : 2,
                                     [&](const ValueSink& sink, bool) { builder.stream_values(sink); });
             store_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
             if (stored.ok()) builder.remove_work();

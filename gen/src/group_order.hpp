@@ -34,7 +34,7 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
     const std::uint64_t count = std::min(blocks, kOrderSampleBlocks);
     std::vector<std::uint64_t> sampled;
     for (std::uint64_t i = 0; i < count; ++i) sampled.push_back(i * blocks / count);
-    const unsigned width = values.max_code() <= 0xFF ? 1 : 2;
+    const unsigned width = values.code_width();
 
     // Stored bytes of the sampled blocks in one order, the smaller DTC side.
     auto sample_bytes = [&](const index::Indexer& ix) {

@@ -123,7 +123,8 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
             if (!s.ok()) return s.status();
             const bool sub_compact = present.contains(sub) ? compact.contains(sub)
                                                            : probe::is_compact_encoding(options.value_encoding);
-            subtable_bytes += WdlTable::bytes_for(2 * s->slots, sub_compact);  // as generate counts them
+            // as generate counts them
+            subtable_bytes += WdlTable::bytes_for(2 * s->slots, sub_compact) + 2 * WdlTable::map_bytes(sub.total(), sub_compact);
         }
         t.memory = plan_memory(t.slots, subtable_bytes, options.memory_bytes, t.work_slots);
         t.reserve_bytes = reserve_for(t.memory, t.slots, options.memory_bytes);

@@ -115,18 +115,15 @@ struct TableValues {
         const std::uint16_t code = kCodes[bytes[to_index(side)][index]];
         return code != kException ? code : exception(detail::pack(side, index));
     }
-    std::uint16_t max_code() const {
-        std::uint16_t max = 0;
-        for (const auto& side : bytes) {
-            // A scan of every slot before storing: on all threads.
-            const auto n = static_cast<std::int64_t>(side.size());
-#pragma omp parallel for reduction(max : max) schedule(static)
-            for (std::int64_t i = 0; i < n; ++i) {
-                max = std::max(max, StateByte::code(side[static_cast<std::uint64_t>(i)]));
-            }
+    // Bytes a stored code needs: 1 unless a code exceeds 255. A byte holds
+    // codes up to 128 (distances below 64), so only the exceptions can,
+    // and no scan of the bytes is needed.
+    unsigned code_width() const {
+        static_assert(StateByte::code(StateByte::kWinFar - 1) <= 0xFF);
+        for (const std::uint16_t c : exception_codes) {
+            if (c > 0xFF) return 2;
         }
-        for (const std::uint16_t c : exception_codes) max = std::max(max, c);
-        return max;
+        return 1;
     }
 
 private:

@@ -33,7 +33,7 @@ ExactValues::ExactValues(const index::Indexer& exact, TableValues built) : exact
 ExactValues::ExactValues(const index::Indexer& exact, const index::WorkIndex& work, TableValues built)
     : exact_(exact), work_(work), built_(std::move(built)) {}
 
-std::uint16_t ExactValues::max_code() const { return built_.max_code(); }
+unsigned ExactValues::code_width() const { return built_.code_width(); }
 
 void ExactValues::set_stored_order(const index::Indexer& stored) { stored_ = stored; }
 

@@ -27,9 +27,10 @@ public:
     ExactValues(const index::Indexer& exact, const index::WorkIndex& work, TableValues built);
 
     const BuildStats& stats() const { return built_.stats; }
-    // The largest code of the table. Every work slot in use holds a position
-    // of the table and shares its value with the position's exact slot.
-    std::uint16_t max_code() const;
+    // Bytes a stored code of the table needs: 1 unless a code exceeds 255.
+    // Every work slot in use holds a position of the table and shares its
+    // value with the position's exact slot.
+    unsigned code_width() const;
     // Codes of the exact slots [first, first + out.size()) with `side` to
     // move, in parallel; the slots of the stored order once one is set.
     void read(Color side, std::uint64_t first, std::span<std::uint16_t> out);

@@ -152,6 +152,7 @@ public:
                 transformed_[k][s] = transform_square(static_cast<Square>(s), symmetries_[k]);
                 if (transformed_[k][s] == s) fixed_squares_[k] |= bit(static_cast<Square>(s));
             }
+            fixed_by_any_ |= fixed_squares_[k];
         }
         // Units alone of their kind.
         for (int i = 0; i < ix_.unit_count(); ++i) {
@@ -228,6 +229,8 @@ public:
         // that fixes the position: most symmetries fix no square at all.
         Bitboard singles = 0;
         for (const Unit u : single_units_) singles |= pos.units(unit_color(u), unit_type(u));
+        // Most positions: a single unit off the squares any symmetry fixes.
+        if (singles & ~fixed_by_any_) return 1;
         int count = 1;
         for (std::size_t k = 0; k < symmetries_.size(); ++k) {
             if (singles & ~fixed_squares_[k]) continue;
@@ -528,6 +531,7 @@ private:
     std::vector<int> symmetries_;
     Square transformed_[kSymmetryCount][64]{};
     Bitboard fixed_squares_[kSymmetryCount]{};  // per entry of symmetries_: the squares it maps onto themselves
+    Bitboard fixed_by_any_ = 0;                  // their union
     std::vector<Unit> single_units_;
 };
 
@@ -783,10 +787,12 @@ probe::Value TableMoves<R, Ix>::conversion_value(const Position& pos, const Squa
             const int k = c.from[i];
             placed[i] = static_cast<Square>((k == mover ? to : squares[k]) ^ mirror);
         }
-        const index::Index slot = c.table->indexer().encode(placed);
-        if (slot != index::kNoIndex) {
-            // The child's side to move is the opponent's, seen from the table.
-            const Color side = c.color_flipped ? pos.side_to_move() : ~pos.side_to_move();
+        // The child's side to move is the opponent's, seen from the table.
+        const Color side = c.color_flipped ? pos.side_to_move() : ~pos.side_to_move();
+        if (c.table->maps_placements(side)) {
+            probe::Value v;
+            if (c.table->mapped_value(side, placed, v)) return v;
+        } else if (const index::Index slot = c.table->indexer().encode(placed); slot != index::kNoIndex) {
             return c.table->value(side, slot);
         }
     }

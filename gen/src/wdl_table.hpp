@@ -44,11 +44,19 @@ namespace tbf::gen {
 
 class WdlTable {
 public:
+    // Tables of this many units also answer by placement (map_placements).
+    static constexpr int kMappedUnits = 3;
+
     // Bytes held for `slot_count` kept slots (n per side kept); a
     // wdl-dtc/2 table (`compact`) adds a bit a slot: read already or not.
     static constexpr std::uint64_t bytes_for(std::uint64_t slot_count, bool compact = false) {
         const std::uint64_t wdl = (slot_count + 31) / 32 * 8;
         return compact ? wdl + (slot_count + 63) / 64 * 8 : wdl;
+    }
+
+    // Bytes of the placement map kept for one side to move (map_placements).
+    static constexpr std::uint64_t map_bytes(int units, bool compact = false) {
+        return units == kMappedUnits && !compact ? (std::uint64_t{1} << (6 * kMappedUnits)) / 4 : 0;
     }
 
     // Both sides to move, for `sides`.
@@ -102,6 +110,7 @@ public:
             out.words_[static_cast<std::size_t>(w)] = bits;
         }
         if (failed) return error;
+        if (!table.compact()) out.map_placements();
         return out;
     }
 
@@ -109,6 +118,7 @@ public:
         : ix_(std::move(other.ix_)),
           words_(std::move(other.words_)),
           checked_(std::move(other.checked_)),
+          placements_(std::move(other.placements_)),
           resolver_(std::move(other.resolver_)),
           sides_(other.sides_),
           first_(other.first_) {}
@@ -116,7 +126,10 @@ public:
     const index::Indexer& indexer() const { return ix_; }
     // The sides to move kept (side_bit).
     unsigned sides() const { return sides_; }
-    std::uint64_t bytes() const { return (words_.size() + checked_.size()) * sizeof(std::uint64_t); }
+    std::uint64_t bytes() const {
+        return (words_.size() + checked_.size() + placements_[0].size() + placements_[1].size()) *
+               sizeof(std::uint64_t);
+    }
 
     // The value of a slot for its side to move, DTC 0: only the WDL is kept.
     // Safe from parallel loops; a wdl-dtc/2 slot that cannot be valued (a
@@ -134,6 +147,19 @@ public:
         }
         return {wdl_of(std::atomic_ref(words_[slot / 32]).load(std::memory_order_relaxed) >> (2 * (slot % 32)) & 3),
                 0};
+    }
+
+    // Whether `side`'s values are also kept by placement (three units).
+    bool maps_placements(Color side) const { return !placements_[to_index(side)].empty(); }
+    // For a side kept by placement: value() of the slot of a placement
+    // (squares in the indexer's unit order, distinct), read from the map
+    // without an encode; false where the placement has no slot.
+    bool mapped_value(Color side, const Square* placed, probe::Value& out) const {
+        std::uint32_t key = 0;
+        for (int u = 0; u < kMappedUnits; ++u) key = key << 6 | placed[u];
+        const auto bits = static_cast<unsigned>(placements_[to_index(side)][key / 32] >> (2 * (key % 32)) & 3);
+        out = {wdl_of(bits), 0};
+        return bits != kUnplaced;
     }
 
     // The first failure of value(), empty if none.
@@ -194,6 +220,44 @@ private:
 
     explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
 
+    // Three-unit tables keep, per side kept, the WDL of every placement of
+    // their units (64^3 of them, 2 bits each: 64 KiB a side): a parent's
+    // capture into one, the commonest conversion of a 4-unit table, then
+    // costs a load instead of an encode into the index. Larger tables'
+    // maps would outgrow the caches that make them pay.
+    static constexpr unsigned kUnplaced = 3;  // no slot (squares shared, a unit off its squares)
+    void map_placements() {
+        if (ix_.unit_count() != kMappedUnits) return;
+        constexpr std::int64_t keys = std::int64_t{1} << (6 * kMappedUnits);
+        for (int c = 0; c < 2; ++c) {
+            const auto side = static_cast<Color>(c);
+            if (!(sides_ & side_bit(side))) continue;
+            std::vector<std::uint64_t>& map = placements_[c];
+            map.assign(static_cast<std::size_t>(keys / 32), 0);
+#pragma omp parallel for schedule(static)
+            for (std::int64_t w = 0; w < keys / 32; ++w) {
+                std::uint64_t bits = 0;
+                for (std::int64_t k = 0; k < 32; ++k) {
+                    const std::int64_t key = w * 32 + k;
+                    Square placed[kMappedUnits];
+                    for (int u = 0; u < kMappedUnits; ++u) {
+                        placed[u] = static_cast<Square>(key >> (6 * (kMappedUnits - 1 - u)) & 63);
+                    }
+                    unsigned code = kUnplaced;
+                    if (placed[0] != placed[1] && placed[0] != placed[2] && placed[1] != placed[2]) {
+                        const index::Index slot = ix_.encode(placed);
+                        if (slot != index::kNoIndex) {
+                            const std::uint64_t at = first_[to_index(side)] + slot;
+                            code = static_cast<unsigned>(words_[at / 32] >> (2 * (at % 32)) & 3);
+                        }
+                    }
+                    bits |= static_cast<std::uint64_t>(code) << (2 * k);
+                }
+                map[static_cast<std::size_t>(w)] = bits;
+            }
+        }
+    }
+
     void not_kept(Color side) const {
         std::lock_guard lock(error_mutex_);
         if (error_.empty()) {
@@ -207,6 +271,7 @@ private:
     // std::atomic_ref.
     mutable std::vector<std::uint64_t> words_;
     mutable std::vector<std::uint64_t> checked_;  // wdl-dtc/2: a bit a slot, set once valued
+    std::array<std::vector<std::uint64_t>, 2> placements_;  // per side: 2 bits a placement, or empty
     std::shared_ptr<const probe::Table> resolver_;
     unsigned sides_ = kBothSides;
     std::array<std::uint64_t, 2> first_{};  // per side: its first slot in words_

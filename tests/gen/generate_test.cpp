@@ -331,7 +331,9 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
         REQUIRE(decoded.ok());
         auto wdl = gen::WdlTable::from(**decoded);
         REQUIRE(wdl.ok());
-        CHECK(wdl->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()));
+        // Three units: a placement map per side besides the slots' bits.
+        const int units = (*decoded)->indexer().unit_count();
+        CHECK(wdl->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()) + 2 * gen::WdlTable::map_bytes(units));
         std::uint64_t mismatches = 0;
         for (const Color side : {Color::White, Color::Black}) {
             for (std::uint64_t i = 0; i < (*decoded)->indexer().size(); ++i) {
@@ -343,6 +345,29 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
         }
         CAPTURE(name);
         CHECK(mismatches == 0);
+        // Every placement, by the map: the slot's value, or none where
+        // encode() finds no slot (pawns on the last ranks).
+        std::uint64_t placed_mismatches = 0, unplaced = 0;
+        const index::Indexer& ix = (*decoded)->indexer();
+        for (const Color side : {Color::White, Color::Black}) {
+            CHECK(wdl->maps_placements(side));
+            for (int key = 0; key < 1 << 18; ++key) {
+                const Square placed[3] = {static_cast<Square>(key >> 12), static_cast<Square>(key >> 6 & 63),
+                                          static_cast<Square>(key & 63)};
+                if (placed[0] == placed[1] || placed[0] == placed[2] || placed[1] == placed[2]) continue;
+                const index::Index slot = ix.encode(placed);
+                probe::Value by_map;
+                const bool mapped = wdl->mapped_value(side, placed, by_map);
+                if (slot == index::kNoIndex) {
+                    ++unplaced;
+                    placed_mismatches += mapped;
+                    continue;
+                }
+                placed_mismatches += !mapped || by_map.wdl != probe::decode_value(*(*decoded)->code(side, slot)).wdl;
+            }
+        }
+        CHECK(placed_mismatches == 0);
+        CHECK((unplaced > 0) == (std::string(name) == "NPvB"));
         // One side kept: the same values in half the bytes; the other side
         // reads as an error, not as a value.
         for (const Color kept : {Color::White, Color::Black}) {
@@ -350,12 +375,14 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
             REQUIRE(half.ok());
             const std::uint64_t n = (*decoded)->indexer().size();
             CHECK(half->sides() == gen::WdlTable::side_bit(kept));
-            CHECK(half->bytes() == gen::WdlTable::bytes_for(n));
+            CHECK(half->bytes() == gen::WdlTable::bytes_for(n) + gen::WdlTable::map_bytes(units));
             std::uint64_t half_mismatches = 0;
             for (std::uint64_t i = 0; i < n; ++i) {
                 half_mismatches += half->value(kept, i).wdl != wdl->value(kept, i).wdl;
             }
             CHECK(half_mismatches == 0);
+            CHECK(half->maps_placements(kept));
+            CHECK_FALSE(half->maps_placements(~kept));
             CHECK(half->error().empty());
             CHECK(half->value(~kept, 0).wdl == Wdl::Draw);
             CHECK_FALSE(half->error().empty());

@@ -53,8 +53,10 @@ void check_order_and_sizes(const gen::Plan& plan) {
         CHECK(t.slots == indexer->size());
         std::uint64_t subtable_bytes = 0;
         for (const auto& sub : t.sub_tables) {
-            // 2 bits per stored slot (both sides), in whole 8-byte words.
+            // 2 bits per stored slot (both sides), in whole 8-byte words;
+            // three units: 2 bits per placement of the units too, 64^3 a side.
             subtable_bytes += (2 * index::Indexer::create(plan.variant, sub)->size() + 31) / 32 * 8;
+            if (sub.total() == 3) subtable_bytes += 2 * (64 * 64 * 64 / 4);
         }
         CHECK(t.memory.subtable_bytes == subtable_bytes);
         const std::uint64_t own = t.work_slots ? 5 * t.work_slots + 4 * t.slots : 5 * t.slots;
@@ -235,7 +237,11 @@ TEST_CASE("a wdl-dtc/2 plan holds its sub-tables at 3 bits a slot and builds wit
         CHECK(t.memory.subtable_bytes == subtable_bytes);
         if (!t.sub_tables.empty()) {
             any_sub_tables = true;
-            CHECK(t.memory.subtable_bytes > plain.tables[k].memory.subtable_bytes);
+            // More than the plain slots' bits, which three-unit sub-tables
+            // hold with placement maps (64^3 x 2 bits a side) besides.
+            std::uint64_t plain_maps = 0;
+            for (const auto& sub : t.sub_tables) plain_maps += sub.total() == 3 ? 2 * (64 * 64 * 64 / 4) : 0;
+            CHECK(t.memory.subtable_bytes > plain.tables[k].memory.subtable_bytes - plain_maps);
         }
     }
     CHECK(any_sub_tables);
@@ -300,8 +306,10 @@ TEST_CASE("a sub-table present in the database is counted by its own encoding") 
     const auto variant = VariantId::Antichess;
     const auto bytes_at = [&](const index::Material& sub, bool compact) {
         const std::uint64_t slots = 2 * index::Indexer::create(variant, sub)->size();
-        // 2 bits of WDL a slot, and with wdl-dtc/2 1 bit "read already".
-        return (slots + 31) / 32 * 8 + (compact ? (slots + 63) / 64 * 8 : 0);
+        // 2 bits of WDL a slot, and with wdl-dtc/2 1 bit "read already";
+        // else, for three units, the placement maps (64^3 x 2 bits a side).
+        const std::uint64_t maps = !compact && sub.total() == 3 ? 2 * (64 * 64 * 64 / 4) : 0;
+        return (slots + 31) / 32 * 8 + (compact ? (slots + 63) / 64 * 8 : maps);
     };
     for (const bool present_compact : {true, false}) {
         CAPTURE(present_compact);
