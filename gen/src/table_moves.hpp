@@ -469,6 +469,10 @@ private:
         const WdlTable* table = nullptr;  // null: valued through the child position
         bool terminal = false;            // took the opponent's last unit: the child has won
         bool color_flipped = false;
+        // The child's side to move as the table sees it, and whether the
+        // table answers that side by placement (fixed per conversion).
+        Color child_side = Color::White;
+        bool mapped = false;
         std::uint8_t units = 0;
         std::array<std::uint8_t, kMaxTableUnits> from{};
     };
@@ -768,6 +772,9 @@ void TableMoves<R, Ix>::prepare_conversions() {
                 if (!complete) continue;
                 c.table = resident.table;
                 c.color_flipped = resident.color_flipped;
+                // The mover hands the move over; a colour-flipped table sees it swapped.
+                c.child_side = resident.color_flipped ? side : ~side;
+                c.mapped = resident.table->maps_placements(c.child_side);
                 c.units = static_cast<std::uint8_t>(sub.unit_count());
             }
         }
@@ -787,13 +794,11 @@ probe::Value TableMoves<R, Ix>::conversion_value(const Position& pos, const Squa
             const int k = c.from[i];
             placed[i] = static_cast<Square>((k == mover ? to : squares[k]) ^ mirror);
         }
-        // The child's side to move is the opponent's, seen from the table.
-        const Color side = c.color_flipped ? pos.side_to_move() : ~pos.side_to_move();
-        if (c.table->maps_placements(side)) {
+        if (c.mapped) {
             probe::Value v;
-            if (c.table->mapped_value(side, placed, v)) return v;
+            if (c.table->mapped_value(c.child_side, placed, v)) return v;
         } else if (const index::Index slot = c.table->indexer().encode(placed); slot != index::kNoIndex) {
-            return c.table->value(side, slot);
+            return c.table->value(c.child_side, slot);
         }
     }
     const Move m = promotion == 0 ? Move(squares[mover], to)
