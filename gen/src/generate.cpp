@@ -493,13 +493,21 @@ public:
                 const std::string name = index::canonical(c.after).name();
                 last_use_[name] = k;
                 sides_[name] |= WdlTable::side_bit(index::needs_color_flip(c.after) ? c.mover : ~c.mover);
+                // Placement maps pay for captures, the commonest conversion,
+                // not for promotions (RBPvKN reads ten 4-unit tables only
+                // after a pawn takes and promotes).
+                const bool plain_capture = c.after.total() == order[k].total() - 1 &&
+                                           c.after.count(c.mover, UnitType::Pawn) ==
+                                               order[k].count(c.mover, UnitType::Pawn);
+                if (plain_capture) last_capture_use_[name] = k;
             }
         }
     }
+    // For table k of the order.
     Result<std::shared_ptr<const WdlTable>> get(const probe::Tablebase& tb, VariantId variant,
-                                               const index::Material& m) {
+                                               const index::Material& m, std::size_t k) {
         auto it = tables_.find(m.name());
-        if (it != tables_.end()) return it->second;
+        if (it != tables_.end()) return std::shared_ptr<const WdlTable>(it->second);
         auto decoded = tb.decode_table(variant, m);
         if (!decoded.ok()) return decoded.status();
         // A wdl-dtc/2 table values its slots when read, through the table
@@ -510,21 +518,29 @@ public:
             if (!opened.ok()) return opened.status();
             resolver = std::move(*opened);
         }
-        auto wdl = WdlTable::from(**decoded, std::move(resolver), sides_[m.name()]);
+        const auto capture_use = last_capture_use_.find(m.name());
+        const bool map = capture_use != last_capture_use_.end() && capture_use->second >= k;
+        auto wdl = WdlTable::from(**decoded, std::move(resolver), sides_[m.name()], map);
         if (!wdl.ok()) return wdl.status();
-        auto table = std::make_shared<const WdlTable>(std::move(*wdl));
+        auto table = std::make_shared<WdlTable>(std::move(*wdl));
         tables_.emplace(m.name(), table);
-        return table;
+        return std::shared_ptr<const WdlTable>(table);
     }
-    // Table k of the order is done.
+    // Table k of the order is done (with its conversions: tables are built
+    // one after the other, so no build reads a map as it goes).
     void done(std::size_t k) {
         std::erase_if(tables_, [&](const auto& entry) { return last_use_[entry.first] <= k; });
+        for (auto& [name, table] : tables_) {
+            const auto capture_use = last_capture_use_.find(name);
+            if (capture_use == last_capture_use_.end() || capture_use->second <= k) table->drop_placements();
+        }
     }
 
 private:
     std::unordered_map<std::string, std::size_t> last_use_;
     std::unordered_map<std::string, unsigned> sides_;  // WdlTable::side_bit
-    std::unordered_map<std::string, std::shared_ptr<const WdlTable>> tables_;
+    std::unordered_map<std::string, std::size_t> last_capture_use_;  // the last table reading it by a capture
+    std::unordered_map<std::string, std::shared_ptr<WdlTable>> tables_;
 };
 
 // Where a finished table is read from: the database being written, else
@@ -603,7 +619,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         sub_holders.push_back(found->first);
         const bool sub_compact = probe::is_compact_encoding(found->second.spec.value_encoding);
         subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count, sub_compact) +
-                          2 * WdlTable::map_bytes(sub.total(), sub_compact);
+                          2 * WdlTable::map_bytes(sub.total(), sub.has_pawns(), sub_compact);
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =
@@ -619,7 +635,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         const index::Material& sub = subs[k];
         const probe::Tablebase& holder = *sub_holders[k];
         if (plan.resident_subtables) {
-            auto table = resident.get(holder, R::kId, sub);
+            auto table = resident.get(holder, R::kId, sub, order_index);
             if (!table.ok()) return Status(table.status().code(), "building " + name + ": " + table.status().message());
             subtables.add(sub, *table);
         } else {

@@ -38,6 +38,7 @@
 #include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/probe/value.hpp"
+#include "tbforge/rules/symmetry.hpp"
 #include "tbforge/rules/variant.hpp"
 
 namespace tbf::gen {
@@ -45,7 +46,8 @@ namespace tbf::gen {
 class WdlTable {
 public:
     // Tables of this many units also answer by placement (map_placements).
-    static constexpr int kMappedUnits = 3;
+    static constexpr int kMinMappedUnits = 3;
+    static constexpr int kMaxMappedUnits = 4;
 
     // Bytes held for `slot_count` kept slots (n per side kept); a
     // wdl-dtc/2 table (`compact`) adds a bit a slot: read already or not.
@@ -54,9 +56,13 @@ public:
         return compact ? wdl + (slot_count + 63) / 64 * 8 : wdl;
     }
 
+    // Whether a table of `units` units keeps placement maps (map_placements).
+    static constexpr bool maps_units(int units, bool has_pawns) {
+        return units == kMinMappedUnits || (units == kMaxMappedUnits && !has_pawns);
+    }
     // Bytes of the placement map kept for one side to move (map_placements).
-    static constexpr std::uint64_t map_bytes(int units, bool compact = false) {
-        return units == kMappedUnits && !compact ? (std::uint64_t{1} << (6 * kMappedUnits)) / 4 : 0;
+    static constexpr std::uint64_t map_bytes(int units, bool has_pawns, bool compact = false) {
+        return maps_units(units, has_pawns) && !compact ? (std::uint64_t{1} << (6 * units)) / 4 : 0;
     }
 
     // Both sides to move, for `sides`.
@@ -68,8 +74,10 @@ public:
     // (side_bit). A wdl-dtc/2 table's other slots are
     // valued when first read, by `resolver` (the same table, usually opened
     // through the block cache rather than decoded), which the WdlTable keeps.
+    // `map`: also keep the placement map (map_placements) where the table
+    // has one.
     static Result<WdlTable> from(const probe::Table& table, std::shared_ptr<const probe::Table> resolver = nullptr,
-                                 unsigned sides = kBothSides) {
+                                 unsigned sides = kBothSides, bool map = true) {
         WdlTable out(table.indexer());
         const std::uint64_t n = out.ix_.size();
         out.sides_ = sides & kBothSides;
@@ -110,7 +118,7 @@ public:
             out.words_[static_cast<std::size_t>(w)] = bits;
         }
         if (failed) return error;
-        if (!table.compact()) out.map_placements();
+        if (map && !table.compact()) out.map_placements();
         return out;
     }
 
@@ -149,17 +157,23 @@ public:
                 0};
     }
 
-    // Whether `side`'s values are also kept by placement (three units).
+    // Whether `side`'s values are also kept by placement (three or four
+    // units, not wdl-dtc/2).
     bool maps_placements(Color side) const { return !placements_[to_index(side)].empty(); }
     // For a side kept by placement: value() of the slot of a placement
     // (squares in the indexer's unit order, distinct), read from the map
     // without an encode; false where the placement has no slot.
     bool mapped_value(Color side, const Square* placed, probe::Value& out) const {
         std::uint32_t key = 0;
-        for (int u = 0; u < kMappedUnits; ++u) key = key << 6 | placed[u];
+        for (int u = 0; u < ix_.unit_count(); ++u) key = key << 6 | placed[u];
         const auto bits = static_cast<unsigned>(placements_[to_index(side)][key / 32] >> (2 * (key % 32)) & 3);
         out = {wdl_of(bits), 0};
         return bits != kUnplaced;
+    }
+
+    // Frees the placement maps (value() and the position path stay).
+    void drop_placements() {
+        for (auto& map : placements_) std::vector<std::uint64_t>().swap(map);
     }
 
     // The first failure of value(), empty if none.
@@ -220,40 +234,71 @@ private:
 
     explicit WdlTable(index::Indexer ix) : ix_(std::move(ix)) {}
 
-    // Three-unit tables keep, per side kept, the WDL of every placement of
-    // their units (64^3 of them, 2 bits each: 64 KiB a side): a parent's
-    // capture into one, the commonest conversion of a 4-unit table, then
-    // costs a load instead of an encode into the index. Larger tables'
-    // maps would outgrow the caches that make them pay.
+    // Three- and four-unit tables keep, per side kept, the WDL of every
+    // placement of their units (64^3 or 64^4 of them, 2 bits each: 64 KiB
+    // or 4 MiB a side): a parent's capture into one, the commonest
+    // conversion, then costs a load instead of an encode into the index.
+    // Four-unit tables with pawns keep the encode: their parents are the
+    // one-pawn 5-unit tables, the largest builds, where memory binds
+    // (RBPvKN's peak is at 1 GiB without them). Five-unit maps (256 MiB a
+    // side) would cost more memory than the parents' encodes cost time.
+    //
+    // The map is filled from the slots rather than by encoding every
+    // placement: each slot's canonical placement is written under all its
+    // images (the index's symmetries, and every order of identical units),
+    // which are exactly the placements encode() sends to that slot, since
+    // the index holds each placement once up to symmetry. Keys no slot
+    // writes keep kUnplaced.
     static constexpr unsigned kUnplaced = 3;  // no slot (squares shared, a unit off its squares)
     void map_placements() {
-        if (ix_.unit_count() != kMappedUnits) return;
-        constexpr std::int64_t keys = std::int64_t{1} << (6 * kMappedUnits);
+        const int n = ix_.unit_count();
+        bool has_pawns = false;
+        for (int u = 0; u < n; ++u) has_pawns |= unit_type(ix_.unit(u)) == UnitType::Pawn;
+        if (!maps_units(n, has_pawns)) return;
+        // Unit orders that permute identical units among themselves only.
+        std::array<int, kMaxMappedUnits> order{};
+        for (int u = 0; u < n; ++u) order[static_cast<std::size_t>(u)] = u;
+        std::vector<std::array<int, kMaxMappedUnits>> orders;
+        do {
+            bool same_units = true;
+            for (int u = 0; u < n; ++u) same_units &= ix_.unit(order[static_cast<std::size_t>(u)]) == ix_.unit(u);
+            if (same_units) orders.push_back(order);
+        } while (std::next_permutation(order.begin(), order.begin() + n));
+        const std::uint8_t symmetries = symmetry_mask(ix_.symmetry_group());
+        const auto size = static_cast<std::int64_t>(ix_.size());
+        const std::size_t words = (std::size_t{1} << (6 * n)) / 32;
+        constexpr std::int64_t kChunk = 1 << 14;
         for (int c = 0; c < 2; ++c) {
             const auto side = static_cast<Color>(c);
             if (!(sides_ & side_bit(side))) continue;
             std::vector<std::uint64_t>& map = placements_[c];
-            map.assign(static_cast<std::size_t>(keys / 32), 0);
-#pragma omp parallel for schedule(static)
-            for (std::int64_t w = 0; w < keys / 32; ++w) {
-                std::uint64_t bits = 0;
-                for (std::int64_t k = 0; k < 32; ++k) {
-                    const std::int64_t key = w * 32 + k;
-                    Square placed[kMappedUnits];
-                    for (int u = 0; u < kMappedUnits; ++u) {
-                        placed[u] = static_cast<Square>(key >> (6 * (kMappedUnits - 1 - u)) & 63);
-                    }
-                    unsigned code = kUnplaced;
-                    if (placed[0] != placed[1] && placed[0] != placed[2] && placed[1] != placed[2]) {
-                        const index::Index slot = ix_.encode(placed);
-                        if (slot != index::kNoIndex) {
-                            const std::uint64_t at = first_[to_index(side)] + slot;
-                            code = static_cast<unsigned>(words_[at / 32] >> (2 * (at % 32)) & 3);
+            map.assign(words, ~std::uint64_t{0});
+            const std::uint64_t first = first_[c];
+#pragma omp parallel for schedule(dynamic, 1)
+            for (std::int64_t chunk = 0; chunk < (size + kChunk - 1) / kChunk; ++chunk) {
+                Square squares[kMaxMappedUnits];
+                const std::int64_t end = std::min(size, (chunk + 1) * kChunk);
+                for (std::int64_t slot = chunk * kChunk; slot < end; ++slot) {
+                    const auto index = static_cast<index::Index>(slot);
+                    const bool decoded =
+                        slot == chunk * kChunk ? ix_.decode(index, squares) : ix_.decode_next(index, squares);
+                    if (!decoded) continue;
+                    const std::uint64_t at = first + index;
+                    const auto code = static_cast<unsigned>(words_[at / 32] >> (2 * (at % 32)) & 3);
+                    for (int sym = 0; sym < kSymmetryCount; ++sym) {
+                        if (!(symmetries >> sym & 1)) continue;
+                        Square image[kMaxMappedUnits];
+                        for (int u = 0; u < n; ++u) image[u] = transform_square(squares[u], sym);
+                        for (const auto& o : orders) {
+                            std::uint32_t key = 0;
+                            for (int u = 0; u < n; ++u) key = key << 6 | image[o[static_cast<std::size_t>(u)]];
+                            // Slots of other threads may share the word (not
+                            // the key): clear the bits the code lacks at once.
+                            const std::uint64_t clear = static_cast<std::uint64_t>(kUnplaced ^ code) << (2 * (key % 32));
+                            std::atomic_ref(map[key / 32]).fetch_and(~clear, std::memory_order_relaxed);
                         }
                     }
-                    bits |= static_cast<std::uint64_t>(code) << (2 * k);
                 }
-                map[static_cast<std::size_t>(w)] = bits;
             }
         }
     }

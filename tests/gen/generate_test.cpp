@@ -324,16 +324,31 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
     // Draws, wins and losses at many distances, both sides, and a table with
     // pawns (invalid slots stored as 0).
     std::map<Wdl, std::uint64_t> seen;
-    for (const char* name : {"KQvR", "NPvB", "BBvN"}) {
+    // Four units: a pair (RRvKN, KNvBB) is mapped, a table with a pawn
+    // (KNvKP) is not.
+    std::vector<std::string> names = {"KQvR", "NPvB", "BBvN", "RRvKN", "KNvKP"};
+    if (!test::kSanitized) names.push_back("KNvBB");
+    for (const std::string& name : names) {
         built.build(name);
         const auto m = index::canonical(*index::parse_table(name, VariantId::Antichess));
         auto decoded = built.tablebase().decode_table(VariantId::Antichess, m);
         REQUIRE(decoded.ok());
         auto wdl = gen::WdlTable::from(**decoded);
         REQUIRE(wdl.ok());
-        // Three units: a placement map per side besides the slots' bits.
+        // Three units, or four without pawns: a placement map per side
+        // besides the slots' bits.
         const int units = (*decoded)->indexer().unit_count();
-        CHECK(wdl->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()) + 2 * gen::WdlTable::map_bytes(units));
+        const bool pawns = name.find('P') != std::string::npos;
+        const bool mapped = units == 3 || !pawns;
+        CHECK(gen::WdlTable::maps_units(units, pawns) == mapped);
+        CHECK(wdl->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()) +
+                                  2 * gen::WdlTable::map_bytes(units, pawns));
+        CHECK((gen::WdlTable::map_bytes(units, pawns) > 0) == mapped);
+        // Not asked for: no map.
+        auto unmapped = gen::WdlTable::from(**decoded, nullptr, gen::WdlTable::kBothSides, false);
+        REQUIRE(unmapped.ok());
+        CHECK_FALSE(unmapped->maps_placements(Color::White));
+        CHECK(unmapped->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()));
         std::uint64_t mismatches = 0;
         for (const Color side : {Color::White, Color::Black}) {
             for (std::uint64_t i = 0; i < (*decoded)->indexer().size(); ++i) {
@@ -350,24 +365,29 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
         std::uint64_t placed_mismatches = 0, unplaced = 0;
         const index::Indexer& ix = (*decoded)->indexer();
         for (const Color side : {Color::White, Color::Black}) {
-            CHECK(wdl->maps_placements(side));
-            for (int key = 0; key < 1 << 18; ++key) {
-                const Square placed[3] = {static_cast<Square>(key >> 12), static_cast<Square>(key >> 6 & 63),
-                                          static_cast<Square>(key & 63)};
-                if (placed[0] == placed[1] || placed[0] == placed[2] || placed[1] == placed[2]) continue;
+            CHECK(wdl->maps_placements(side) == mapped);
+            if (!mapped) continue;
+            for (std::uint32_t key = 0; key < std::uint32_t{1} << (6 * units); ++key) {
+                Square placed[4];
+                Bitboard used = 0;
+                for (int u = 0; u < units; ++u) {
+                    placed[u] = static_cast<Square>(key >> (6 * (units - 1 - u)) & 63);
+                    used |= bit(placed[u]);
+                }
+                if (popcount(used) != units) continue;
                 const index::Index slot = ix.encode(placed);
                 probe::Value by_map;
-                const bool mapped = wdl->mapped_value(side, placed, by_map);
+                const bool found = wdl->mapped_value(side, placed, by_map);
                 if (slot == index::kNoIndex) {
                     ++unplaced;
-                    placed_mismatches += mapped;
+                    placed_mismatches += found;
                     continue;
                 }
-                placed_mismatches += !mapped || by_map.wdl != probe::decode_value(*(*decoded)->code(side, slot)).wdl;
+                placed_mismatches += !found || by_map.wdl != probe::decode_value(*(*decoded)->code(side, slot)).wdl;
             }
         }
         CHECK(placed_mismatches == 0);
-        CHECK((unplaced > 0) == (std::string(name) == "NPvB"));
+        CHECK((unplaced > 0) == (mapped && pawns));
         // One side kept: the same values in half the bytes; the other side
         // reads as an error, not as a value.
         for (const Color kept : {Color::White, Color::Black}) {
@@ -375,13 +395,13 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
             REQUIRE(half.ok());
             const std::uint64_t n = (*decoded)->indexer().size();
             CHECK(half->sides() == gen::WdlTable::side_bit(kept));
-            CHECK(half->bytes() == gen::WdlTable::bytes_for(n) + gen::WdlTable::map_bytes(units));
+            CHECK(half->bytes() == gen::WdlTable::bytes_for(n) + gen::WdlTable::map_bytes(units, pawns));
             std::uint64_t half_mismatches = 0;
             for (std::uint64_t i = 0; i < n; ++i) {
                 half_mismatches += half->value(kept, i).wdl != wdl->value(kept, i).wdl;
             }
             CHECK(half_mismatches == 0);
-            CHECK(half->maps_placements(kept));
+            CHECK(half->maps_placements(kept) == mapped);
             CHECK_FALSE(half->maps_placements(~kept));
             CHECK(half->error().empty());
             CHECK(half->value(~kept, 0).wdl == Wdl::Draw);

@@ -17,6 +17,15 @@ using namespace tbf;
 
 namespace {
 
+// The placement maps of a sub-table kept by its WDL, both sides: 2 bits per
+// placement of three units, or of four without pawns (64^3 or 64^4 a side),
+// none otherwise.
+std::uint64_t placement_map_bytes(const index::Material& sub) {
+    if (sub.total() == 3) return 2 * (64 * 64 * 64 / 4);
+    if (sub.total() == 4 && !sub.has_pawns()) return 2 * (64 * 64 * 64 * 64 / 4);
+    return 0;
+}
+
 gen::Plan plan_or_fail(VariantId variant, const std::vector<index::Material>& tables,
                        const gen::PlanOptions& options = {}) {
     auto plan = gen::plan_tables(variant, tables, options);
@@ -54,9 +63,9 @@ void check_order_and_sizes(const gen::Plan& plan) {
         std::uint64_t subtable_bytes = 0;
         for (const auto& sub : t.sub_tables) {
             // 2 bits per stored slot (both sides), in whole 8-byte words;
-            // three units: 2 bits per placement of the units too, 64^3 a side.
+            // and the placement maps.
             subtable_bytes += (2 * index::Indexer::create(plan.variant, sub)->size() + 31) / 32 * 8;
-            if (sub.total() == 3) subtable_bytes += 2 * (64 * 64 * 64 / 4);
+            subtable_bytes += placement_map_bytes(sub);
         }
         CHECK(t.memory.subtable_bytes == subtable_bytes);
         const std::uint64_t own = t.work_slots ? 5 * t.work_slots + 4 * t.slots : 5 * t.slots;
@@ -240,7 +249,7 @@ TEST_CASE("a wdl-dtc/2 plan holds its sub-tables at 3 bits a slot and builds wit
             // More than the plain slots' bits, which three-unit sub-tables
             // hold with placement maps (64^3 x 2 bits a side) besides.
             std::uint64_t plain_maps = 0;
-            for (const auto& sub : t.sub_tables) plain_maps += sub.total() == 3 ? 2 * (64 * 64 * 64 / 4) : 0;
+            for (const auto& sub : t.sub_tables) plain_maps += placement_map_bytes(sub);
             CHECK(t.memory.subtable_bytes > plain.tables[k].memory.subtable_bytes - plain_maps);
         }
     }
@@ -308,7 +317,7 @@ TEST_CASE("a sub-table present in the database is counted by its own encoding") 
         const std::uint64_t slots = 2 * index::Indexer::create(variant, sub)->size();
         // 2 bits of WDL a slot, and with wdl-dtc/2 1 bit "read already";
         // else, for three units, the placement maps (64^3 x 2 bits a side).
-        const std::uint64_t maps = !compact && sub.total() == 3 ? 2 * (64 * 64 * 64 / 4) : 0;
+        const std::uint64_t maps = compact ? 0 : placement_map_bytes(sub);
         return (slots + 31) / 32 * 8 + (compact ? (slots + 63) / 64 * 8 : maps);
     };
     for (const bool present_compact : {true, false}) {

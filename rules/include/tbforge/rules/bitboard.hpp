@@ -52,7 +52,8 @@ inline Bitboard queen_attacks(Square s, Bitboard occupied) {
 }
 
 // Squares attacked by a unit of type t (not a pawn) standing on s.
-inline Bitboard unit_attacks(UnitType t, Square s, Bitboard occupied) {
+// Inlined: the generator calls it per position in its hottest loops.
+[[gnu::always_inline]] inline Bitboard unit_attacks(UnitType t, Square s, Bitboard occupied) {
     switch (t) {
         case UnitType::King: return king_attacks(s);
         case UnitType::Queen: return queen_attacks(s, occupied);
