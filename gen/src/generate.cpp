@@ -611,6 +611,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
     auto indexer = index::Indexer::create(R::kId, material);
     if (!indexer.ok()) return indexer.status();
     const auto subs = index::sub_tables(material, R::kId);
+    // Both sides and every placement map: an upper bound (ResidentTables
+    // keeps the sides the run reads, and maps only for captures).
     std::uint64_t subtable_bytes = 0;
     std::vector<const probe::Tablebase*> sub_holders;
     for (const auto& sub : subs) {

@@ -45,7 +45,8 @@ namespace tbf::gen {
 
 class WdlTable {
 public:
-    // Tables of this many units also answer by placement (map_placements).
+    // Tables of three units, or of four without pawns, also answer by
+    // placement (map_placements).
     static constexpr int kMinMappedUnits = 3;
     static constexpr int kMaxMappedUnits = 4;
 
@@ -157,8 +158,8 @@ public:
                 0};
     }
 
-    // Whether `side`'s values are also kept by placement (three or four
-    // units, not wdl-dtc/2).
+    // Whether `side`'s values are also kept by placement (maps_units, not
+    // wdl-dtc/2, asked for).
     bool maps_placements(Color side) const { return !placements_[to_index(side)].empty(); }
     // For a side kept by placement: value() of the slot of a placement
     // (squares in the indexer's unit order, distinct), read from the map
@@ -240,7 +241,7 @@ private:
     // conversion, then costs a load instead of an encode into the index.
     // Four-unit tables with pawns keep the encode: their parents are the
     // one-pawn 5-unit tables, the largest builds, where memory binds
-    // (RBPvKN's peak is at 1 GiB without them). Five-unit maps (256 MiB a
+    // (RBPvKN peaks at 1004 MiB without maps; four more would pass 1 GiB). Five-unit maps (256 MiB a
     // side) would cost more memory than the parents' encodes cost time.
     //
     // The map is filled from the slots rather than by encoding every
