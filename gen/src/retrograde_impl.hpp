@@ -455,7 +455,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
     if (live == 0) return;
     const index::WorkIndex& ix = moves_.indexer();
     Square squares[kMaxTableUnits];
-    if (!TableMoves<R, Ix>::block_moves_apply(ix, block) || !ix.decode_prefix(base, squares)) {
+    if (!TableMoves<R, Ix>::block_moves_apply(ix) || !ix.decode_prefix(base, squares)) {
         for (std::uint64_t rest = live; rest;) pull_slot(side, base + pop_lsb(rest));
         return;
     }
@@ -477,25 +477,26 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
         if (b == loss_byte) wins |= bit(x);
         if (b == win_byte) ++won[x];
     };
-    // Children of one block: every slot x of `open_for` reads child x.
-    auto read = [&](std::uint64_t child_block, std::uint64_t open_for) {
+    using Moves = TableMoves<R, Ix>;
+    // Children of one block: every slot x of `open_for` reads the child
+    // where the last unit stands on last_square(last, x).
+    auto read = [&](std::uint64_t child_block, std::uint64_t open_for, typename Moves::LastSquare last) {
         const std::uint64_t reading = open & ~wins & open_for;
         if (reading == 0) return;
         const detail::BlockBytes child(&children[child_block << 6]);
-        wins |= child.equal(loss_byte) & reading;
-        for (std::uint64_t w = child.equal(win_byte) & reading & ~wins; w;) ++won[pop_lsb(w)];
-        for (std::uint64_t e = child.equal(StateByte::kEscaped) & reading; e;) {
+        wins |= Moves::by_last_square(last, child.equal(loss_byte)) & reading;
+        for (std::uint64_t w = Moves::by_last_square(last, child.equal(win_byte)) & reading & ~wins; w;) {
+            ++won[pop_lsb(w)];
+        }
+        for (std::uint64_t e = Moves::by_last_square(last, child.equal(StateByte::kEscaped)) & reading; e;) {
             const Square x = pop_lsb(e);
-            take_escaped(x, (child_block << 6) | x);
+            take_escaped(x, (child_block << 6) | Moves::last_square(last, x));
         }
     };
     // A root move re-maps the last unit's square: x reads square(x).
-    auto root = [&](Square to, std::uint64_t open_for) {
+    auto root = [&](const index::WorkIndex::RootMove& move, std::uint64_t open_for) {
         const std::uint64_t reading = open & ~wins & open_for;
         if (reading == 0) return;
-        index::WorkIndex::RootMove move;
-        [[maybe_unused]] const bool ok = ix.root_moved(squares, to, move);
-        assert(ok);
         const std::uint64_t child_block = move.child_block();
         const detail::BlockBytes child(&children[child_block << 6]);
         const std::uint64_t lost = child.equal(loss_byte);
@@ -516,12 +517,12 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
     moves_.block_children(block, side, squares, read, root);
     // The last unit's own moves stay in the block (the other side to move).
     const std::uint64_t last_moves = open & ~wins;
-    const typename TableMoves<R, Ix>::LastUnitMoves last_unit(moves_, side, squares);
+    const typename TableMoves<R, Ix>::LastUnitMoves last_unit(moves_, side, block, squares);
     if (last_moves != 0 && last_unit.any()) {
         const detail::BlockBytes same(&children[base]);
-        const std::uint64_t lost = same.equal(loss_byte);
-        const std::uint64_t won_here = same.equal(win_byte);
-        const std::uint64_t escaped_here = same.equal(StateByte::kEscaped);
+        const std::uint64_t lost = last_unit.by_target(same.equal(loss_byte));
+        const std::uint64_t won_here = last_unit.by_target(same.equal(win_byte));
+        const std::uint64_t escaped_here = last_unit.by_target(same.equal(StateByte::kEscaped));
         for (std::uint64_t rest = last_moves; rest;) {
             const Square x = pop_lsb(rest);
             const Bitboard targets = last_unit.targets(x);
@@ -530,7 +531,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
                 continue;
             }
             won[x] = static_cast<std::uint8_t>(won[x] + std::popcount(targets & won_here));
-            for (Bitboard e = targets & escaped_here; e;) take_escaped(x, base | pop_lsb(e));
+            for (Bitboard e = targets & escaped_here; e;) take_escaped(x, base | last_unit.child(pop_lsb(e)));
         }
     }
     for (std::uint64_t rest = open; rest;) {

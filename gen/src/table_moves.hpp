@@ -5,6 +5,7 @@
 // Used by the in-RAM builder (retrograde.hpp) and the out-of-core builder.
 
 #include <algorithm>
+#include <cassert>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -282,18 +283,39 @@ public:
 
     // The open moves of 64 slots at once. On the work index the slots
     // block * 64 + x share every unit's square but the last unit's (on x).
-    // Where that unit is alone of its kind and the root is off the a1-h8
-    // diagonal, a move of another unit leads every such slot to one block
-    // of children, read for all 64 slots at once; the move is open for the
-    // x not on its target or in its path (and, for a double push, not where
-    // an enemy pawn on x could take en passant). `squares` holds the units
-    // before the last (WorkIndex::decode_prefix); side s moves.
-    //   middle(child_block, open_for): a move of a unit between the root
-    //     and the last, its child child_block * 64 + x;
-    //   root(to, open_for): a move of the root to `to` (WorkIndex::root_moved).
-    static bool block_moves_apply(const index::WorkIndex& ix, std::uint64_t block) {
+    // Where that unit is alone of its kind, a move of another unit leads
+    // every such slot to one block of children, read for all 64 slots at
+    // once; the move is open for the x not on its target or in its path
+    // (and, for a double push, not where an enemy pawn on x could take en
+    // passant). `squares` holds the units before the last
+    // (WorkIndex::decode_prefix); side s moves.
+    //   middle(child_block, open_for, last): a move of a unit between the
+    //     root and the last, its child child_block * 64 + last_square(x).
+    //     With the root off the a1-h8 diagonal the last unit stays on x;
+    //     on it, the child's slot is the smaller of its placement's and its
+    //     transpose's (WorkIndex::diagonal_blocks), so x may be transposed;
+    //   root(move, open_for): a move of the root, its child
+    //     move.child_block() * 64 + move.square(x) (WorkIndex::RootMove).
+    static bool block_moves_apply(const index::WorkIndex& ix) {
         const int n = ix.unit_count();
-        return n >= 2 && ix.group_size(n - 1) == 1 && !ix.root_on_diagonal(block << 6);
+        return n >= 2 && ix.group_size(n - 1) == 1;
+    }
+    // Where the last unit stands in a child of a block pull, seen from x.
+    enum class LastSquare : std::uint8_t {
+        Same,        // x
+        Transposed,  // transpose(x)
+        Folded,      // min(x, transpose(x)); the other slot holds no position
+    };
+    static Square last_square(LastSquare last, Square x) {
+        const Square t = transform_square(x, kTranspose);
+        return last == LastSquare::Same ? x : last == LastSquare::Transposed ? t : std::min(x, t);
+    }
+    // A block's mask of slots as seen from x: bit x says what slot
+    // last_square(last, x) holds (a slot holding no position reads 0).
+    static Bitboard by_last_square(LastSquare last, Bitboard slots) {
+        return last == LastSquare::Same         ? slots
+               : last == LastSquare::Transposed ? transposed_bits(slots)
+                                                : slots | transposed_bits(slots);
     }
     template <class Middle, class Root>
         requires std::same_as<Ix, index::WorkIndex> && (!R::kRoyalKing)
@@ -311,12 +333,29 @@ public:
         const int forward = s == Color::White ? 8 : -8;
         const int start_rank = s == Color::White ? 1 : 6;
         const int last_rank = s == Color::White ? 7 : 0;
+        const bool on_diagonal = ix_.root_on_diagonal(block << 6);
         typename index::WorkIndex::Neighbours neighbours(ix_, block << 6, squares);
         auto to_child = [&](int unit, Square to, Bitboard open_for) {
             if (unit == 0) {
-                root(to, open_for);
+                index::WorkIndex::RootMove move;
+                [[maybe_unused]] const bool ok = ix_.root_moved(squares, to, move);
+                assert(ok);
+                root(move, open_for);
+            } else if (on_diagonal) {
+                Square moved[kMaxTableUnits];
+                std::copy(squares, squares + last, moved);
+                moved[unit] = to;
+                index::Index plain = 0, transposed = 0;
+                ix_.diagonal_blocks(moved, plain, transposed);
+                if (plain < transposed) {
+                    middle(plain, open_for, LastSquare::Same);
+                } else if (transposed < plain) {
+                    middle(transposed, open_for, LastSquare::Transposed);
+                } else {
+                    middle(plain, open_for, LastSquare::Folded);
+                }
             } else {
-                middle(neighbours.moved(unit, to) >> 6, open_for);
+                middle(neighbours.moved(unit, to) >> 6, open_for, LastSquare::Same);
             }
         };
         for (int unit = 0; unit < last; ++unit) {
@@ -354,7 +393,7 @@ public:
     // not side s's. `squares` as for block_children().
     class LastUnitMoves {
     public:
-        LastUnitMoves(const TableMoves& moves, Color s, const Square* squares) {
+        LastUnitMoves(const TableMoves& moves, Color s, std::uint64_t block, const Square* squares) {
             const auto& ix = moves.ix_;
             const int last = ix.unit_count() - 1;
             const Unit u = ix.unit(last);
@@ -367,8 +406,21 @@ public:
                 if (ix.unit(k) == make_unit(~s, UnitType::Pawn)) enemy_pawns_ |= bit(squares[k]);
             }
             occupied_ = occ;
+            if (ix.root_on_diagonal(block << 6)) {
+                index::Index plain = 0, transposed = 0;
+                ix.diagonal_blocks(squares, plain, transposed);
+                // The units before the last are their own transpose: the
+                // last unit decides which of a placement and its transpose
+                // is canonical.
+                if (plain == transposed) lands_ = LastSquare::Folded;
+            }
         }
         bool any() const { return moves_; }
+        // Where the child of a move to t stands in the block, and the block's
+        // masks as seen from the targets (see last_square, by_last_square).
+        LastSquare lands() const { return lands_; }
+        Square child(Square t) const { return last_square(lands_, t); }
+        Bitboard by_target(Bitboard slots) const { return by_last_square(lands_, slots); }
         Bitboard targets(Square x) const {
             const Bitboard empty = ~occupied_ & R::kBoard;
             if (type_ != UnitType::Pawn) return unit_attacks(type_, x, occupied_) & empty;
@@ -387,11 +439,26 @@ public:
 
     private:
         bool moves_ = false;
+        LastSquare lands_ = LastSquare::Same;
         bool white_ = true;
         UnitType type_ = UnitType::Pawn;
         Bitboard occupied_ = 0;
         Bitboard enemy_pawns_ = 0;
     };
+
+    // A bitboard reflected in the a1-h8 diagonal (bit f + 8r to r + 8f).
+    static constexpr Bitboard transposed_bits(Bitboard b) {
+        constexpr Bitboard k1 = 0x5500550055005500ULL;
+        constexpr Bitboard k2 = 0x3333000033330000ULL;
+        constexpr Bitboard k4 = 0x0f0f0f0f00000000ULL;
+        Bitboard t = k4 & (b ^ (b << 28));
+        b ^= t ^ (t >> 28);
+        t = k2 & (b ^ (b << 14));
+        b ^= t ^ (t >> 14);
+        t = k1 & (b ^ (b << 7));
+        b ^= t ^ (t >> 7);
+        return b;
+    }
 
 private:
     // The squares strictly between two squares on one line of a slider.

@@ -57,6 +57,7 @@ TEST_SUITE("slow") {
 }
 
 #include <random>
+#include <tuple>
 
 #include "table_moves.hpp"
 #include "tbforge/index/work_index.hpp"
@@ -67,7 +68,7 @@ TEST_CASE("a block's moves reach the children open_children reaches from each of
     // slot pull lists them with open_children. Both must give every slot
     // the same children, as multisets.
     using Moves = gen::TableMoves<Antichess, index::WorkIndex>;
-    std::uint64_t compared = 0, two_candidates = 0;
+    std::uint64_t compared = 0, two_candidates = 0, on_diagonal = 0, folded = 0, transposed = 0;
     for (const std::string name :
          {"KRvN", "BNvK", "QvB", "KRRvK", "QQBvN", "NPvNP", "KPvKP", "PvP", "NPvP", "KPPvB", "BBvKN", "RBNvKN", "QPvBP"}) {
         CAPTURE(name);
@@ -81,20 +82,23 @@ TEST_CASE("a block's moves reach the children open_children reaches from each of
         for (int tries = 0; tries < 20000 && blocks < (test::kSanitized ? 40 : 200); ++tries) {
             const std::uint64_t block = rng() % (work->size() >> 6);
             Square prefix[gen::kMaxTableUnits];
-            if (!Moves::block_moves_apply(*work, block) || !work->decode_prefix(block << 6, prefix)) continue;
+            if (!Moves::block_moves_apply(*work) || !work->decode_prefix(block << 6, prefix)) continue;
             ++blocks;
             for (const Color side : {Color::White, Color::Black}) {
-                std::vector<std::pair<std::uint64_t, std::uint64_t>> middle;  // child block, open for
+                std::vector<std::tuple<std::uint64_t, std::uint64_t, Moves::LastSquare>> middle;  // child block, open for
                 std::vector<std::pair<index::WorkIndex::RootMove, std::uint64_t>> root;
                 moves.block_children(
-                    block, side, prefix, [&](std::uint64_t child, std::uint64_t open_for) { middle.emplace_back(child, open_for); },
-                    [&](Square to, std::uint64_t open_for) {
-                        index::WorkIndex::RootMove move;
-                        REQUIRE(work->root_moved(prefix, to, move));
+                    block, side, prefix,
+                    [&](std::uint64_t child, std::uint64_t open_for, Moves::LastSquare last) {
+                        middle.emplace_back(child, open_for, last);
+                        transposed += last == Moves::LastSquare::Transposed;
+                    },
+                    [&](const index::WorkIndex::RootMove& move, std::uint64_t open_for) {
                         two_candidates += move.alt_map != nullptr;
                         root.emplace_back(move, open_for);
                     });
-                const Moves::LastUnitMoves last_unit(moves, side, prefix);
+                const Moves::LastUnitMoves last_unit(moves, side, block, prefix);
+                const bool diagonal = work->root_on_diagonal(block << 6);
                 for (int x = 0; x < 64; ++x) {
                     const std::uint64_t slot = block << 6 | static_cast<std::uint64_t>(x);
                     Square squares[gen::kMaxTableUnits];
@@ -105,17 +109,21 @@ TEST_CASE("a block's moves reach the children open_children reaches from each of
                         listed.push_back(child);
                         return true;
                     });
-                    for (const auto& [child, open_for] : middle) {
-                        if (open_for >> x & 1) from_block.push_back(child << 6 | static_cast<std::uint64_t>(x));
+                    for (const auto& [child, open_for, last] : middle) {
+                        if (open_for >> x & 1) {
+                            from_block.push_back(child << 6 | Moves::last_square(last, static_cast<Square>(x)));
+                        }
                     }
                     for (const auto& [move, open_for] : root) {
                         if (open_for >> x & 1) from_block.push_back(move.child_block() << 6 | move.square(static_cast<Square>(x)));
                     }
                     if (last_unit.any()) {
                         for (Bitboard t = last_unit.targets(static_cast<Square>(x)); t;) {
-                            from_block.push_back(block << 6 | pop_lsb(t));
+                            from_block.push_back(block << 6 | last_unit.child(pop_lsb(t)));
                         }
                     }
+                    on_diagonal += diagonal;
+                    folded += last_unit.lands() == Moves::LastSquare::Folded;
                     std::sort(listed.begin(), listed.end());
                     std::sort(from_block.begin(), from_block.end());
                     if (listed != from_block) {
@@ -129,8 +137,23 @@ TEST_CASE("a block's moves reach the children open_children reaches from each of
         }
         CHECK(blocks > 0);
     }
-    MESSAGE(compared << " slots' children compared, " << two_candidates << " root moves onto the diagonal");
+    MESSAGE(compared << " slots' children compared (" << on_diagonal << " with the root on the diagonal, " << folded
+                     << " of them decided by the last unit), " << two_candidates << " root moves with two candidate slots, "
+                     << transposed << " moves into a transposed block");
     CHECK(two_candidates > 0);
+    CHECK(on_diagonal > 0);
+    CHECK(folded > 0);
+    CHECK(transposed > 0);
+}
+
+TEST_CASE("transposed_bits reflects every square in the a1-h8 diagonal") {
+    using Moves = gen::TableMoves<Antichess, index::WorkIndex>;
+    for (int s = 0; s < 64; ++s) {
+        const auto square = static_cast<Square>(s);
+        CHECK(Moves::transposed_bits(bit(square)) == bit(transform_square(square, kTranspose)));
+    }
+    CHECK(Moves::transposed_bits(0x8040201008040201ULL) == 0x8040201008040201ULL);
+    CHECK(Moves::transposed_bits(0xFFULL) == 0x0101010101010101ULL);
 }
 
 TEST_CASE("a slot scan decodes every slot as decode() does, whatever slots it skips") {

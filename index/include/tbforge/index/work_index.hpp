@@ -89,6 +89,16 @@ public:
     };
     // False if the move has no slot.
     bool root_moved(const Square* squares, Square to, RootMove& out) const noexcept;
+    // With the root on the a1-h8 diagonal (pawnless tables): the block of
+    // the units before the last as placed in `squares`, and the block of
+    // their transpose. With the last unit on x the canonical slot is the
+    // smaller of plain * 64 + x and transposed * 64 + transpose(x); equal
+    // blocks leave the choice to x.
+    void diagonal_blocks(const Square* squares, Index& plain, Index& transposed) const noexcept {
+        const std::uint8_t choice = canonical_[squares[0]].choice;
+        plain = encode_with(squares, 0, choice, units_ - 1) >> 6;
+        transposed = encode_with(squares, kTranspose, choice, units_ - 1) >> 6;
+    }
     // The canonical slot of a placement (distinct squares, identical units in
     // any order, any symmetric image); kNoIndex if a pawn stands on rank 1 or 8.
     Index encode(const Square* squares) const noexcept;
