@@ -514,7 +514,39 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
             }
         }
     };
-    moves_.block_children(block, side, squares, read, root);
+    // The child blocks are read once every move is listed and its child
+    // block prefetched: each read is most often a cache miss, and misses
+    // issued together overlap instead of following one another.
+    struct ListedMiddle {
+        std::uint64_t child_block;
+        std::uint64_t open_for;
+        typename Moves::LastSquare last;
+    };
+    struct ListedRoot {
+        index::WorkIndex::RootMove move;
+        std::uint64_t open_for;
+    };
+    constexpr std::size_t kListed = 64;
+    std::array<ListedMiddle, kListed> middles;
+    std::array<ListedRoot, kListed> roots;
+    std::size_t middle_count = 0, root_count = 0;
+    auto read_listed = [&] {
+        for (std::size_t k = 0; k < middle_count; ++k) read(middles[k].child_block, middles[k].open_for, middles[k].last);
+        for (std::size_t k = 0; k < root_count; ++k) root(roots[k].move, roots[k].open_for);
+        middle_count = root_count = 0;
+    };
+    auto list_middle = [&](std::uint64_t child_block, std::uint64_t open_for, typename Moves::LastSquare last) {
+        if (middle_count == kListed) read_listed();
+        __builtin_prefetch(&children[child_block << 6]);
+        middles[middle_count++] = {child_block, open_for, last};
+    };
+    auto list_root = [&](const index::WorkIndex::RootMove& move, std::uint64_t open_for) {
+        if (root_count == kListed) read_listed();
+        __builtin_prefetch(&children[move.child_block() << 6]);
+        roots[root_count++] = {move, open_for};
+    };
+    moves_.block_children(block, side, squares, list_middle, list_root);
+    read_listed();
     // The last unit's own moves stay in the block (the other side to move).
     const std::uint64_t last_moves = open & ~wins;
     const typename TableMoves<R, Ix>::LastUnitMoves last_unit(moves_, side, block, squares);
