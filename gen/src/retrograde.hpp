@@ -44,6 +44,7 @@
 
 #include <omp.h>
 
+#include "decided_blocks.hpp"
 #include "table_moves.hpp"
 
 namespace tbf::gen {
@@ -184,8 +185,10 @@ private:
         std::vector<char> overflow;
         std::size_t cap = 0;
         int far_level = StateByte::kLevels;
+        DecidedBlocks* decided = nullptr;
         void add(int level, std::uint64_t packed) {
             const auto l = static_cast<std::size_t>(level);
+            if (decided) decided->mark(level, detail::packed_side(packed), detail::packed_index(packed));
             if (counts.size() <= l) {
                 counts.resize(l + 1);
                 lists.resize(l + 1);
@@ -244,8 +247,9 @@ private:
         }
     };
 
-    LocalFrontier local_frontier() const {
+    LocalFrontier local_frontier() {
         LocalFrontier local;
+        local.decided = &decided_;
         local.cap = static_cast<std::size_t>(frontier_.budget / static_cast<std::uint64_t>(omp_get_max_threads()));
         local.far_level = layout_.far_level();
         return local;
@@ -264,11 +268,19 @@ private:
     template <class PullSlot, class Finish>
     void pull_block(Color side, std::uint64_t block, int level, PullSlot& pull_slot, Finish& finish);
     static constexpr bool kCanPull = MoveIndexer<Ix> && !R::kRoyalKing;
-    // A level is pulled when it holds at least 1/kPullFactor of the open
+    // A level is pulled when it holds at least 1/pull_factor() of the open
     // positions. Block pulls on the work index read about a tenth of what
     // slot-by-slot pulls read per position, which moves the break-even
-    // (measured on six 4-unit tables: levels 0.70x with 4 against 2).
-    static constexpr std::uint64_t kPullFactor = std::is_same_v<Ix, index::WorkIndex> ? 4 : 2;
+    // (measured on six 4-unit tables: levels 0.70x with 4 against 2), and
+    // skipping the child blocks where nothing was decided at the level
+    // moves it again (RBNvKN's levels 3-5 pulled in 0.35-0.44 s against
+    // pushes of 0.42-0.83 s; 10-16 measured best on 4-unit pawn tables).
+    std::uint64_t pull_factor() const {
+        if constexpr (std::is_same_v<Ix, index::WorkIndex>) {
+            return TableMoves<R, Ix>::block_moves_apply(moves_.indexer()) ? 12 : 4;
+        }
+        return 2;
+    }
     int stabilizer_of(Color side, std::uint64_t index) const;
     // Whether a loss of this position closing before level 2 waits for it
     // (StateWord's late-loss rule).
@@ -317,6 +329,9 @@ private:
     std::vector<std::uint64_t> escaped_ids_;
     std::vector<std::uint16_t> escaped_words_;
     Frontier frontier_;
+    // Blocks holding positions decided at the next few levels, which a
+    // block pull reads (children decided at other levels do not count).
+    DecidedBlocks decided_;
     // Positions decided by a move worth 2 plies (a double push into an
     // en-passant capture): wins waiting for level 2, and losses whose longest
     // move is that one. Sorted packed ids.

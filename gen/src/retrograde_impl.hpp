@@ -28,6 +28,16 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     frontier_.budget = ids_fit ? size_ / 32 : 0;
     initial_pass();
     moves_.release_children();
+    // Tracked once the sub-tables are gone (RBPvKN's peak is its initial
+    // pass), and only where block pulls read child blocks.
+    if constexpr (kCanPull && std::is_same_v<Ix, index::WorkIndex>) {
+        if (TableMoves<R, Ix>::block_moves_apply(moves_.indexer())) {
+            decided_.track(size_, [&](int level) {
+                return static_cast<std::size_t>(level) < frontier_.counts.size() &&
+                       frontier_.counts[static_cast<std::size_t>(level)] != 0;
+            });
+        }
+    }
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Wins worth two plies wait for level 2 even when no level reaches it.
@@ -46,8 +56,12 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
             throw std::length_error("distance to conversion beyond the generator's working range");
         }
         level_pass(level);
+        // Tracked from its first decision on, or not at all.
+        const auto tracked_next = static_cast<std::size_t>(level + DecidedBlocks::kWindow);
+        decided_.slide(level, tracked_next < frontier_.counts.size() && frontier_.counts[tracked_next] != 0);
         ++passes;
     }
+    decided_.release();
     TableValues out;
     collect_exceptions(out);
     for (int c = 0; c < 2; ++c) out.bytes[c] = std::move(bytes_[c]);
@@ -238,7 +252,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     // position, pulling a read per move of each open one plus a scan;
     // block pulls (pull_block) read a block of children for 64 slots.
     const std::uint64_t open = initial_open_ - frontier_.added;
-    const bool pull = passes_ == Passes::Chosen ? kPullFactor * frontier_.counts[l] >= open : passes_ != Passes::Push;
+    const bool pull = passes_ == Passes::Chosen ? pull_factor() * frontier_.counts[l] >= open : passes_ != Passes::Push;
     if (kCanPull && !far && frontier_.counts[l] != 0 && pull) {
         if (!frontier_.overflow[l]) {
             frontier_.budget += frontier_.lists[l].size();
@@ -469,6 +483,8 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
     const std::uint8_t loss_byte = layout_.loss(level);
     const std::uint8_t win_byte = layout_.win(level);
     const StateByte::PullCount as_byte(layout_, level);
+    // Child blocks without a position decided at the level change nothing.
+    const std::uint64_t* decided = decided_.blocks(level, child_side);
     std::uint64_t wins = 0;                 // a child lost at the level
     std::array<std::uint8_t, 64> won{};     // children won at the level
     // An escaped child's word, read as the byte of its value at the level.
@@ -536,11 +552,13 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
         middle_count = root_count = 0;
     };
     auto list_middle = [&](std::uint64_t child_block, std::uint64_t open_for, typename Moves::LastSquare last) {
+        if (!DecidedBlocks::has(decided, child_block)) return;
         if (middle_count == kListed) read_listed();
         __builtin_prefetch(&children[child_block << 6]);
         middles[middle_count++] = {child_block, open_for, last};
     };
     auto list_root = [&](const index::WorkIndex::RootMove& move, std::uint64_t open_for) {
+        if (!DecidedBlocks::has(decided, move.child_block())) return;
         if (root_count == kListed) read_listed();
         __builtin_prefetch(&children[move.child_block() << 6]);
         roots[root_count++] = {move, open_for};
@@ -550,7 +568,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
     // The last unit's own moves stay in the block (the other side to move).
     const std::uint64_t last_moves = open & ~wins;
     const typename TableMoves<R, Ix>::LastUnitMoves last_unit(moves_, side, block, squares);
-    if (last_moves != 0 && last_unit.any()) {
+    if (last_moves != 0 && last_unit.any() && DecidedBlocks::has(decided, block)) {
         const detail::BlockBytes same(&children[base]);
         const std::uint64_t lost = last_unit.by_target(same.equal(loss_byte));
         const std::uint64_t won_here = last_unit.by_target(same.equal(win_byte));
