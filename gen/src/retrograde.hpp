@@ -273,14 +273,23 @@ private:
     // slot-by-slot pulls read per position, which moves the break-even
     // (measured on six 4-unit tables: levels 0.70x with 4 against 2), and
     // skipping the child blocks where nothing was decided at the level
-    // moves it again (RBNvKN's levels 3-5 pulled in 0.35-0.44 s against
-    // pushes of 0.42-0.83 s; 10-16 measured best on 4-unit pawn tables).
-    std::uint64_t pull_factor() const {
+    // (a tracked level) moves it again (RBNvKN's levels 3-5 pulled in
+    // 0.35-0.44 s against pushes of 0.42-0.83 s; 10-16 measured best on
+    // 4-unit pawn tables).
+    std::uint64_t pull_factor(int level) const {
         if constexpr (std::is_same_v<Ix, index::WorkIndex>) {
-            return TableMoves<R, Ix>::block_moves_apply(moves_.indexer()) ? 12 : 4;
+            return decided_.tracks(level) ? 12 : 4;
         }
         return 2;
     }
+    // Whether positions were decided at `level` so far.
+    bool any_decided(int level) const {
+        const auto l = static_cast<std::size_t>(level);
+        return l < frontier_.counts.size() && frontier_.counts[l] != 0;
+    }
+    // Starts tracking `level` in decided_, from its frontier list when the
+    // level already holds positions (left untracked if the list overflowed).
+    void track_level(int level);
     int stabilizer_of(Color side, std::uint64_t index) const;
     // Whether a loss of this position closing before level 2 waits for it
     // (StateWord's late-loss rule).
@@ -332,6 +341,8 @@ private:
     // Blocks holding positions decided at the next few levels, which a
     // block pull reads (children decided at other levels do not count).
     DecidedBlocks decided_;
+    // Whether block pulls apply to this table (fixed by its index).
+    bool block_pulls_ = false;
     // Positions decided by a move worth 2 plies (a double push into an
     // en-passant capture): wins waiting for level 2, and losses whose longest
     // move is that one. Sorted packed ids.

@@ -20,6 +20,9 @@ template <Ruleset R, TableIndexer Ix>
 TableValues RetrogradeBuilder<R, Ix>::build() {
     const auto start = std::chrono::steady_clock::now();
     size_ = moves_.indexer().size();
+    if constexpr (kCanPull && std::is_same_v<Ix, index::WorkIndex>) {
+        block_pulls_ = TableMoves<R, Ix>::block_moves_apply(moves_.indexer());
+    }
     for (int c = 0; c < 2; ++c) bytes_[c] = StateBytes(size_);
     escaped_ids_.clear();
     escaped_words_.clear();
@@ -30,13 +33,9 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
     moves_.release_children();
     // Tracked once the sub-tables are gone (RBPvKN's peak is its initial
     // pass), and only where block pulls read child blocks.
-    if constexpr (kCanPull && std::is_same_v<Ix, index::WorkIndex>) {
-        if (TableMoves<R, Ix>::block_moves_apply(moves_.indexer())) {
-            decided_.track(size_, [&](int level) {
-                return static_cast<std::size_t>(level) < frontier_.counts.size() &&
-                       frontier_.counts[static_cast<std::size_t>(level)] != 0;
-            });
-        }
+    if (block_pulls_) {
+        decided_.allocate(size_);
+        for (int level = 0; level < DecidedBlocks::kWindow; ++level) track_level(level);
     }
     const double initial_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -56,9 +55,7 @@ TableValues RetrogradeBuilder<R, Ix>::build() {
             throw std::length_error("distance to conversion beyond the generator's working range");
         }
         level_pass(level);
-        // Tracked from its first decision on, or not at all.
-        const auto tracked_next = static_cast<std::size_t>(level + DecidedBlocks::kWindow);
-        decided_.slide(level, tracked_next < frontier_.counts.size() && frontier_.counts[tracked_next] != 0);
+        if (block_pulls_) track_level(level + DecidedBlocks::kWindow);
         ++passes;
     }
     decided_.release();
@@ -98,6 +95,22 @@ void RetrogradeBuilder<R, Ix>::collect_exceptions(TableValues& out) {
     for (const auto& [packed, code] : codes) {
         out.exception_ids.push_back(packed);
         out.exception_codes.push_back(code);
+    }
+}
+
+template <Ruleset R, TableIndexer Ix>
+void RetrogradeBuilder<R, Ix>::track_level(int level) {
+    decided_.start(level);
+    if (!any_decided(level)) return;
+    const auto l = static_cast<std::size_t>(level);
+    // Far levels are never pulled; an overflowed list no longer says where
+    // the level's positions are.
+    if (level >= layout_.far_level() || frontier_.overflow[l]) {
+        decided_.stop(level);
+        return;
+    }
+    for (const ListedId packed : frontier_.lists[l]) {
+        decided_.mark(level, detail::packed_side(packed), detail::packed_index(packed));
     }
 }
 
@@ -252,7 +265,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     // position, pulling a read per move of each open one plus a scan;
     // block pulls (pull_block) read a block of children for 64 slots.
     const std::uint64_t open = initial_open_ - frontier_.added;
-    const bool pull = passes_ == Passes::Chosen ? pull_factor() * frontier_.counts[l] >= open : passes_ != Passes::Push;
+    const bool pull = passes_ == Passes::Chosen ? pull_factor(level) * frontier_.counts[l] >= open : passes_ != Passes::Push;
     if (kCanPull && !far && frontier_.counts[l] != 0 && pull) {
         if (!frontier_.overflow[l]) {
             frontier_.budget += frontier_.lists[l].size();
@@ -469,7 +482,7 @@ void RetrogradeBuilder<R, Ix>::pull_block(Color side, std::uint64_t block, int l
     if (live == 0) return;
     const index::WorkIndex& ix = moves_.indexer();
     Square squares[kMaxTableUnits];
-    if (!TableMoves<R, Ix>::block_moves_apply(ix) || !ix.decode_prefix(base, squares)) {
+    if (!block_pulls_ || !ix.decode_prefix(base, squares)) {
         for (std::uint64_t rest = live; rest;) pull_slot(side, base + pop_lsb(rest));
         return;
     }

@@ -1,6 +1,6 @@
 // DecidedBlocks: which blocks a block pull may skip. A level answers only
-// when it was tracked from its first decision; a skipped block must never
-// hold a position decided at the level (the pull would miss it).
+// while it is tracked; a skipped block must never hold a position decided
+// at the level (the pull would miss it).
 
 #include <doctest/doctest.h>
 
@@ -19,15 +19,22 @@ namespace {
 using gen::DecidedBlocks;
 
 constexpr std::uint64_t kSlots = 3 * 4096 + 100;  // a partial last word
-constexpr auto kNothingBefore = [](int) { return false; };
 
-TEST_CASE("decided blocks: untracked until track(), then exactly the marked blocks") {
+// Allocated, with levels 0 to kWindow - 1 tracked.
+void track_first_window(DecidedBlocks& decided) {
+    decided.allocate(kSlots);
+    for (int level = 0; level < DecidedBlocks::kWindow; ++level) decided.start(level);
+}
+
+TEST_CASE("decided blocks: untracked until started, then exactly the marked blocks") {
     DecidedBlocks decided;
     decided.mark(0, Color::White, 5);  // nothing allocated yet: ignored
     CHECK(decided.blocks(0, Color::White) == nullptr);
     CHECK(DecidedBlocks::has(nullptr, 12345));  // untracked: read everything
+    decided.allocate(kSlots);
+    CHECK_FALSE(decided.tracks(0));
 
-    decided.track(kSlots, kNothingBefore);
+    track_first_window(decided);
     const std::vector<std::pair<Color, std::uint64_t>> marks = {
         {Color::White, 0}, {Color::White, 63}, {Color::White, 64 * 70 + 3}, {Color::Black, kSlots - 1}};
     for (const auto& [side, index] : marks) decided.mark(2, side, index);
@@ -50,30 +57,30 @@ TEST_CASE("decided blocks: untracked until track(), then exactly the marked bloc
     CHECK(decided.blocks(DecidedBlocks::kWindow, Color::White) == nullptr);
 }
 
-TEST_CASE("decided blocks: a level decided before tracking began is read in full") {
+TEST_CASE("decided blocks: a stopped level is read in full, a started one begins empty") {
     DecidedBlocks decided;
-    decided.track(kSlots, [](int level) { return level == 1; });
+    track_first_window(decided);
+    decided.mark(1, Color::White, 64);
+    decided.stop(1);
+    CHECK_FALSE(decided.tracks(1));
     CHECK(decided.blocks(1, Color::White) == nullptr);
-    CHECK(decided.blocks(0, Color::White) != nullptr);
-    // Level 1 done: its bits move on to level 1 + kWindow, cleared.
-    decided.mark(1 + DecidedBlocks::kWindow, Color::White, 64);  // not yet tracked
-    decided.slide(1, false);
+    decided.stop(2 + DecidedBlocks::kWindow);  // not the level tracked there: no effect
+    CHECK(decided.tracks(2));
+    // Level 1 done: its bits go to level 1 + kWindow, cleared.
+    decided.mark(1 + DecidedBlocks::kWindow, Color::White, 64);  // not tracked yet: ignored
+    decided.start(1 + DecidedBlocks::kWindow);
     const std::uint64_t* bits = decided.blocks(1 + DecidedBlocks::kWindow, Color::White);
     REQUIRE(bits != nullptr);
     CHECK_FALSE(DecidedBlocks::has(bits, 1));
-    // Level 0 done, but level kWindow already held positions: untracked.
-    decided.mark(0, Color::Black, 7);
-    decided.slide(0, true);
-    CHECK(decided.blocks(DecidedBlocks::kWindow, Color::Black) == nullptr);
-    CHECK(decided.blocks(0, Color::Black) == nullptr);
 }
 
-TEST_CASE("decided blocks: a slide clears the bits of the level it starts tracking") {
+TEST_CASE("decided blocks: a level started in place of another clears its bits") {
     DecidedBlocks decided;
-    decided.track(kSlots, kNothingBefore);
+    track_first_window(decided);
     decided.mark(2, Color::White, 640);
     CHECK(DecidedBlocks::has(decided.blocks(2, Color::White), 10));
-    decided.slide(2, false);
+    decided.start(2 + DecidedBlocks::kWindow);
+    CHECK_FALSE(decided.tracks(2));
     const std::uint64_t* bits = decided.blocks(2 + DecidedBlocks::kWindow, Color::White);
     REQUIRE(bits != nullptr);
     CHECK_FALSE(DecidedBlocks::has(bits, 10));
@@ -83,7 +90,7 @@ TEST_CASE("decided blocks: a slide clears the bits of the level it starts tracki
 
 TEST_CASE("decided blocks: marks from two threads are all kept") {
     DecidedBlocks decided;
-    decided.track(kSlots, kNothingBefore);
+    track_first_window(decided);
     std::vector<std::uint64_t> indexes(20000);
     std::mt19937_64 rng(7);
     for (auto& index : indexes) index = rng() % kSlots;
