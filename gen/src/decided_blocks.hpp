@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tbforge/base/release.hpp"
 #include "tbforge/rules/types.hpp"
 
 namespace tbf::gen {
@@ -32,7 +33,7 @@ public:
     void release() {
         tracked_.fill(kUntracked);
         for (auto& level : bits_) {
-            for (auto& side : level) side = {};
+            for (auto& side : level) release_memory(side);
         }
     }
     // Tracks `level` from now on, with no block marked, in place of the

@@ -7,6 +7,7 @@
 
 #include "instantiate.hpp"
 #include "out_of_core.hpp"
+#include "tbforge/base/release.hpp"
 #include "tbforge/index/indexer.hpp"
 
 namespace tbf::gen {
@@ -91,7 +92,7 @@ bool OutOfCoreBuilder<R, Ix>::build() {
     if (manifest_.phase == ooc::Phase::WriteBack && !write_back()) return false;
     lap(3);
     loaded_ = Loaded();
-    buffers_ = {};
+    release_memory(buffers_);
     sparse_ = SparseSet();
     return true;
 }

@@ -10,6 +10,7 @@
 #include "instantiate.hpp"
 #include "out_of_core.hpp"
 #include "tbforge/index/indexer.hpp"
+#include "tbforge/base/release.hpp"
 #include "tbforge/base/xxh64.hpp"
 
 namespace tbf::gen {
@@ -215,8 +216,8 @@ bool OutOfCoreBuilder<R, Ix>::sparse_passes() {
         }
     }
     // The final words go back into the chunks, which need no keys.
-    sparse_.lows = {};
-    sparse_.offsets = {};
+    release_memory(sparse_.lows);
+    release_memory(sparse_.offsets);
     manifest_.phase = ooc::Phase::WriteBack;
     manifest_.next_chunk = 0;
     return save();
@@ -235,7 +236,7 @@ void OutOfCoreBuilder<R, Ix>::sparse_pass(int level) {
             const std::uint64_t at = sparse_.find(key);
             if (at != SparseSet::kMissing) tallies[0].record(StateWord::claim_win(sparse_.words[at], 2));
         }
-        sparse_.late_wins = {};
+        release_memory(sparse_.late_wins);
     }
     const auto l = static_cast<std::size_t>(level);
     const std::uint64_t frontier = l < sparse_.pending.size() ? sparse_.pending[l] : 0;
@@ -292,11 +293,11 @@ bool OutOfCoreBuilder<R, Ix>::write_back() {
         damaged(sparse_file(manifest_.level), "entry count");
     }
     // The slots come back from the chunks: only the words stay in memory.
-    sparse_.offsets = {};
-    sparse_.lows = {};
-    sparse_.symmetric = {};
-    sparse_.late_losses = {};
-    sparse_.late_wins = {};
+    release_memory(sparse_.offsets);
+    release_memory(sparse_.lows);
+    release_memory(sparse_.symmetric);
+    release_memory(sparse_.late_losses);
+    release_memory(sparse_.late_wins);
     // Each chunk side's entries are one run of the words: White's chunks
     // first, then Black's.
     std::array<std::uint64_t, 2> first_entry{0, 0};

@@ -46,6 +46,7 @@
 
 #include "decided_blocks.hpp"
 #include "table_moves.hpp"
+#include "tbforge/base/release.hpp"
 
 namespace tbf::gen {
 
@@ -203,7 +204,7 @@ private:
             if (overflow[l]) return;
             if (lists[l].size() >= cap) {
                 overflow[l] = 1;
-                lists[l] = {};
+                release_memory(lists[l]);
                 return;
             }
             lists[l].push_back(static_cast<ListedId>(packed));
@@ -219,7 +220,7 @@ private:
         void drop(std::size_t l) {
             overflow[l] = 1;
             budget += lists[l].size();
-            lists[l] = {};
+            release_memory(lists[l]);
         }
         void merge(LocalFrontier& local) {
             if (counts.size() < local.counts.size()) {

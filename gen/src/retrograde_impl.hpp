@@ -87,8 +87,8 @@ void RetrogradeBuilder<R, Ix>::collect_exceptions(TableValues& out) {
         }
     }
     frontier_.far.clear();
-    escaped_ids_ = {};
-    escaped_words_ = {};
+    release_memory(escaped_ids_);
+    release_memory(escaped_words_);
     std::sort(codes.begin(), codes.end());
     out.exception_ids.reserve(codes.size());
     out.exception_codes.reserve(codes.size());
@@ -269,7 +269,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
     if (kCanPull && !far && frontier_.counts[l] != 0 && pull) {
         if (!frontier_.overflow[l]) {
             frontier_.budget += frontier_.lists[l].size();
-            frontier_.lists[l] = {};
+            release_memory(frontier_.lists[l]);
         }
         pull_pass(level);
     } else if (far) {
@@ -277,7 +277,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         push_listed(frontier_.far[l], level);
     } else if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
         const std::vector<ListedId> current = std::move(frontier_.lists[l]);
-        frontier_.lists[l] = {};
+        release_memory(frontier_.lists[l]);
         frontier_.budget += current.size();
         push_listed(current, level);
     } else if (frontier_.counts[l] != 0) {

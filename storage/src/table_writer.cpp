@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "records.hpp"
+#include "tbforge/base/release.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::storage {
@@ -129,8 +130,8 @@ Status TableWriterImpl::release_held() {
             return s;
         }
     }
-    held_ = {};
-    held_slots_ = {};
+    release_memory(held_);
+    release_memory(held_slots_);
     return {};
 }
 

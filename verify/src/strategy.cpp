@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "movegen.hpp"
+#include "tbforge/base/release.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 #include "tbforge/storage/position_key.hpp"
@@ -265,8 +266,8 @@ public:
             }
             targets[e] = it->rank;
         }
-        edge_hashes_ = {};
-        hashes_ = {};
+        release_memory(edge_hashes_);
+        release_memory(hashes_);
 
         // Kahn: strip entries no remaining entry leads to; what is left lies on
         // or behind a cycle.
