@@ -621,7 +621,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         sub_holders.push_back(found->first);
         const bool sub_compact = probe::is_compact_encoding(found->second.spec.value_encoding);
         subtable_bytes += WdlTable::bytes_for(found->second.spec.slot_count, sub_compact) +
-                          2 * WdlTable::map_bytes(sub.total(), sub.has_pawns(), sub_compact);
+                          2 * WdlTable::map_bytes(sub.total(), sub_compact);
     }
     const auto work = work_index_for(*indexer);
     const MemoryPlan plan =

@@ -124,7 +124,7 @@ Result<Plan> plan_tables(VariantId variant, const std::vector<index::Material>& 
             const bool sub_compact = present.contains(sub) ? compact.contains(sub)
                                                            : probe::is_compact_encoding(options.value_encoding);
             // as generate counts them
-            subtable_bytes += WdlTable::bytes_for(2 * s->slots, sub_compact) + 2 * WdlTable::map_bytes(sub.total(), sub.has_pawns(), sub_compact);
+            subtable_bytes += WdlTable::bytes_for(2 * s->slots, sub_compact) + 2 * WdlTable::map_bytes(sub.total(), sub_compact);
         }
         t.memory = plan_memory(t.slots, subtable_bytes, options.memory_bytes, t.work_slots);
         t.reserve_bytes = reserve_for(t.memory, t.slots, options.memory_bytes);

@@ -45,8 +45,8 @@ namespace tbf::gen {
 
 class WdlTable {
 public:
-    // Tables of three units, or of four without pawns, also answer by
-    // placement (map_placements).
+    // Tables of three or four units also answer by placement
+    // (map_placements).
     static constexpr int kMinMappedUnits = 3;
     static constexpr int kMaxMappedUnits = 4;
 
@@ -58,12 +58,10 @@ public:
     }
 
     // Whether a table of `units` units keeps placement maps (map_placements).
-    static constexpr bool maps_units(int units, bool has_pawns) {
-        return units == kMinMappedUnits || (units == kMaxMappedUnits && !has_pawns);
-    }
+    static constexpr bool maps_units(int units) { return units >= kMinMappedUnits && units <= kMaxMappedUnits; }
     // Bytes of the placement map kept for one side to move (map_placements).
-    static constexpr std::uint64_t map_bytes(int units, bool has_pawns, bool compact = false) {
-        return maps_units(units, has_pawns) && !compact ? (std::uint64_t{1} << (6 * units)) / 4 : 0;
+    static constexpr std::uint64_t map_bytes(int units, bool compact = false) {
+        return maps_units(units) && !compact ? (std::uint64_t{1} << (6 * units)) / 4 : 0;
     }
 
     // Both sides to move, for `sides`.
@@ -239,10 +237,10 @@ private:
     // placement of their units (64^3 or 64^4 of them, 2 bits each: 64 KiB
     // or 4 MiB a side): a parent's capture into one, the commonest
     // conversion, then costs a load instead of an encode into the index.
-    // Four-unit tables with pawns keep the encode: their parents are the
-    // one-pawn 5-unit tables, the largest builds, where memory binds
-    // (RBPvKN peaks at 1004 MiB without maps; four more would pass 1 GiB). Five-unit maps (256 MiB a
-    // side) would cost more memory than the parents' encodes cost time.
+    // Four-unit tables with a pawn are mapped too: RBPvKN's initial pass
+    // values its captures into four of them (0.89x its time with their
+    // maps, for 16 MiB: it peaks at 981 MiB). Five-unit maps (256 MiB
+    // a side) would cost more memory than the parents' encodes cost time.
     //
     // The map is filled from the slots rather than by encoding every
     // placement: each slot's canonical placement is written under all its
@@ -253,9 +251,7 @@ private:
     static constexpr unsigned kUnplaced = 3;  // no slot (squares shared, a unit off its squares)
     void map_placements() {
         const int n = ix_.unit_count();
-        bool has_pawns = false;
-        for (int u = 0; u < n; ++u) has_pawns |= unit_type(ix_.unit(u)) == UnitType::Pawn;
-        if (!maps_units(n, has_pawns)) return;
+        if (!maps_units(n)) return;
         // Unit orders that permute identical units among themselves only.
         std::array<int, kMaxMappedUnits> order{};
         for (int u = 0; u < n; ++u) order[static_cast<std::size_t>(u)] = u;

@@ -324,8 +324,8 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
     // Draws, wins and losses at many distances, both sides, and a table with
     // pawns (invalid slots stored as 0).
     std::map<Wdl, std::uint64_t> seen;
-    // Four units: a pair (RRvKN, KNvBB) is mapped, a table with a pawn
-    // (KNvKP) is not.
+    // Four units: a pair (RRvKN, KNvBB) and a table with a pawn (KNvKP),
+    // whose map leaves the pawn's last ranks unplaced.
     std::vector<std::string> names = {"KQvR", "NPvB", "BBvN", "RRvKN", "KNvKP"};
     if (!test::kSanitized) names.push_back("KNvBB");
     for (const std::string& name : names) {
@@ -335,15 +335,15 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
         REQUIRE(decoded.ok());
         auto wdl = gen::WdlTable::from(**decoded);
         REQUIRE(wdl.ok());
-        // Three units, or four without pawns: a placement map per side
-        // besides the slots' bits.
+        // Three or four units: a placement map per side besides the slots'
+        // bits.
         const int units = (*decoded)->indexer().unit_count();
         const bool pawns = name.find('P') != std::string::npos;
-        const bool mapped = units == 3 || !pawns;
-        CHECK(gen::WdlTable::maps_units(units, pawns) == mapped);
+        const bool mapped = units == 3 || units == 4;
+        CHECK(gen::WdlTable::maps_units(units) == mapped);
         CHECK(wdl->bytes() == gen::WdlTable::bytes_for(2 * (*decoded)->indexer().size()) +
-                                  2 * gen::WdlTable::map_bytes(units, pawns));
-        CHECK((gen::WdlTable::map_bytes(units, pawns) > 0) == mapped);
+                                  2 * gen::WdlTable::map_bytes(units));
+        CHECK((gen::WdlTable::map_bytes(units) > 0) == mapped);
         // Not asked for: no map.
         auto unmapped = gen::WdlTable::from(**decoded, nullptr, gen::WdlTable::kBothSides, false);
         REQUIRE(unmapped.ok());
@@ -395,7 +395,7 @@ TEST_CASE("a sub-table kept by its WDL gives the WDL of every stored code") {
             REQUIRE(half.ok());
             const std::uint64_t n = (*decoded)->indexer().size();
             CHECK(half->sides() == gen::WdlTable::side_bit(kept));
-            CHECK(half->bytes() == gen::WdlTable::bytes_for(n) + gen::WdlTable::map_bytes(units, pawns));
+            CHECK(half->bytes() == gen::WdlTable::bytes_for(n) + gen::WdlTable::map_bytes(units));
             std::uint64_t half_mismatches = 0;
             for (std::uint64_t i = 0; i < n; ++i) {
                 half_mismatches += half->value(kept, i).wdl != wdl->value(kept, i).wdl;

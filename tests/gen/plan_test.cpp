@@ -18,11 +18,10 @@ using namespace tbf;
 namespace {
 
 // The placement maps of a sub-table kept by its WDL, both sides: 2 bits per
-// placement of three units, or of four without pawns (64^3 or 64^4 a side),
-// none otherwise.
+// placement of three or four units (64^3 or 64^4 a side), none otherwise.
 std::uint64_t placement_map_bytes(const index::Material& sub) {
     if (sub.total() == 3) return 2 * (64 * 64 * 64 / 4);
-    if (sub.total() == 4 && !sub.has_pawns()) return 2 * (64 * 64 * 64 * 64 / 4);
+    if (sub.total() == 4) return 2 * (64 * 64 * 64 * 64 / 4);
     return 0;
 }
 
