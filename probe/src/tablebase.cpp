@@ -693,14 +693,30 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->key_ = source.key_;
     const auto& info = source.info();
     copy->resident_.resize(info.spec.slot_count);
-    for (std::uint64_t b = 0; b < info.block_count; ++b) {
-        auto block = source.reader_.read_block(b, storage::CacheUse::Bypass);
-        if (!block.ok()) return probe_status(block.status());
+    // Blocks decompress independently: on every thread (a 5-unit table is
+    // about 13,000 blocks, 1.4 s on one core). A damaged table reports its
+    // first damaged block, whatever the thread count.
+    const auto blocks = static_cast<std::int64_t>(info.block_count);
+    std::int64_t first_failed = blocks;
+    Status failure;
+    std::mutex failure_mutex;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        auto block = source.reader_.read_block(static_cast<std::uint64_t>(b), storage::CacheUse::Bypass);
+        if (!block.ok()) {
+            std::lock_guard lock(failure_mutex);
+            if (b < first_failed) {
+                first_failed = b;
+                failure = block.status();
+            }
+            continue;
+        }
         const storage::Block& values = **block;
         for (std::uint32_t i = 0; i < values.size(); ++i) {
             copy->resident_[values.first_slot() + i] = static_cast<std::uint16_t>(values.value(i));
         }
     }
+    if (first_failed != blocks) return probe_status(failure);
     return std::shared_ptr<const Table>(std::move(copy));
 }
 

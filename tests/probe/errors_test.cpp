@@ -246,6 +246,42 @@ TEST_CASE("a deleted block of a published table is Corrupt, not a missing table"
     check_damaged_block(Damage::Delete);
 }
 
+TEST_CASE("a table decoded whole: its stored codes, and the first damaged block named, whatever the thread") {
+    SmallDb small;
+    const auto before = all_codes(small.path, "KQvK");
+    const storage::TableInfo info = stored_info(small.path, "antichess/KQvK");
+    REQUIRE(info.block_count >= 4);
+    const index::Material kqvk = table_material(VariantId::Antichess, "KQvK");
+    {
+        auto tb = probe::Tablebase::open(small.path);
+        REQUIRE(tb.ok());
+        auto decoded = tb->decode_table(VariantId::Antichess, kqvk);
+        REQUIRE(decoded.ok());
+        const std::uint64_t n = (*decoded)->indexer().size();
+        std::uint64_t mismatches = 0;
+        for (std::uint64_t slot = 0; slot < before.size(); ++slot) {
+            mismatches += *(*decoded)->code(static_cast<Color>(slot / n), slot % n) != before[slot];
+        }
+        CHECK(mismatches == 0);
+    }
+    // Blocks decode on several threads; the error is the lowest damaged
+    // block's, every time.
+    damage_block(small.path, info.storage_id, 3, Damage::FlipByte);
+    damage_block(small.path, info.storage_id, 1, Damage::Delete);
+    for (int round = 0; round < 8; ++round) {
+        auto tb = probe::Tablebase::open(small.path);
+        REQUIRE(tb.ok());
+        auto decoded = tb->decode_table(VariantId::Antichess, kqvk);
+        REQUIRE_FALSE(decoded.ok());
+        const std::string message = decoded.status().message();
+        CAPTURE(message);
+        CHECK(decoded.status().code() == StatusCode::Corruption);
+        CHECK(contains(message, "antichess/KQvK"));
+        CHECK(contains(message, "block 1"));
+        CHECK_FALSE(contains(message, "block 3"));
+    }
+}
+
 TEST_CASE("a flipped byte in a wdl-dtc/2 block is Corrupt naming table and block, never a wrong value") {
     SmallDb small{std::string(probe::kCompactValueEncoding)};
     const auto before = all_codes(small.path, "KQvK");
