@@ -479,10 +479,10 @@ std::string work_subdir(const std::string& work_dir, const std::string& name) {
 }
 
 // Sub-tables resident for the tables being built, by their WDL, each
-// dropped after the last table of the run that converts into it. A table is
-// decoded whole (probe::Tablebase::decode_table), reduced to its WDL and the
-// decoded copy dropped, one table at a time. Only the sides to move that
-// the run's conversions read are kept.
+// dropped after the last table of the run that converts into it. A table's
+// blocks are read on every thread and reduced to its WDL as they come
+// (WdlTable::from), one table at a time. Only the sides to move that the
+// run's conversions read are kept.
 class ResidentTables {
 public:
     ResidentTables(VariantId variant, const std::vector<index::Material>& order) {
@@ -508,19 +508,15 @@ public:
                                                const index::Material& m, std::size_t k) {
         auto it = tables_.find(m.name());
         if (it != tables_.end()) return std::shared_ptr<const WdlTable>(it->second);
-        auto decoded = tb.decode_table(variant, m);
-        if (!decoded.ok()) return decoded.status();
+        auto opened = tb.table(variant, m);
+        if (!opened.ok()) return opened.status();
         // A wdl-dtc/2 table values its slots when read, through the table
-        // as opened (block cache), not the decoded copy dropped below.
+        // as opened (block cache).
         std::shared_ptr<const probe::Table> resolver;
-        if ((*decoded)->compact()) {
-            auto opened = tb.table(variant, m);
-            if (!opened.ok()) return opened.status();
-            resolver = std::move(*opened);
-        }
+        if ((*opened)->compact()) resolver = *opened;
         const auto capture_use = last_capture_use_.find(m.name());
         const bool map = capture_use != last_capture_use_.end() && capture_use->second >= k;
-        auto wdl = WdlTable::from(**decoded, std::move(resolver), sides_[m.name()], map);
+        auto wdl = WdlTable::from(**opened, std::move(resolver), sides_[m.name()], map);
         if (!wdl.ok()) return wdl.status();
         auto table = std::make_shared<WdlTable>(std::move(*wdl));
         tables_.emplace(m.name(), table);

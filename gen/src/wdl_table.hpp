@@ -40,6 +40,7 @@
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/symmetry.hpp"
 #include "tbforge/rules/variant.hpp"
+#include "tbforge/storage/table.hpp"
 
 namespace tbf::gen {
 
@@ -68,13 +69,13 @@ public:
     static constexpr unsigned kBothSides = 3;
     static constexpr unsigned side_bit(Color side) { return 1u << to_index(side); }
 
-    // The WDL of every slot of a decoded table (probe::Tablebase::decode_table)
-    // as its stored codes give it, for the sides to move in `sides`
-    // (side_bit). A wdl-dtc/2 table's other slots are
-    // valued when first read, by `resolver` (the same table, usually opened
-    // through the block cache rather than decoded), which the WdlTable keeps.
-    // `map`: also keep the placement map (map_placements) where the table
-    // has one.
+    // The WDL of every slot of a table as its stored codes give it, for the
+    // sides to move in `sides` (side_bit), read block by block on every
+    // thread (probe::Table::for_each_block): no decoded copy is made. A
+    // wdl-dtc/2 table's other slots are valued when first read, by
+    // `resolver` (the same table, opened through the block cache), which
+    // the WdlTable keeps. `map`: also keep the placement map
+    // (map_placements) where the table has one.
     static Result<WdlTable> from(const probe::Table& table, std::shared_ptr<const probe::Table> resolver = nullptr,
                                  unsigned sides = kBothSides, bool map = true) {
         WdlTable out(table.indexer());
@@ -82,7 +83,6 @@ public:
         out.sides_ = sides & kBothSides;
         // Kept sides follow each other: white's slots, then black's.
         out.first_[1] = out.sides_ & 1 ? n : 0;
-        const bool white_kept = (out.sides_ & 1) != 0;
         const std::uint64_t slots = static_cast<std::uint64_t>(std::popcount(out.sides_)) * n;
         out.words_.assign((slots + 31) / 32, 0);
         if (table.compact()) {
@@ -90,33 +90,28 @@ public:
             out.resolver_ = std::move(resolver);
             out.checked_.assign((slots + 63) / 64, 0);
         }
-        const auto words = static_cast<std::int64_t>(out.words_.size());
-        bool failed = false;
-        Status error;
-#pragma omp parallel for schedule(static)
-        for (std::int64_t w = 0; w < words; ++w) {
-            if (failed) continue;
+        const Status read = table.for_each_block([&](const storage::Block& block) {
+            // Stored slot s is side s / n's index s % n; a kept side's slots
+            // start at first_[side] here. Blocks share at most their end
+            // words with others: every word is or-ed in.
+            std::uint64_t word = ~std::uint64_t{0};
             std::uint64_t bits = 0;
-            const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
-            const std::uint64_t stop = std::min(slots, first + 32);
-            for (std::uint64_t slot = first; slot < stop; ++slot) {
-                const bool white = white_kept && slot < n;
-                const Color side = white ? Color::White : Color::Black;
-                const std::uint64_t index = slot - out.first_[to_index(side)];
-                auto code = table.code(side, index);
-                if (!code.ok()) {
-#pragma omp critical(wdl_table_error)
-                    {
-                        if (!failed) error = code.status();
-                        failed = true;
-                    }
-                    break;
+            for (std::uint32_t k = 0; k < block.size(); ++k) {
+                const std::uint64_t stored = block.first_slot() + k;
+                const Color side = stored < n ? Color::White : Color::Black;
+                if (!(out.sides_ & side_bit(side))) continue;
+                const std::uint64_t slot = out.first_[to_index(side)] + stored - (side == Color::White ? 0 : n);
+                if (slot / 32 != word) {
+                    if (bits != 0) std::atomic_ref(out.words_[word]).fetch_or(bits, std::memory_order_relaxed);
+                    word = slot / 32;
+                    bits = 0;
                 }
-                bits |= static_cast<std::uint64_t>(bits_of(probe::decode_value(*code).wdl)) << (2 * (slot - first));
+                const auto code = static_cast<std::uint16_t>(block.value(k));
+                bits |= static_cast<std::uint64_t>(bits_of(probe::decode_value(code).wdl)) << (2 * (slot % 32));
             }
-            out.words_[static_cast<std::size_t>(w)] = bits;
-        }
-        if (failed) return error;
+            if (bits != 0) std::atomic_ref(out.words_[word]).fetch_or(bits, std::memory_order_relaxed);
+        });
+        if (!read.ok()) return read;
         if (map && !table.compact()) out.map_placements();
         return out;
     }

@@ -16,6 +16,7 @@
 // destroying a Tablebase must not race with its use.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -124,6 +125,12 @@ public:
     ProbeResult<bool> read_codes(std::uint64_t first, std::size_t n, std::uint16_t* out) const;
     // True when the whole table is decoded in memory.
     bool resident() const { return !resident_.empty(); }
+    // Calls visit(block) once for every stored block, from several threads
+    // at once and in no set order, without filling the cache: for passes
+    // over a whole table. The stored codes, whatever the encoding. A
+    // damaged table answers the error of its first damaged block (visit is
+    // still called for the others).
+    Status for_each_block(const std::function<void(const storage::Block&)>& visit) const;
 
 private:
     friend class Tablebase;
