@@ -234,7 +234,7 @@ private:
     // conversion, then costs a load instead of an encode into the index.
     // Four-unit tables with a pawn are mapped too: RBPvKN's initial pass
     // values its captures into four of them (0.89x its time with their
-    // maps, for 16 MiB: it peaks at 981 MiB). Five-unit maps (256 MiB
+    // maps, for 16 MiB: it peaks at 922 MiB). Five-unit maps (256 MiB
     // a side) would cost more memory than the parents' encodes cost time.
     //
     // The map is filled from the slots rather than by encoding every
