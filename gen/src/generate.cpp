@@ -175,40 +175,23 @@ public:
     // Codes are counted, and turned into values once at the end: the loop
     // over every code of the table is then an increment per code, spread
     // over four count arrays so that a run of equal codes does not wait on
-    // the increment before. The two halves of a piece are counted on two
-    // threads, each into four arrays of its own: counting was a serial step
-    // of storing, where every other step runs on every thread.
+    // the increment before.
     void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         const int c = to_index(side);
         SideCounts& counts = sides_[c];
         const std::size_t n = codes.size();
-        std::array<Longest, 2> longest{};
-        std::array<std::vector<std::uint16_t>, 2> large;  // codes of kSmallCodes and up: rare
-#pragma omp parallel for num_threads(std::min(2, omp_get_max_threads())) schedule(static, 1) if (n >= kParallelCodes)
-        for (int part = 0; part < 2; ++part) {
-            const std::size_t begin = part == 0 ? 0 : n / 2;
-            const std::size_t end = part == 0 ? n / 2 : n;
-            auto* lanes = &counts.lanes[4 * static_cast<std::size_t>(part)];
-            std::vector<std::uint16_t>& rare = large[static_cast<std::size_t>(part)];
-            std::size_t k = begin;
-            for (; k + 4 <= end; k += 4) {
-                for (std::size_t lane = 0; lane < 4; ++lane) count(lanes[lane], rare, codes[k + lane]);
-            }
-            for (; k < end; ++k) count(lanes[0], rare, codes[k]);
-            // The first slot of the longest win: a new largest odd code is rare.
-            Longest& best = longest[static_cast<std::size_t>(part)];
-            for (k = begin; k < end; ++k) {
-                const std::uint16_t code = codes[k];
-                if (code > best.code && (code & 1)) best = {code, first + k};
-            }
+        std::size_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            for (std::size_t lane = 0; lane < 4; ++lane) count(counts, lane, codes[k + lane]);
         }
-        for (std::size_t part = 0; part < 2; ++part) {
-            for (const std::uint16_t code : large[part]) {
-                if (counts.totals.size() <= code) counts.totals.resize(std::size_t{code} + 1, 0);
-                ++counts.totals[code];
+        for (; k < n; ++k) count(counts, 0, codes[k]);
+        // The first slot of the longest win: a new largest odd code is rare.
+        for (k = 0; k < n; ++k) {
+            const std::uint16_t code = codes[k];
+            if (code > counts.longest_code && (code & 1)) {
+                counts.longest_code = code;
+                counts.longest_index = first + k;
             }
-            // Earlier slots first: a tie keeps the earlier slot.
-            if (longest[part].code > counts.longest.code) counts.longest = longest[part];
         }
         counts.pending += n;
         if (counts.pending > kFlushAfter) flush(counts);
@@ -232,8 +215,8 @@ public:
             }
         }
         // White's first longest win, unless Black's is longer (slot order).
-        const int longest_c = sides_[1].longest.code > sides_[0].longest.code ? 1 : 0;
-        const int longest_win = sides_[longest_c].longest.code == 0 ? -1 : (sides_[longest_c].longest.code - 1) / 2;
+        const int longest_c = sides_[1].longest_code > sides_[0].longest_code ? 1 : 0;
+        const int longest_win = sides_[longest_c].longest_code == 0 ? -1 : (sides_[longest_c].longest_code - 1) / 2;
         Statistics out;
         out.max_dtc = max_dtc;
         // Draws are what remains of the valid positions: stored zeros include
@@ -263,7 +246,7 @@ public:
         json["win_dtc_histogram"] = win_histogram;
         json["loss_dtc_histogram"] = loss_histogram;
         if (longest_win >= 0) {
-            auto pos = ix.position(sides_[longest_c].longest.index, static_cast<Color>(longest_c));
+            auto pos = ix.position(sides_[longest_c].longest_index, static_cast<Color>(longest_c));
             json["longest_win"] = Json{{"dtc", longest_win}, {"fen", pos ? to_fen(*pos) : std::string()}};
         }
         out.stored.json = to_json_line(json);
@@ -276,27 +259,23 @@ private:
     // larger ones straight into the totals.
     static constexpr std::size_t kSmallCodes = 4096;
     static constexpr std::uint64_t kFlushAfter = std::uint64_t{1} << 31;
-    // Pieces shorter than this are counted on one thread.
-    static constexpr std::size_t kParallelCodes = 4096;
-    struct Longest {
-        std::uint16_t code = 0;  // the largest odd (winning) code, 0 if none
-        std::uint64_t index = 0;
-    };
     struct SideCounts {
         SideCounts() {
             for (std::vector<std::uint32_t>& lane : lanes) lane.assign(kSmallCodes, 0);
         }
-        std::array<std::vector<std::uint32_t>, 8> lanes;  // four for each half of a piece
+        std::array<std::vector<std::uint32_t>, 4> lanes;
         std::vector<std::uint64_t> totals;
         std::uint64_t pending = 0;  // codes counted in the lanes since the last flush
-        Longest longest;
+        std::uint16_t longest_code = 0;  // the largest odd (winning) code, 0 if none
+        std::uint64_t longest_index = 0;
     };
-    static void count(std::vector<std::uint32_t>& lane, std::vector<std::uint16_t>& large, std::uint16_t code) {
+    static void count(SideCounts& counts, std::size_t lane, std::uint16_t code) {
         if (code < kSmallCodes) [[likely]] {
-            ++lane[code];
+            ++counts.lanes[lane][code];
             return;
         }
-        large.push_back(code);
+        if (counts.totals.size() <= code) counts.totals.resize(std::size_t{code} + 1, 0);
+        ++counts.totals[code];
     }
     static void flush(SideCounts& counts) {
         if (counts.totals.size() < kSmallCodes) counts.totals.resize(kSmallCodes, 0);

@@ -276,8 +276,7 @@ void RetrogradeBuilder<R, Ix>::level_pass(int level) {
         // Kept: the list is the record of these positions' distance.
         push_listed(frontier_.far[l], level);
     } else if (frontier_.counts[l] != 0 && !frontier_.overflow[l]) {
-        const std::vector<ListedId> current = std::move(frontier_.lists[l]);
-        release_memory(frontier_.lists[l]);
+        const std::vector<ListedId> current = std::move(frontier_.lists[l]);  // leaves it empty, unallocated
         frontier_.budget += current.size();
         push_listed(current, level);
     } else if (frontier_.counts[l] != 0) {

@@ -91,25 +91,26 @@ public:
             out.checked_.assign((slots + 63) / 64, 0);
         }
         const Status read = table.for_each_block([&](const storage::Block& block) {
-            // Stored slot s is side s / n's index s % n; a kept side's slots
-            // start at first_[side] here. Blocks share at most their end
+            // Stored slots [c * n, (c + 1) * n) are side c's; a kept side's
+            // slots start at first_[c] here. Blocks share at most their end
             // words with others: every word is or-ed in.
-            std::uint64_t word = ~std::uint64_t{0};
-            std::uint64_t bits = 0;
-            for (std::uint32_t k = 0; k < block.size(); ++k) {
-                const std::uint64_t stored = block.first_slot() + k;
-                const Color side = stored < n ? Color::White : Color::Black;
-                if (!(out.sides_ & side_bit(side))) continue;
-                const std::uint64_t slot = out.first_[to_index(side)] + stored - (side == Color::White ? 0 : n);
-                if (slot / 32 != word) {
-                    if (bits != 0) std::atomic_ref(out.words_[word]).fetch_or(bits, std::memory_order_relaxed);
-                    word = slot / 32;
-                    bits = 0;
+            const std::uint64_t block_end = block.first_slot() + block.size();
+            for (int c = 0; c < 2; ++c) {
+                if (!(out.sides_ & side_bit(static_cast<Color>(c)))) continue;
+                const std::uint64_t side_first = static_cast<std::uint64_t>(c) * n;
+                const std::uint64_t begin = std::max(block.first_slot(), side_first);
+                const std::uint64_t end = std::min(block_end, side_first + n);
+                std::uint64_t bits = 0;
+                for (std::uint64_t stored = begin; stored < end; ++stored) {
+                    const std::uint64_t slot = out.first_[c] + stored - side_first;
+                    const auto code = static_cast<std::uint16_t>(block.value(stored - block.first_slot()));
+                    bits |= static_cast<std::uint64_t>(bits_of(probe::decode_value(code).wdl)) << (2 * (slot % 32));
+                    if (slot % 32 == 31 || stored + 1 == end) {
+                        if (bits != 0) std::atomic_ref(out.words_[slot / 32]).fetch_or(bits, std::memory_order_relaxed);
+                        bits = 0;
+                    }
                 }
-                const auto code = static_cast<std::uint16_t>(block.value(k));
-                bits |= static_cast<std::uint64_t>(bits_of(probe::decode_value(code).wdl)) << (2 * (slot % 32));
             }
-            if (bits != 0) std::atomic_ref(out.words_[word]).fetch_or(bits, std::memory_order_relaxed);
         });
         if (!read.ok()) return read;
         if (map && !table.compact()) out.map_placements();
