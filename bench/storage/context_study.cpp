@@ -207,13 +207,7 @@ int main(int argc, char** argv) {
         r.name = names[t];
         r.slots = info.spec.slot_count;
         r.stored = info.stored_bytes;
-        std::vector<std::uint32_t> values;
-        values.reserve(r.slots);
-        for (std::uint64_t b = 0; b < info.block_count; ++b) {
-            auto read = table->read_block(b, CacheUse::Bypass);
-            if (!read.ok()) die(read.status().to_string());
-            for (std::uint32_t k = 0; k < (*read)->size(); ++k) values.push_back((*read)->value(k));
-        }
+        const std::vector<std::uint32_t> values = tbf::study::read_all_codes("context_study", *table);
         // Both sides to move, each its own image.
         Counts c;
         const std::size_t half = values.size() / 2;

@@ -419,13 +419,7 @@ int main(int argc, char** argv) {
         r.slots = info.spec.slot_count;
         r.stored = info.stored_bytes;
         r.block_count = info.block_count;
-        std::vector<std::uint32_t> values;
-        values.reserve(r.slots);
-        for (std::uint64_t b = 0; b < info.block_count; ++b) {
-            auto block = table->read_block(b, CacheUse::Bypass);
-            if (!block.ok()) die(block.status().to_string());
-            for (std::uint32_t k = 0; k < (*block)->size(); ++k) values.push_back((*block)->value(k));
-        }
+        const std::vector<std::uint32_t> values = tbf::study::read_all_codes("pair_study", *table);
         const double t0 = now();
         const Grammar g = build_grammar(values, max_symbols, min_count);
         const Code c = make_code(g);

@@ -2,6 +2,7 @@
 // study programs that read tables block by block.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -31,6 +32,25 @@ inline storage::Database open_study_database(const char* tool, const char* path,
         for (const storage::TableInfo& info : *all) names.push_back(info.spec.name);
     }
     return std::move(*db);
+}
+
+// Every stored code of an opened table, in slot order (White to move
+// first), read block by block without the cache. A read error ends the
+// program (exit 3), named by `tool`.
+template <class OpenedTable>
+std::vector<std::uint32_t> read_all_codes(const char* tool, OpenedTable& table) {
+    const storage::TableInfo& info = table.info();
+    std::vector<std::uint32_t> codes;
+    codes.reserve(info.spec.slot_count);
+    for (std::uint64_t b = 0; b < info.block_count; ++b) {
+        auto block = table.read_block(b, storage::CacheUse::Bypass);
+        if (!block.ok()) {
+            std::fprintf(stderr, "%s: %s\n", tool, block.status().to_string().c_str());
+            std::exit(3);
+        }
+        for (std::uint32_t k = 0; k < (*block)->size(); ++k) codes.push_back((*block)->value(k));
+    }
+    return codes;
 }
 
 }  // namespace tbf::study
