@@ -30,6 +30,7 @@
 // Usage: context_study DB [TABLE...] [--block N] [--overhead B] [--quiet]
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -53,22 +54,22 @@ using namespace tbf::storage;
 
 constexpr std::uint32_t kUnknown = 0xFFFFFFFFu;
 
-// Bits for n decisions of which `ones` were 1, coded with their own
-// frequency.
-double decision_bits(std::uint64_t zeros, std::uint64_t ones) {
-    const double n = static_cast<double>(zeros + ones);
+// Bits to code symbols with these counts, each at its own frequency.
+template <class Counts>
+double coded_bits(const Counts& counts) {
+    double total = 0;
+    for (const std::uint64_t c : counts) total += static_cast<double>(c);
     double bits = 0;
-    if (zeros) bits -= static_cast<double>(zeros) * std::log2(static_cast<double>(zeros) / n);
-    if (ones) bits -= static_cast<double>(ones) * std::log2(static_cast<double>(ones) / n);
+    for (const std::uint64_t c : counts) {
+        if (c) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / total);
+    }
     return bits;
 }
 
 double symbol_bits(const std::map<std::uint32_t, std::uint64_t>& counts) {
-    std::uint64_t total = 0;
-    for (const auto& [s, c] : counts) total += c;
-    double bits = 0;
-    for (const auto& [s, c] : counts) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / static_cast<double>(total));
-    return bits;
+    std::vector<std::uint64_t> n;
+    for (const auto& [symbol, c] : counts) n.push_back(c);
+    return coded_bits(n);
 }
 
 // The two periods in 2..4096 whose codes most often equal the code.
@@ -148,12 +149,12 @@ void count_side(const std::uint32_t* s, std::size_t n, std::size_t block, Counts
             coded = hit;
         }
         {
-            const auto key = [](std::uint64_t a, std::uint64_t b, std::uint64_t d) {
-                return (a & 0xFFFF) << 32 | (b & 0xFFFF) << 16 | (d & 0xFFFF);
-            };
-            const std::uint64_t ctx = key(left, up, second);
+            // Codes fit 16 bits and never reach 0xFFFF, which stands for an
+            // unknown neighbour: the keys are exact.
+            const std::uint64_t ctx =
+                std::uint64_t{left & 0xFFFF} << 32 | std::uint64_t{up & 0xFFFF} << 16 | (second & 0xFFFF);
             ++c.joint_context[ctx];
-            ++c.joint[ctx * 0x9E3779B97F4A7C15ull ^ code];
+            ++c.joint[ctx << 16 | code];
         }
         if (!coded) {
             ++c.order0[code];
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
         std::size_t contexts = 0;
         for (const auto* d : {&c.same_left, &c.same_up, &c.same_second}) {
             for (std::size_t k = 0; k < (*d)[0].size(); ++k) {
-                decisions += decision_bits((*d)[0][k], (*d)[1][k]);
+                decisions += coded_bits(std::array{(*d)[0][k], (*d)[1][k]});
                 contexts += ((*d)[0][k] + (*d)[1][k]) != 0;
             }
         }
