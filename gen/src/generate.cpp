@@ -175,26 +175,41 @@ public:
     // Codes are counted, and turned into values once at the end: the loop
     // over every code of the table is then an increment per code, spread
     // over four count arrays so that a run of equal codes does not wait on
-    // the increment before.
+    // the increment before. A long span is split between the threads, each
+    // with counts of its own (the store's producer runs between the
+    // writer's parallel batches, so its serial part is what they wait for).
     void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         const int c = to_index(side);
-        SideCounts& counts = sides_[c];
         const std::size_t n = codes.size();
-        std::size_t k = 0;
-        for (; k + 4 <= n; k += 4) {
-            for (std::size_t lane = 0; lane < 4; ++lane) count(counts, lane, codes[k + lane]);
-        }
-        for (; k < n; ++k) count(counts, 0, codes[k]);
-        // The first slot of the longest win: a new largest odd code is rare.
-        for (k = 0; k < n; ++k) {
-            const std::uint16_t code = codes[k];
-            if (code > counts.longest_code && (code & 1)) {
-                counts.longest_code = code;
-                counts.longest_index = first + k;
+        constexpr std::size_t kParallelCodes = std::size_t{1} << 18;
+        const int team = n >= kParallelCodes ? omp_get_max_threads() : 1;
+        if (threads_.size() < static_cast<std::size_t>(team)) threads_.resize(static_cast<std::size_t>(team));
+        std::vector<Longest> longest(static_cast<std::size_t>(team));
+#pragma omp parallel num_threads(team) if (team > 1)
+        {
+            const auto t = static_cast<std::size_t>(omp_get_thread_num());
+            const auto parts = static_cast<std::size_t>(omp_get_num_threads());
+            const std::size_t begin = n * t / parts;
+            const std::size_t end = n * (t + 1) / parts;
+            SideCounts& counts = threads_[t][c];
+            std::size_t k = begin;
+            for (; k + 4 <= end; k += 4) {
+                for (std::size_t lane = 0; lane < 4; ++lane) count(counts, lane, codes[k + lane]);
             }
+            for (; k < end; ++k) count(counts, 0, codes[k]);
+            // The first slot of the longest win: a new largest odd code is rare.
+            Longest& found = longest[t];
+            for (k = begin; k < end; ++k) {
+                const std::uint16_t code = codes[k];
+                if (code > found.code && (code & 1)) found = {code, first + k};
+            }
+            counts.pending += end - begin;
+            if (counts.pending > kFlushAfter) flush(counts);
         }
-        counts.pending += n;
-        if (counts.pending > kFlushAfter) flush(counts);
+        // In slot order, a longer win only where strictly longer: the first.
+        for (const Longest& found : longest) {
+            if (found.code > longest_[c].code) longest_[c] = found;
+        }
     }
 
     Statistics finish(const index::Indexer& ix) {
@@ -202,8 +217,12 @@ public:
         std::vector<std::uint64_t> win_histogram, loss_histogram;
         int max_dtc = 0;
         for (int c = 0; c < 2; ++c) {
-            flush(sides_[c]);
-            const std::vector<std::uint64_t>& totals = sides_[c].totals;
+            std::vector<std::uint64_t> totals;
+            for (auto& thread : threads_) {
+                flush(thread[c]);
+                if (totals.size() < thread[c].totals.size()) totals.resize(thread[c].totals.size(), 0);
+                for (std::size_t code = 0; code < thread[c].totals.size(); ++code) totals[code] += thread[c].totals[code];
+            }
             for (std::size_t code = 1; code < totals.size(); ++code) {
                 if (totals[code] == 0) continue;
                 const probe::Value value = probe::decode_value(static_cast<std::uint16_t>(code));
@@ -215,8 +234,8 @@ public:
             }
         }
         // White's first longest win, unless Black's is longer (slot order).
-        const int longest_c = sides_[1].longest_code > sides_[0].longest_code ? 1 : 0;
-        const int longest_win = sides_[longest_c].longest_code == 0 ? -1 : (sides_[longest_c].longest_code - 1) / 2;
+        const int longest_c = longest_[1].code > longest_[0].code ? 1 : 0;
+        const int longest_win = longest_[longest_c].code == 0 ? -1 : (longest_[longest_c].code - 1) / 2;
         Statistics out;
         out.max_dtc = max_dtc;
         // Draws are what remains of the valid positions: stored zeros include
@@ -225,9 +244,13 @@ public:
         for (int c = 0; c < 2; ++c) {
             std::uint64_t n = 0;
             const auto side = static_cast<Color>(c);
+            if (ix.every_slot_valid()) {
+                n = ix.size();
+            } else {
 #pragma omp parallel for reduction(+ : n) schedule(static)
-            for (std::int64_t i = 0; i < static_cast<std::int64_t>(ix.size()); ++i) {
-                n += ix.is_valid(static_cast<std::uint64_t>(i), side);
+                for (std::int64_t i = 0; i < static_cast<std::int64_t>(ix.size()); ++i) {
+                    n += ix.is_valid(static_cast<std::uint64_t>(i), side);
+                }
             }
             valid_per_side[c] = n;
             wdl[c][1] = n - wdl[c][0] - wdl[c][2];
@@ -246,7 +269,7 @@ public:
         json["win_dtc_histogram"] = win_histogram;
         json["loss_dtc_histogram"] = loss_histogram;
         if (longest_win >= 0) {
-            auto pos = ix.position(sides_[longest_c].longest_index, static_cast<Color>(longest_c));
+            auto pos = ix.position(longest_[longest_c].index, static_cast<Color>(longest_c));
             json["longest_win"] = Json{{"dtc", longest_win}, {"fen", pos ? to_fen(*pos) : std::string()}};
         }
         out.stored.json = to_json_line(json);
@@ -266,8 +289,10 @@ private:
         std::array<std::vector<std::uint32_t>, 4> lanes;
         std::vector<std::uint64_t> totals;
         std::uint64_t pending = 0;  // codes counted in the lanes since the last flush
-        std::uint16_t longest_code = 0;  // the largest odd (winning) code, 0 if none
-        std::uint64_t longest_index = 0;
+    };
+    struct Longest {
+        std::uint16_t code = 0;  // the largest odd (winning) code, 0 if none
+        std::uint64_t index = 0;
     };
     static void count(SideCounts& counts, std::size_t lane, std::uint16_t code) {
         if (code < kSmallCodes) [[likely]] {
@@ -286,7 +311,8 @@ private:
         counts.pending = 0;
     }
 
-    std::array<SideCounts, 2> sides_;
+    std::vector<std::array<SideCounts, 2>> threads_ = std::vector<std::array<SideCounts, 2>>(1);
+    std::array<Longest, 2> longest_{};
 };
 
 // Final values of a table in slot order, White to move first, handed to a
@@ -447,7 +473,10 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
             codes = stored;
         }
         if (spec.value_width == 1) {
-            narrow.assign(codes.begin(), codes.end());
+            narrow.resize(codes.size());
+            const auto count = static_cast<std::int64_t>(codes.size());
+#pragma omp parallel for simd schedule(static) if (count >= (std::int64_t{1} << 18))
+            for (std::int64_t k = 0; k < count; ++k) narrow[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(codes[static_cast<std::size_t>(k)]);
             status = writer->append(std::span<const std::uint8_t>(narrow));
         } else {
             status = writer->append(codes);
@@ -678,10 +707,9 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         }
         stored = store_table<R>(tb, *stored_index, name, material, options, values.code_width(),
                                 [&](const ValueSink& sink, bool last) {
-            // Renumbered a piece at a time, handed over in the same pieces
-            // as ever.
-            constexpr std::size_t kPiece = 1 << 16;
-            constexpr std::size_t kRead = 16 * kPiece;
+            // Renumbered a million slots at a time and handed over whole:
+            // the sink splits what it can between the threads.
+            constexpr std::size_t kRead = std::size_t{1} << 20;
             std::vector<std::uint16_t> codes(kRead);
             const std::uint64_t n = stored_index->size();
             for (int c = 0; c < 2; ++c) {
@@ -689,9 +717,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                 for (std::uint64_t read = 0; read < n; read += kRead) {
                     const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - read));
                     values.read(side, read, std::span(codes).first(count));
-                    for (std::size_t at = 0; at < count; at += kPiece) {
-                        sink(side, read + at, std::span<const std::uint16_t>(codes).subspan(at, std::min(kPiece, count - at)));
-                    }
+                    sink(side, read, std::span<const std::uint16_t>(codes).first(count));
                 }
                 if (last) values.release(side);
             }

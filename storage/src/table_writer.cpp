@@ -6,6 +6,8 @@
 #include <new>
 #include <filesystem>
 
+#include <omp.h>
+
 #include "records.hpp"
 #include "tbforge/base/release.hpp"
 #include "tbforge/storage/database.hpp"
@@ -23,13 +25,16 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
       catalog_file_(db_->staging_dir + "/" + std::to_string(storage_id) + ".catalog.sst") {
     const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
     pending_.reserve(block_bytes);
-    // With several threads, blocks are compressed in batches of a few per
-    // thread; the batch bounds the writer's memory.
-    const std::size_t batch =
-        options_.compression_threads <= 1 ? 1 : std::size_t{4} * options_.compression_threads;
+    // With several threads, blocks are compressed in batches of many per
+    // thread: each batch ends in a barrier where the threads wait for the
+    // slowest block and the caller fills the next batch alone, so few large
+    // batches keep the threads busier than many small ones. The batch bounds
+    // the writer's memory (32 blocks a thread: 0.5-1 MB each).
+    const auto threads = static_cast<std::size_t>(std::max(1, options_.compression_threads));
+    const std::size_t batch = threads == 1 ? 1 : std::size_t{32} * threads;
     if (batch > 1) batch_.resize(batch * block_bytes);
     records_.resize(batch);
-    scratch_.resize(batch);
+    scratch_.resize(threads);
     encoding_.compression = options_.compression;
     encoding_.lz4hc_level = options_.lz4hc_level;
     encoding_.zstd_level = options_.zstd_level;
@@ -38,7 +43,7 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     encoding_.zstd_search_log = options_.zstd_search_log;
     encoding_.zstd_target_length = options_.zstd_target_length;
     if (options_.compression == Compression::Zstd) {
-        for (std::size_t i = 0; i < batch; ++i) {
+        for (std::size_t i = 0; i < threads; ++i) {
             cctx_.emplace_back(ZSTD_createCCtx());
             if (!cctx_.back()) throw std::bad_alloc();
         }
@@ -161,8 +166,11 @@ Status TableWriterImpl::flush_batch() {
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,
                                                 std::size_t{batch_slots_[i]} * spec_.value_width);
+        // A context and scratch per thread: the frame depends only on the
+        // block and the encoding, never on which context made it.
+        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
         encode_block(keys[i], raw, spec_.value_width, encoding_,
-                     cctx_.empty() ? nullptr : cctx_[i].get(), scratch_[i], records_[i]);
+                     cctx_.empty() ? nullptr : cctx_[thread].get(), scratch_[thread], records_[i]);
     }
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,

@@ -59,8 +59,8 @@ private:
     std::vector<std::uint8_t> batch_;         // raw blocks awaiting parallel compression
     std::vector<std::uint32_t> batch_slots_;  // slots of each queued block
     std::vector<std::string> records_;        // one encoded record per batch entry
-    std::vector<std::string> scratch_;        // per batch entry, reused
-    std::vector<ZstdCCtx> cctx_;              // per batch entry (zstd)
+    std::vector<std::string> scratch_;        // per compression thread, reused
+    std::vector<ZstdCCtx> cctx_;              // per compression thread (zstd)
     BlockEncoding encoding_;
     // Zstd: blocks held back until the dictionaries are trained on them.
     bool dictionaries_ready_ = true;

@@ -142,6 +142,9 @@ public:
     // position(index, side).has_value() without building the Position where
     // the answer does not depend on it.
     bool is_valid(Index index, Color side_to_move) const;
+    // True when is_valid holds for every slot below size() (losing chess):
+    // counting positions then needs no pass over the slots.
+    bool every_slot_valid() const noexcept { return !royal_king_; }
 
     // One line naming the size, symmetry and unit order, for reports and
     // docs, e.g. "antichess KQRvKB: 114369360 slots, 8 symmetries, order wK
