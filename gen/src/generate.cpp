@@ -192,16 +192,34 @@ public:
             const std::size_t begin = n * t / parts;
             const std::size_t end = n * (t + 1) / parts;
             SideCounts& counts = threads_[t][c];
+            // Local pointers to the codes and the lanes: an increment through
+            // a lane then cannot be taken for a write to them, and they stay
+            // in registers.
+            const std::uint16_t* const in = codes.data();
+            std::uint32_t* const lane0 = counts.lanes[0].data();
+            std::uint32_t* const lane1 = counts.lanes[1].data();
+            std::uint32_t* const lane2 = counts.lanes[2].data();
+            std::uint32_t* const lane3 = counts.lanes[3].data();
             std::size_t k = begin;
             for (; k + 4 <= end; k += 4) {
-                for (std::size_t lane = 0; lane < 4; ++lane) count(counts, lane, codes[k + lane]);
+                count(counts, lane0, in[k]);
+                count(counts, lane1, in[k + 1]);
+                count(counts, lane2, in[k + 2]);
+                count(counts, lane3, in[k + 3]);
             }
-            for (; k < end; ++k) count(counts, 0, codes[k]);
-            // The first slot of the longest win: a new largest odd code is rare.
-            Longest& found = longest[t];
+            for (; k < end; ++k) count(counts, lane0, in[k]);
+            // The first slot of the longest win: the largest odd code of the
+            // range in one vectorised pass (even codes masked to 0), its
+            // first slot looked for only when it is new.
+            std::uint16_t largest = 0;
             for (k = begin; k < end; ++k) {
-                const std::uint16_t code = codes[k];
-                if (code > found.code && (code & 1)) found = {code, first + k};
+                const unsigned code = in[k];
+                largest = std::max(largest, static_cast<std::uint16_t>(code & (0u - (code & 1u))));
+            }
+            if (largest > longest[t].code) {
+                k = begin;
+                while (in[k] != largest) ++k;
+                longest[t] = {largest, first + k};
             }
             counts.pending += end - begin;
             if (counts.pending > kFlushAfter) flush(counts);
@@ -294,9 +312,9 @@ private:
         std::uint16_t code = 0;  // the largest odd (winning) code, 0 if none
         std::uint64_t index = 0;
     };
-    static void count(SideCounts& counts, std::size_t lane, std::uint16_t code) {
+    static void count(SideCounts& counts, std::uint32_t* lane, std::uint16_t code) {
         if (code < kSmallCodes) [[likely]] {
-            ++counts.lanes[lane][code];
+            ++lane[code];
             return;
         }
         if (counts.totals.size() <= code) counts.totals.resize(std::size_t{code} + 1, 0);
@@ -475,8 +493,10 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         if (spec.value_width == 1) {
             narrow.resize(codes.size());
             const auto count = static_cast<std::int64_t>(codes.size());
-#pragma omp parallel for simd schedule(static) if (count >= (std::int64_t{1} << 18))
-            for (std::int64_t k = 0; k < count; ++k) narrow[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(codes[static_cast<std::size_t>(k)]);
+            std::uint8_t* const out = narrow.data();
+            const std::uint16_t* const in = codes.data();
+#pragma omp parallel for schedule(static) if (count >= (std::int64_t{1} << 18))
+            for (std::int64_t k = 0; k < count; ++k) out[k] = static_cast<std::uint8_t>(in[k]);
             status = writer->append(std::span<const std::uint8_t>(narrow));
         } else {
             status = writer->append(codes);
