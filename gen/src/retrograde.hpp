@@ -187,9 +187,22 @@ private:
         std::size_t cap = 0;
         int far_level = StateByte::kLevels;
         DecidedBlocks* decided = nullptr;
+        // The 64-slot block (index / 64 and side) and level marked last: a
+        // pull decides positions in slot order, mostly several in a block,
+        // and a block needs marking once (the tracked levels do not change
+        // during a pass, which owns its LocalFrontier).
+        std::uint64_t marked_block = ~std::uint64_t{0};
+        int marked_level = -1;
         void add(int level, std::uint64_t packed) {
             const auto l = static_cast<std::size_t>(level);
-            if (decided) decided->mark(level, detail::packed_side(packed), detail::packed_index(packed));
+            if (decided) {
+                const std::uint64_t block = (packed >> 7) << 1 | (packed & 1);
+                if (block != marked_block || level != marked_level) {
+                    decided->mark(level, detail::packed_side(packed), detail::packed_index(packed));
+                    marked_block = block;
+                    marked_level = level;
+                }
+            }
             if (counts.size() <= l) {
                 counts.resize(l + 1);
                 lists.resize(l + 1);
