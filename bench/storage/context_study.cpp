@@ -164,9 +164,7 @@ void count_side(const std::uint32_t* s, std::size_t n, std::size_t block, Counts
     }
 }
 
-struct TableResult {
-    std::string name;
-    std::uint64_t slots = 0, stored = 0;
+struct TableResult : tbf::study::TableSize {
     double joint_bytes = 0, joint_model_bytes = 0;
     double decisions_bytes = 0, symbols_bytes = 0, model_bytes = 0, overhead_bytes = 0;
     [[nodiscard]] double total() const { return decisions_bytes + symbols_bytes + model_bytes + overhead_bytes; }
@@ -201,14 +199,9 @@ int main(int argc, char** argv) {
     std::vector<TableResult> results(names.size());
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t t = 0; t < names.size(); ++t) {
-        auto table = db.open_table(names[t]);
-        if (!table.ok()) die(table.status().to_string());
-        const TableInfo& info = table->info();
         TableResult& r = results[t];
-        r.name = names[t];
-        r.slots = info.spec.slot_count;
-        r.stored = info.stored_bytes;
-        const std::vector<std::uint32_t> values = tbf::study::read_all_codes("context_study", *table);
+        auto table = tbf::study::open_study_table("context_study", db, names[t], r);
+        const std::vector<std::uint32_t> values = tbf::study::read_all_codes("context_study", table);
         // Both sides to move, each its own image.
         Counts c;
         const std::size_t half = values.size() / 2;

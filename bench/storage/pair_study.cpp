@@ -350,11 +350,7 @@ std::uint32_t lookup(const Grammar& g, const Code& c, const Packed& p, std::uint
     return g.terminal_value[symbol];
 }
 
-struct TableResult {
-    std::string name;
-    std::uint64_t slots = 0;
-    std::uint64_t stored = 0;
-    std::uint64_t block_count = 0;
+struct TableResult : tbf::study::TableSize {
     std::size_t symbols = 0;
     int rounds = 0;
     std::uint64_t sequence = 0;
@@ -411,15 +407,9 @@ int main(int argc, char** argv) {
     std::vector<TableResult> results(names.size());
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t t = 0; t < names.size(); ++t) {
-        auto table = db.open_table(names[t]);
-        if (!table.ok()) die(table.status().to_string());
-        const TableInfo& info = table->info();
         TableResult& r = results[t];
-        r.name = names[t];
-        r.slots = info.spec.slot_count;
-        r.stored = info.stored_bytes;
-        r.block_count = info.block_count;
-        const std::vector<std::uint32_t> values = tbf::study::read_all_codes("pair_study", *table);
+        auto table = tbf::study::open_study_table("pair_study", db, names[t], r);
+        const std::vector<std::uint32_t> values = tbf::study::read_all_codes("pair_study", table);
         const double t0 = now();
         const Grammar g = build_grammar(values, max_symbols, min_count);
         const Code c = make_code(g);
@@ -460,10 +450,10 @@ int main(int argc, char** argv) {
                 r.lookup_ns.push_back(lookups ? (now() - start) * 1e9 / static_cast<double>(lookups) : 0);
                 lookup_sink = sum;  // keeps the lookups from being optimized away
             }
-            const std::uint64_t reads = std::min<std::uint64_t>(2000, 4 * info.block_count + 100);
+            const std::uint64_t reads = std::min<std::uint64_t>(2000, 4 * r.block_count + 100);
             const double start = now();
             for (std::uint64_t k = 0; k < reads; ++k) {
-                auto block = table->read_block(rng() % info.block_count, CacheUse::Bypass);
+                auto block = table.read_block(rng() % r.block_count, CacheUse::Bypass);
                 if (!block.ok()) die(block.status().to_string());
             }
             r.zstd_block_us = (now() - start) * 1e6 / static_cast<double>(reads);

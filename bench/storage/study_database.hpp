@@ -34,6 +34,31 @@ inline storage::Database open_study_database(const char* tool, const char* path,
     return std::move(*db);
 }
 
+// What every study reports of a table: its name and sizes.
+struct TableSize {
+    std::string name;
+    std::uint64_t slots = 0;
+    std::uint64_t stored = 0;  // bytes
+    std::uint64_t block_count = 0;
+};
+
+// Opens one table of a study and fills in its sizes. A database error
+// ends the program (exit 3), named by `tool`.
+inline storage::TableReader open_study_table(const char* tool, const storage::Database& db,
+                                             const std::string& name, TableSize& size) {
+    auto table = db.open_table(name);
+    if (!table.ok()) {
+        std::fprintf(stderr, "%s: %s\n", tool, table.status().to_string().c_str());
+        std::exit(3);
+    }
+    const storage::TableInfo& info = table->info();
+    size.name = name;
+    size.slots = info.spec.slot_count;
+    size.stored = info.stored_bytes;
+    size.block_count = info.block_count;
+    return std::move(*table);
+}
+
 // Every stored code of an opened table, in slot order (White to move
 // first), read block by block without the cache. A read error ends the
 // program (exit 3), named by `tool`.

@@ -529,7 +529,7 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
     }
 }
 
-TEST_CASE("one and two threads store identical bytes") {
+TEST_CASE("one and two threads store identical bytes and statistics") {
     const int before = omp_get_max_threads();
     // wdl-dtc/3 too: its group order and DTC side come from samples
     // compressed on every thread.
@@ -546,10 +546,19 @@ TEST_CASE("one and two threads store identical bytes") {
                 index::canonical(*index::parse_table(test::kSanitized ? "KPvP" : "KRvKN", VariantId::Antichess));
             auto result = gen::generate(tb, VariantId::Antichess, {m}, gen_options);
             REQUIRE(result.ok());
+            // The statistics too: with two threads they are counted over
+            // split ranges and merged (the longest win's first slot among them).
             std::string all;
             for (const auto& t : *result) {
-                all += t.name + "=" + table_digest(tb, t.name) + ";";
+                auto info = tb.database().table_info(t.name);
+                REQUIRE(info.ok());
+                all += t.name + "=" + table_digest(tb, t.name) + " " + info->statistics.json;
+                for (const storage::Counter& counter : info->statistics.counters) {
+                    all += " " + counter.name + "=" + std::to_string(counter.value);
+                }
+                all += ";";
             }
+            CHECK(all.find("longest_win") != std::string::npos);
             digests.push_back(all);
         }
         CHECK(digests[0] == digests[1]);
