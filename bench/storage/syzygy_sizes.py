@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Stored bytes of each table against Syzygy's files for the same table.
+
+Usage: bench/storage/syzygy_sizes.py INFO_JSON SYZYGY_DIR [--worst N]
+
+INFO_JSON   the output of `tbprobe info --db DB --json` (one object a line)
+SYZYGY_DIR  Syzygy's giveaway files of the same tables (NAME.gtbw and, where
+            the generator wrote one, NAME.gtbz), e.g. WORK_DIR/syzygy of
+            bench/gen/syzygy_side_by_side.sh
+
+Prints the totals, how many tables are larger than Syzygy's WDL+DTZ, the
+ratio and excess by the size of Syzygy's files, by pawns, the split of our
+bytes (values, index metadata) and the N tables with the largest ratio.
+"ours" is tbprobe's `bytes`: the block records, block keys left out.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def file_size(path):
+    return os.path.getsize(path) if os.path.exists(path) else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("info_json")
+    parser.add_argument("syzygy_dir")
+    parser.add_argument("--worst", type=int, default=10)
+    args = parser.parse_args()
+
+    tables = []
+    missing = []
+    with open(args.info_json) as lines:
+        for line in lines:
+            info = json.loads(line)
+            name = info["table"]
+            wdl = file_size(os.path.join(args.syzygy_dir, name + ".gtbw"))
+            dtz = file_size(os.path.join(args.syzygy_dir, name + ".gtbz"))
+            if wdl == 0:
+                missing.append(name)
+                continue
+            split = info.get("split", {})
+            tables.append({"name": name, "ours": info["bytes"], "wdl": wdl, "dtz": dtz,
+                           "values": split.get("values", 0), "metadata": split.get("index_metadata", 0)})
+    if not tables:
+        sys.exit("syzygy_sizes: no table of the database has a Syzygy file in " + args.syzygy_dir)
+
+    def line(label, group):
+        ours = sum(t["ours"] for t in group)
+        theirs = sum(t["wdl"] + t["dtz"] for t in group)
+        larger = sum(1 for t in group if t["ours"] > t["wdl"] + t["dtz"])
+        ratio = ours / theirs if theirs else float("inf")
+        print(f"| {label} | {len(group)} | {larger} | {ours:,} | {theirs:,} | {ratio:.3f} | {ours - theirs:,} |")
+
+    print("| tables | count | larger than Syzygy's | ours (B) | Syzygy WDL+DTZ (B) | ratio | excess (B) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    line("all", tables)
+    for low, high in ((0, 10**4), (10**4, 10**5), (10**5, 10**6), (10**6, None)):
+        group = [t for t in tables if t["wdl"] + t["dtz"] >= low and (high is None or t["wdl"] + t["dtz"] < high)]
+        label = f"Syzygy's files {low:,} B and up" if high is None else f"Syzygy's files {low:,}-{high:,} B"
+        if group:
+            line(label, group)
+    line("with pawns", [t for t in tables if "P" in t["name"]])
+    line("pawnless", [t for t in tables if "P" not in t["name"]])
+    wdl = sum(t["wdl"] for t in tables)
+    dtz = sum(t["dtz"] for t in tables)
+    print()
+    print(f"Syzygy: WDL {wdl:,} B ({wdl / (wdl + dtz):.1%}), DTZ {dtz:,} B")
+    values = sum(t["values"] for t in tables)
+    metadata = sum(t["metadata"] for t in tables)
+    theirs = wdl + dtz
+    print(f"ours, split (tbprobe info): values {values:,} B, index metadata {metadata:,} B; "
+          f"the two together (block keys included, which `bytes` leaves out) {values + metadata:,} B, "
+          f"{(values + metadata) / theirs:.3f} of Syzygy's")
+    if missing:
+        print(f"no Syzygy file for {len(missing)} tables: {' '.join(missing[:10])}")
+    print()
+    print("| table | ours (B) | Syzygy WDL+DTZ (B) | ratio | our index metadata (B) |")
+    print("|---|---:|---:|---:|---:|")
+    worst = sorted(tables, key=lambda t: t["ours"] / (t["wdl"] + t["dtz"]), reverse=True)[: args.worst]
+    for t in worst:
+        theirs = t["wdl"] + t["dtz"]
+        print(f"| {t['name']} | {t['ours']:,} | {theirs:,} | {t['ours'] / theirs:.2f} | {t['metadata']:,} |")
+
+
+if __name__ == "__main__":
+    main()
