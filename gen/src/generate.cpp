@@ -352,13 +352,13 @@ Status database_failure(const char* step, const std::string& name, const Status&
 
 
 constexpr int kCompactZstdMinMatch = 6;
-// wdl-dtc/2 blocks are stored with zstd's optimal parser (ZSTD_btopt, 7),
-// a search log of 3 and a target length of 256: 10 % smaller than level 7's
-// own parser for 4-5 times its compression CPU, a few percent of the
-// store phase (docs/storage-format.md section 12). The DTC side's sample
+// wdl-dtc/2 and /3 blocks are stored with zstd's optimal parser
+// (ZSTD_btopt, 7), a search log of 4 and a target length of 256: 10 % smaller
+// than level 7's own parser for about 5 times its compression CPU, a few
+// percent of the store phase (docs/storage-format.md section 12). The DTC side's sample
 // keeps level 7's parser: the choice costs little and stays what it was.
 constexpr int kCompactZstdStrategy = 7;
-constexpr int kCompactZstdSearchLog = 3;
+constexpr int kCompactZstdSearchLog = 4;
 constexpr int kCompactZstdTargetLength = 256;
 
 // The write options of a table's blocks before the compact encodings'
