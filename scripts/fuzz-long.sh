@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 all=(fen_rules fen_verify fen_differential uci_move strategy_line probe
-     storage_record storage_block ooc_manifest ooc_frames http_query)
+     storage_record storage_block storage_group ooc_manifest ooc_frames http_query)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 # The build of scripts/test.sh's fuzz step; the probe database comes from a

@@ -7,14 +7,15 @@
 // not depend on its encoding, so this measures the new format on tables built
 // by an older tbgen without building them again.
 //
-// With --compact, the zstd settings the generator stores wdl-dtc/2 tables
-// with (minimum match 6, the optimal parser, search log 3, target length
-// 256) on top of the level, whatever the tables' encoding; --all repacks
+// With --compact, the zstd settings the generator stores wdl-dtc/2 and /3
+// tables with (minimum match 6, the optimal parser, search log 4, target
+// length 256) on top of the level, whatever the tables' encoding; --group N
+// stores N blocks a record (format 3); --all repacks
 // every table of SOURCE_DB and keeps them in SCRATCH_DB (a database a prober
 // can open as a whole; without it each table is deleted once measured).
 //
 // Usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] [--dict N]
-//                      [--compact] [--all]
+//                      [--group N] [--compact] [--all]
 
 #include <cstdio>
 #include <cstdlib>
@@ -37,8 +38,10 @@ using tbf::Status;
 }
 
 std::uint64_t total_bytes(const TableInfo& info) {
-    // Block records, their 16-byte keys and the dictionary.
-    return info.stored_bytes + 16 * info.block_count + info.dictionary.size();
+    // Records, their 16-byte keys and the dictionary.
+    const std::uint64_t records =
+        (info.block_count + info.blocks_per_record - 1) / info.blocks_per_record;
+    return info.stored_bytes + 16 * records + info.dictionary.size();
 }
 
 }  // namespace
@@ -47,7 +50,7 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] "
-                     "[--dict N] [--compact] [--all]\n");
+                     "[--dict N] [--group N] [--compact] [--all]\n");
         return 2;
     }
     TableWriteOptions options = compact_write_options();
@@ -58,15 +61,17 @@ int main(int argc, char** argv) {
         if (arg == "--compact") {
             options.zstd_min_match = 6;
             options.zstd_strategy = 7;
-            options.zstd_search_log = 3;
+            options.zstd_search_log = 4;
             options.zstd_target_length = 256;
         } else if (arg == "--all") {
             all = true;
-        } else if ((arg == "--level" || arg == "--slots" || arg == "--dict") && i + 1 < argc) {
+        } else if ((arg == "--level" || arg == "--slots" || arg == "--dict" || arg == "--group") &&
+                   i + 1 < argc) {
             const long v = std::strtol(argv[++i], nullptr, 10);
             if (arg == "--level") options.zstd_level = static_cast<int>(v);
             if (arg == "--slots") options.slots_per_block = static_cast<std::uint32_t>(v);
             if (arg == "--dict") options.dictionary_bytes = static_cast<std::uint32_t>(v);
+            if (arg == "--group") options.blocks_per_record = static_cast<std::uint32_t>(v);
         } else {
             names.push_back(arg);
         }

@@ -366,7 +366,10 @@ constexpr int kCompactZstdTargetLength = 256;
 // leave out).
 storage::TableWriteOptions sample_write_options(const GenerateOptions& options) {
     storage::TableWriteOptions write_options;
-    if (options.compression == storage::Compression::Zstd) write_options = storage::compact_write_options();
+    if (options.compression == storage::Compression::Zstd) {
+        write_options = storage::compact_write_options();
+        if (options.blocks_per_record != 0) write_options.blocks_per_record = options.blocks_per_record;
+    }
     write_options.compression = options.compression;
     // Blocks are compressed on every thread of the run, a batch at a time:
     // storing was otherwise one core's work (zstd 7 at about 50 MB/s) while

@@ -110,6 +110,11 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
                            std::to_string(kMinSlotsPerBlock) + ", " +
                            std::to_string(kMaxSlotsPerBlock) + "], not " + std::to_string(spb));
         }
+        if (const std::uint32_t g = options.blocks_per_record;
+            !std::has_single_bit(g) || g > detail::kMaxBlocksPerRecord) {
+            return invalid("blocks per record must be a power of two in [1, " +
+                           std::to_string(detail::kMaxBlocksPerRecord) + "], not " + std::to_string(g));
+        }
         if (options.compression == Compression::Lz4Hc &&
             (options.lz4hc_level < 1 || options.lz4hc_level > 12)) {
             return invalid("LZ4HC level must be in [1, 12]");

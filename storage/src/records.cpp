@@ -25,8 +25,9 @@ constexpr std::string_view kMarkerMagic = "TBFD";
 constexpr std::string_view kTableMagic = "TBFT";
 constexpr std::string_view kStrategyMagic = "TBFS";
 constexpr std::uint32_t kRecordVersion = 1;
-// Table records of format 2 add the table's zstd dictionary.
-constexpr std::uint32_t kTableRecordVersion = 2;
+// Table records of format 2 add the table's zstd dictionary, those of
+// format 3 the blocks per record and the payload bytes.
+constexpr std::uint32_t kTableRecordVersion = 3;
 
 constexpr std::size_t kMaxNameBytes = 4096;
 // Text fields (JSON statistics, roots) are metadata, not bulk data.
@@ -223,7 +224,8 @@ std::string encode_table_info(const TableInfo& info) {
     // Tables of format 1 keep their record version, so a copy stays readable
     // by the libraries that wrote it.
     const bool v2 = info.format_version >= 2;
-    w.u32(v2 ? kTableRecordVersion : kRecordVersion);
+    const bool v3 = info.format_version >= 3;
+    w.u32(v3 ? 3 : v2 ? 2 : kRecordVersion);
     w.string32(spec.name);
     w.string32(spec.variant);
     w.string32(spec.material);
@@ -244,6 +246,10 @@ std::string encode_table_info(const TableInfo& info) {
     }
     w.string32(info.statistics.json);
     if (v2) w.string32(info.dictionary);
+    if (v3) {
+        w.u32(info.blocks_per_record);
+        w.u64(info.payload_bytes);
+    }
     w.seal();
     return out;
 }
@@ -284,6 +290,12 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
     }
     t.statistics.json = r.string32();
     if (record_version >= 2) t.dictionary = r.string32();
+    t.blocks_per_record = 1;
+    t.payload_bytes = 0;
+    if (record_version >= 3) {
+        t.blocks_per_record = r.le<std::uint32_t>();
+        t.payload_bytes = r.le<std::uint64_t>();
+    }
     if (r.failed()) return corrupt(what, "record ends inside a field");
     if (r.remaining() != 0) return corrupt(what, "trailing bytes after the last field");
 
@@ -294,7 +306,8 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
         return {StatusCode::UnsupportedVersion,
                 what + ": storage format version " + std::to_string(t.format_version)};
     }
-    if ((record_version >= 2) != (t.format_version >= 2)) {
+    if ((record_version >= 2) != (t.format_version >= 2) ||
+        (record_version >= 3) != (t.format_version >= 3)) {
         return corrupt(what, "record version " + std::to_string(record_version) +
                                  " with storage format version " + std::to_string(t.format_version));
     }
@@ -305,6 +318,11 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
     const std::uint64_t blocks =
         t.spec.slot_count / t.slots_per_block + (t.spec.slot_count % t.slots_per_block != 0);
     if (t.block_count != blocks) return corrupt(what, "block count does not match slot count");
+    if (record_version >= 3 && (!std::has_single_bit(t.blocks_per_record) || t.blocks_per_record < 2 ||
+                                t.blocks_per_record > kMaxBlocksPerRecord)) {
+        return corrupt(what, "bad blocks per record " + std::to_string(t.blocks_per_record));
+    }
+    if (t.payload_bytes > t.stored_bytes) return corrupt(what, "payload bytes exceed the stored bytes");
     info = std::move(t);
     return {};
 }
@@ -563,23 +581,179 @@ void rekey_block(std::string_view key, std::string_view record, std::string& out
     w.bytes(payload);
 }
 
+namespace {
+
+Status block_error(std::string_view table_name, std::uint64_t block_no, StatusCode code,
+                   const std::string& problem) {
+    return Status(code, "table '" + std::string(table_name) + "' block " + std::to_string(block_no) +
+                            ": " + problem);
+}
+
+// The payload of one block, of codec `codec`, into `out` (slots * width bytes).
+Status decode_payload(std::string_view table_name, std::uint64_t block_no, std::uint8_t codec,
+                      std::string_view payload, std::uint32_t width, std::uint32_t slots,
+                      const BlockDecoding* decoding, std::uint8_t* out) {
+    const auto fail = [&](const std::string& problem) {
+        return block_error(table_name, block_no, StatusCode::Corruption, problem);
+    };
+    const std::size_t raw_size = static_cast<std::size_t>(slots) * width;
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Raw)) {
+        if (payload.size() != raw_size) return fail("raw payload size");
+        std::memcpy(out, payload.data(), raw_size);
+        return {};
+    }
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Lz4)) {
+        const int n =
+            LZ4_decompress_safe(payload.data(), reinterpret_cast<char*>(out),
+                                static_cast<int>(payload.size()), static_cast<int>(raw_size));
+        if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
+            return fail("LZ4 payload does not decode to the block size");
+        }
+        return {};
+    }
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Zstd)) {
+        const ZSTD_DDict* ddict = decoding != nullptr ? decoding->ddict.get() : nullptr;
+        std::uint8_t* planes = out;
+        thread_local std::vector<std::uint8_t> transposed;
+        if (width > 1) {
+            transposed.resize(raw_size);
+            planes = transposed.data();
+        }
+        if (!zstd_decode(ddict, payload, planes, raw_size)) {
+            return fail("zstd payload does not decode to the block size");
+        }
+        if (width > 1) from_planes(planes, slots, width, out);
+        return {};
+    }
+    return fail("unknown codec " + std::to_string(codec));
+}
+
+// XXH64 of key, the first 8 header bytes and everything after the header:
+// the checksum of single-block and group records alike.
+std::uint64_t record_checksum(std::string_view key, std::string_view record) {
+    Xxh64 hash;
+    hash.update(key);
+    hash.update(record.substr(0, 8));
+    hash.update(record.substr(kBlockHeaderBytes));
+    return hash.digest();
+}
+
+// A member's directory entry: its payload size shifted left by 2, its codec
+// (0 raw, 1 LZ4, 2 zstd) in the low 2 bits, as an unsigned LEB128 number.
+void put_leb128(std::string& out, std::uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<char>(0x80 | (v & 0x7F)));
+        v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+}
+
+bool get_leb128(std::string_view in, std::size_t& at, std::uint64_t& v) {
+    v = 0;
+    for (unsigned shift = 0; shift < 35; shift += 7) {
+        if (at >= in.size()) return false;
+        const auto byte = static_cast<std::uint8_t>(in[at++]);
+        v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+        if ((byte & 0x80) == 0) return true;
+    }
+    return false;  // longer than any payload size of a block can need
+}
+
+}  // namespace
+
+void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
+                  std::string& record) {
+    record.clear();
+    ByteWriter w(record);
+    w.u8(static_cast<std::uint8_t>(BlockCodec::Group));
+    w.u8(static_cast<std::uint8_t>(width));
+    w.u16(static_cast<std::uint16_t>(members.size()));
+    std::uint32_t slots = 0;
+    for (const std::string& m : members) slots += get_le<std::uint32_t>(m.data() + 4);
+    w.u32(slots);
+    w.u64(0);  // the checksum, once the rest is there
+    for (const std::string& m : members) {
+        const std::uint64_t size = m.size() - kBlockHeaderBytes;
+        put_leb128(record, size << 2 | static_cast<std::uint8_t>(m[0]));
+    }
+    for (const std::string& m : members) record.append(m, kBlockHeaderBytes);
+    const std::uint64_t sum = record_checksum(key, record);
+    for (int i = 0; i < 8; ++i) record[8 + i] = static_cast<char>(sum >> (8 * i));
+}
+
+Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint64_t first_block,
+                  std::string_view key, std::string_view record, std::uint32_t width,
+                  std::uint32_t expected_members, std::uint64_t expected_slots, GroupView& view) {
+    const auto fail = [&](StatusCode code, const std::string& problem) {
+        return Status(code, "table '" + std::string(table_name) + "' block " +
+                                std::to_string(block_no) + " (record of blocks " +
+                                std::to_string(first_block) + "-" +
+                                std::to_string(first_block + expected_members - 1) + "): " + problem);
+    };
+    if (record.size() < kBlockHeaderBytes) {
+        return fail(StatusCode::Corruption, "record of " + std::to_string(record.size()) +
+                                                " bytes is shorter than its header");
+    }
+    const std::uint64_t computed = record_checksum(key, record);
+    const auto stored = get_le<std::uint64_t>(record.data() + 8);
+    if (computed != stored) {
+        return fail(StatusCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
+                                                      ", computed " + hex64(computed) + ")");
+    }
+    const auto codec = static_cast<std::uint8_t>(record[0]);
+    const auto record_width = static_cast<std::uint8_t>(record[1]);
+    const auto members = get_le<std::uint16_t>(record.data() + 2);
+    const auto slots = get_le<std::uint32_t>(record.data() + 4);
+    if (codec != static_cast<std::uint8_t>(BlockCodec::Group) || record_width != width ||
+        members != expected_members || slots != expected_slots) {
+        return fail(StatusCode::Corruption,
+                    "header does not match the table (codec " + std::to_string(codec) + ", width " +
+                        std::to_string(record_width) + ", " + std::to_string(members) + " blocks, " +
+                        std::to_string(slots) + " slots)");
+    }
+    view.members.resize(members);
+    std::size_t at = kBlockHeaderBytes;
+    std::uint64_t payload_bytes = 0;
+    for (GroupMember& m : view.members) {
+        std::uint64_t entry = 0;
+        if (!get_leb128(record, at, entry)) return fail(StatusCode::Corruption, "damaged directory");
+        if ((entry & 3) == static_cast<std::uint8_t>(BlockCodec::Group)) {
+            return fail(StatusCode::Corruption, "a group inside a group");
+        }
+        m.codec = static_cast<BlockCodec>(entry & 3);
+        const std::uint64_t size = entry >> 2;
+        if (size > record.size()) return fail(StatusCode::Corruption, "directory past the record");
+        payload_bytes += size;
+        m.payload = record.substr(0, static_cast<std::size_t>(size));  // its size, placed below
+    }
+    if (payload_bytes != record.size() - at) {
+        return fail(StatusCode::Corruption, "directory does not add up to the record's size");
+    }
+    for (GroupMember& m : view.members) {
+        m.payload = record.substr(at, m.payload.size());
+        at += m.payload.size();
+    }
+    return {};
+}
+
+Status decode_member(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
+                     std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding,
+                     std::uint8_t* out) {
+    return decode_payload(table_name, block_no, static_cast<std::uint8_t>(member.codec),
+                          member.payload, width, slots, decoding, out);
+}
+
 Status decode_block(std::string_view table_name, std::uint64_t block_no, std::string_view key,
                     std::string_view record, std::uint32_t width, std::uint32_t expected_slots,
                     const BlockDecoding* decoding, std::uint8_t* out) {
     const auto fail = [&](StatusCode code, const std::string& problem) {
-        return Status(code, "table '" + std::string(table_name) + "' block " +
-                                std::to_string(block_no) + ": " + problem);
+        return block_error(table_name, block_no, code, problem);
     };
     if (record.size() < kBlockHeaderBytes) {
         return fail(StatusCode::Corruption, "record of " + std::to_string(record.size()) +
                                                " bytes is shorter than its header");
     }
-    const std::string_view payload = record.substr(kBlockHeaderBytes);
-    Xxh64 hash;
-    hash.update(key);
-    hash.update(record.substr(0, 8));
-    hash.update(payload);
-    const std::uint64_t computed = hash.digest();
+    const std::uint64_t computed = record_checksum(key, record);
     const auto stored = get_le<std::uint64_t>(record.data() + 8);
     if (computed != stored) {
         return fail(StatusCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
@@ -594,36 +768,11 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
                                                std::to_string(record_width) + ", " +
                                                std::to_string(slots) + " slots)");
     }
-    const std::size_t raw_size = static_cast<std::size_t>(slots) * width;
-    if (codec == static_cast<std::uint8_t>(BlockCodec::Raw)) {
-        if (payload.size() != raw_size) return fail(StatusCode::Corruption, "raw payload size");
-        std::memcpy(out, payload.data(), raw_size);
-        return {};
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Group)) {
+        return fail(StatusCode::Corruption, "a group record where the table stores single blocks");
     }
-    if (codec == static_cast<std::uint8_t>(BlockCodec::Lz4)) {
-        const int n =
-            LZ4_decompress_safe(payload.data(), reinterpret_cast<char*>(out),
-                                static_cast<int>(payload.size()), static_cast<int>(raw_size));
-        if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
-            return fail(StatusCode::Corruption, "LZ4 payload does not decode to the block size");
-        }
-        return {};
-    }
-    if (codec == static_cast<std::uint8_t>(BlockCodec::Zstd)) {
-        const ZSTD_DDict* ddict = decoding != nullptr ? decoding->ddict.get() : nullptr;
-        std::uint8_t* planes = out;
-        thread_local std::vector<std::uint8_t> transposed;
-        if (width > 1) {
-            transposed.resize(raw_size);
-            planes = transposed.data();
-        }
-        if (!zstd_decode(ddict, payload, planes, raw_size)) {
-            return fail(StatusCode::Corruption, "zstd payload does not decode to the block size");
-        }
-        if (width > 1) from_planes(planes, slots, width, out);
-        return {};
-    }
-    return fail(StatusCode::Corruption, "unknown codec " + std::to_string(codec));
+    return decode_payload(table_name, block_no, codec, record.substr(kBlockHeaderBytes), width,
+                          slots, decoding, out);
 }
 
 }  // namespace tbf::storage::detail

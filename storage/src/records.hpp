@@ -63,7 +63,10 @@ inline constexpr char kStrategyTag = 'S';
 
 // Block records.
 inline constexpr std::size_t kBlockHeaderBytes = 16;
-enum class BlockCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2 };
+// Group: one record holding the payloads of several consecutive blocks
+// (format 3, docs/storage-format.md section 4).
+enum class BlockCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2, Group = 3 };
+inline constexpr std::uint32_t kMaxBlocksPerRecord = 256;
 
 struct ZstdCCtxFree {
     void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
@@ -125,6 +128,37 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
 // The record `record` (stored under another key, already checked) as it is
 // stored under `key`: the same header and payload, the checksum recomputed.
 void rekey_block(std::string_view key, std::string_view record, std::string& out);
+
+// Group records. `members` are single-block records as encode_block makes
+// them (their own keys and checksums are dropped); the group keeps each
+// member's codec and payload under one header and one checksum.
+void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
+                  std::string& record);
+
+// A checked group record: the codec and payload of each member block.
+struct GroupMember {
+    BlockCodec codec = BlockCodec::Raw;
+    std::string_view payload;
+};
+struct GroupView {
+    std::vector<GroupMember> members;
+};
+
+// Checks a group record stored under `key` (its blocks start at
+// `first_block`): its checksum, header and directory, against
+// `expected_members` blocks of `expected_slots` slots in all. Errors name
+// the table, the block `block_no` being read and the record's blocks.
+[[nodiscard]] Status open_group(std::string_view table_name, std::uint64_t block_no,
+                                std::uint64_t first_block, std::string_view key,
+                                std::string_view record, std::uint32_t width,
+                                std::uint32_t expected_members, std::uint64_t expected_slots,
+                                GroupView& view);
+
+// Decodes one member of an opened group into `out` (slots * width bytes).
+[[nodiscard]] Status decode_member(std::string_view table_name, std::uint64_t block_no,
+                                   const GroupMember& member, std::uint32_t width,
+                                   std::uint32_t slots, const BlockDecoding* decoding,
+                                   std::uint8_t* out);
 
 // Checks and decodes a block record into `out` (expected_slots * width bytes).
 // `decoding` is the table's (may be null for tables without a dictionary).

@@ -80,25 +80,55 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
         const auto decoding = detail::make_block_decoding(info);
         Xxh64 hash;
         std::uint64_t stored_bytes = 0;
-        for (std::uint64_t b = 0; b < info.block_count; ++b, it->Next()) {
-            const std::string key = detail::block_key(info.storage_id, b);
+        // Format 3 stores several blocks in a record: records are numbered
+        // apart from blocks, and a group's checksum is re-keyed the same way.
+        const std::uint64_t group = info.blocks_per_record;
+        const std::uint64_t records = (info.block_count + group - 1) / group;
+        detail::GroupView view;
+        for (std::uint64_t r = 0; r < records; ++r, it->Next()) {
+            const std::string key = detail::block_key(info.storage_id, r);
+            const std::uint64_t first_block = r * group;
             if (!it->Valid() || it->key().ToStringView() != key) {
                 if (!it->status().ok()) return detail::from_rocksdb(it->status(), what);
-                return Status(StatusCode::Corruption, what + ": block " + std::to_string(b) + " is missing");
+                return Status(StatusCode::Corruption,
+                              what + ": block " + std::to_string(first_block) + " is missing");
             }
-            const std::uint64_t first = b * info.slots_per_block;
-            const auto slots = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(info.slots_per_block, info.spec.slot_count - first));
+            const auto slots_of = [&](std::uint64_t b) {
+                return static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                    info.slots_per_block, info.spec.slot_count - b * info.slots_per_block));
+            };
             const std::string_view stored = it->value().ToStringView();
-            if (Status s = detail::decode_block(info.spec.name, b, key, stored, width, slots,
-                                                 decoding.get(), values.data());
-                !s.ok()) {
-                return s.with_context(what);
+            if (group == 1) {
+                if (Status s = detail::decode_block(info.spec.name, r, key, stored, width, slots_of(r),
+                                                     decoding.get(), values.data());
+                    !s.ok()) {
+                    return s.with_context(what);
+                }
+                hash.update(std::span<const std::uint8_t>(values.data(), std::size_t{slots_of(r)} * width));
+            } else {
+                const auto members =
+                    static_cast<std::uint32_t>(std::min<std::uint64_t>(group, info.block_count - first_block));
+                const std::uint64_t slots =
+                    std::min<std::uint64_t>(info.spec.slot_count, (first_block + members) * info.slots_per_block) -
+                    first_block * info.slots_per_block;
+                if (Status s = detail::open_group(info.spec.name, first_block, first_block, key, stored,
+                                                   width, members, slots, view);
+                    !s.ok()) {
+                    return s.with_context(what);
+                }
+                for (std::uint32_t i = 0; i < members; ++i) {
+                    const std::uint64_t b = first_block + i;
+                    if (Status s = detail::decode_member(info.spec.name, b, view.members[i], width,
+                                                         slots_of(b), decoding.get(), values.data());
+                        !s.ok()) {
+                        return s.with_context(what);
+                    }
+                    hash.update(std::span<const std::uint8_t>(values.data(), std::size_t{slots_of(b)} * width));
+                }
             }
-            hash.update(std::span<const std::uint8_t>(values.data(), std::size_t{slots} * width));
-            detail::rekey_block(detail::block_key(id, b), stored, record);
+            detail::rekey_block(detail::block_key(id, r), stored, record);
             stored_bytes += record.size();
-            if (rocksdb::Status s = sst.Put(detail::block_key(id, b), record); !s.ok()) {
+            if (rocksdb::Status s = sst.Put(detail::block_key(id, r), record); !s.ok()) {
                 return detail::from_rocksdb(s, what);
             }
         }

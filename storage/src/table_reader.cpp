@@ -28,32 +28,82 @@ TableReader::TableReader(std::shared_ptr<detail::DbState> db, std::shared_ptr<co
 
 namespace {
 
-// Fetches, checks and decodes one block, without touching the cache.
-Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
-                            const detail::BlockDecoding* decoding, std::uint64_t block_no) {
-    const std::string key = detail::block_key(info.storage_id, block_no);
-    rocksdb::PinnableSlice record;
+Status missing(const TableInfo& info, std::uint64_t block_no) {
+    return Status(StatusCode::NotFound,
+                  table_what(info) + " block " + std::to_string(block_no) +
+                      " is missing (the table was deleted or replaced after it was opened)");
+}
+
+std::uint32_t slots_of_block(const TableInfo& info, std::uint64_t block_no) {
+    const std::uint64_t first = block_no * info.slots_per_block;
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(info.slots_per_block, info.spec.slot_count - first));
+}
+
+// Fetches the record of `key` (a block's, or a group's of format 3).
+Status fetch(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
+             const std::string& key, rocksdb::PinnableSlice& record) {
     const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
-    if (s.IsNotFound()) {
-        return Status(StatusCode::NotFound,
-                      table_what(info) + " block " + std::to_string(block_no) +
-                          " is missing (the table was deleted or replaced after it was opened)");
-    }
+    if (s.IsNotFound()) return missing(info, block_no);
     if (!s.ok()) {
         return detail::from_rocksdb(
             s, "reading " + table_what(info) + " block " + std::to_string(block_no));
     }
-    const std::uint64_t first = block_no * info.slots_per_block;
-    const auto slots = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(info.slots_per_block, info.spec.slot_count - first));
+    return {};
+}
+
+// The record of group `record_no`, checked: the blocks it must hold and
+// their slots follow from the table's layout.
+Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
+                         rocksdb::PinnableSlice& record, detail::GroupView& view) {
+    const std::uint64_t record_no = block_no / info.blocks_per_record;
+    const std::uint64_t first = record_no * info.blocks_per_record;
+    const auto members = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(info.blocks_per_record, info.block_count - first));
+    const std::uint64_t slots =
+        std::min<std::uint64_t>(info.spec.slot_count, (first + members) * info.slots_per_block) -
+        first * info.slots_per_block;
+    const std::string key = detail::block_key(info.storage_id, record_no);
+    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
+    return detail::open_group(info.spec.name, block_no, first, key, record.ToStringView(),
+                              info.spec.value_width, members, slots, view);
+}
+
+BlockRef make_block(const TableInfo& info, std::uint64_t block_no,
+                    std::unique_ptr<std::uint8_t[]> bytes) {
+    return std::make_shared<const Block>(block_no, block_no * info.slots_per_block,
+                                         slots_of_block(info, block_no), info.spec.value_width,
+                                         std::move(bytes));
+}
+
+// Fetches, checks and decodes one block, without touching the cache.
+Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
+                            const detail::BlockDecoding* decoding, std::uint64_t block_no) {
+    const std::uint32_t slots = slots_of_block(info, block_no);
     const std::uint32_t width = info.spec.value_width;
     auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} * width);
+    rocksdb::PinnableSlice record;
+    if (info.blocks_per_record > 1) {
+        // Only this block's payload is decoded; the record's checksum covers all.
+        detail::GroupView view;
+        const std::uint64_t record_no = block_no / info.blocks_per_record;
+        if (Status s = open_group_record(db, info, block_no, record, view); !s.ok()) return s;
+        const auto& member = view.members[block_no - record_no * info.blocks_per_record];
+        if (Status s = detail::decode_member(info.spec.name, block_no, member, width, slots,
+                                             decoding, bytes.get());
+            !s.ok()) {
+            return s;
+        }
+        return make_block(info, block_no, std::move(bytes));
+    }
+    const std::string key = detail::block_key(info.storage_id, block_no);
+    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
     if (Status d = detail::decode_block(info.spec.name, block_no, key, record.ToStringView(), width,
                                         slots, decoding, bytes.get());
         !d.ok()) {
         return d;
     }
-    return BlockRef(std::make_shared<const Block>(block_no, first, slots, width, std::move(bytes)));
+    return make_block(info, block_no, std::move(bytes));
 }
 
 }  // namespace
@@ -92,15 +142,56 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
     });
 }
 
+std::uint64_t TableReader::record_count() const {
+    return (info_->block_count + info_->blocks_per_record - 1) / info_->blocks_per_record;
+}
+
+Result<std::vector<BlockRef>> TableReader::read_record(std::uint64_t record_no) const {
+    return detail::guarded([&]() -> Result<std::vector<BlockRef>> {
+        const TableInfo& info = *info_;
+        if (record_no >= record_count()) {
+            return Status(StatusCode::InvalidArgument,
+                          table_what(info) + ": record " + std::to_string(record_no) +
+                              " out of range (" + std::to_string(record_count()) + " records)");
+        }
+        std::vector<BlockRef> blocks;
+        if (info.blocks_per_record == 1) {
+            Result<BlockRef> block = load_block(*db_, info, decoding_.get(), record_no);
+            if (!block.ok()) return block.status();
+            blocks.push_back(std::move(*block));
+            return blocks;
+        }
+        const std::uint64_t first = record_no * info.blocks_per_record;
+        rocksdb::PinnableSlice record;
+        detail::GroupView view;
+        if (Status s = open_group_record(*db_, info, first, record, view); !s.ok()) return s;
+        blocks.reserve(view.members.size());
+        for (std::size_t i = 0; i < view.members.size(); ++i) {
+            const std::uint64_t b = first + i;
+            const std::uint32_t slots = slots_of_block(info, b);
+            auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} *
+                                                                        info.spec.value_width);
+            if (Status s = detail::decode_member(info.spec.name, b, view.members[i],
+                                                 info.spec.value_width, slots, decoding_.get(),
+                                                 bytes.get());
+                !s.ok()) {
+                return s;
+            }
+            blocks.push_back(make_block(info, b, std::move(bytes)));
+        }
+        return blocks;
+    });
+}
+
 Status TableReader::verify() const {
     return detail::guarded([&]() -> Status {
         const TableInfo& info = *info_;
         Xxh64 hash;
-        for (std::uint64_t b = 0; b < info.block_count; ++b) {
-            // Straight from storage: a cached copy would not test the stored bytes.
-            Result<BlockRef> block = load_block(*db_, info, decoding_.get(), b);
-            if (!block.ok()) return block.status();
-            hash.update((*block)->bytes());
+        // Straight from storage: a cached copy would not test the stored bytes.
+        for (std::uint64_t r = 0; r < record_count(); ++r) {
+            Result<std::vector<BlockRef>> blocks = read_record(r);
+            if (!blocks.ok()) return blocks.status();
+            for (const BlockRef& block : *blocks) hash.update(block->bytes());
         }
         if (hash.digest() != info.values_checksum) {
             return Status(StatusCode::ChecksumMismatch,

@@ -87,6 +87,24 @@ void TableWriterImpl::abort() {
 
 Status TableWriterImpl::put_record(const std::string& key, const std::string& record,
                                    std::span<const std::uint8_t> values) {
+    values_hash_.update(values);
+    ++blocks_written_;
+    if (options_.blocks_per_record == 1) return store(key, record);
+    group_.push_back(record);
+    return group_.size() == options_.blocks_per_record ? flush_group() : Status{};
+}
+
+Status TableWriterImpl::flush_group() {
+    if (group_.empty()) return {};
+    const std::uint64_t record_no = (blocks_written_ - group_.size()) / options_.blocks_per_record;
+    const std::string key = block_key(storage_id_, record_no);
+    for (const std::string& member : group_) payload_bytes_ += member.size() - kBlockHeaderBytes;
+    encode_group(key, group_, spec_.value_width, group_record_);
+    group_.clear();
+    return store(key, group_record_);
+}
+
+Status TableWriterImpl::store(const std::string& key, const std::string& record) {
     if (!sst_) {
         sst_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), db_->blocks_options,
                                                         db_->blocks_family);
@@ -95,9 +113,7 @@ Status TableWriterImpl::put_record(const std::string& key, const std::string& re
     }
     const rocksdb::Status s = sst_->Put(key, record);
     if (!s.ok()) return from_rocksdb(s, "staging table '" + spec_.name + "'");
-    values_hash_.update(values);
     stored_bytes_ += record.size();
-    ++blocks_written_;
     return {};
 }
 
@@ -231,6 +247,7 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     if (!batch_slots_.empty()) {
         if (Status s = flush_batch(); !s.ok()) return fail(s);
     }
+    if (Status s = flush_group(); !s.ok()) return fail(s);
     if (sst_) {
         const rocksdb::Status s = sst_->Finish();
         sst_.reset();
@@ -241,14 +258,19 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     info.spec = spec_;
     info.statistics = statistics;
     info.values_checksum = values_hash_.digest();
-    // Only zstd blocks need format 2; LZ4 and raw tables are written exactly
-    // as format 1 was, so the libraries before format 2 still read them.
-    info.format_version = options_.compression == Compression::Zstd ? kFormatVersion : 1;
+    // Each table takes the oldest format that holds it: grouped blocks need
+    // format 3, zstd blocks format 2; LZ4 and raw tables are written exactly
+    // as format 1 was. Older libraries still read what they can.
+    info.format_version = options_.blocks_per_record > 1                ? 3
+                          : options_.compression == Compression::Zstd ? 2
+                                                                       : 1;
     info.slots_per_block = options_.slots_per_block;
     info.block_count = blocks_written_;
     info.stored_bytes = stored_bytes_;
     info.storage_id = storage_id_;
     info.dictionary = dictionary_;
+    info.blocks_per_record = options_.blocks_per_record;
+    info.payload_bytes = options_.blocks_per_record > 1 ? payload_bytes_ : 0;
 
     Publication pub{kTableTag,
                     spec_.name,

@@ -37,9 +37,12 @@ private:
     // Zstd: trains the dictionary on the held-back blocks, then stores them.
     [[nodiscard]] Status release_held();
     [[nodiscard]] Status flush_batch();
-    // Stores one encoded block (the next block number) in the staging file.
+    // Takes one encoded block (the next block number): stores it in the
+    // staging file, or adds it to the group of blocks that share a record.
     [[nodiscard]] Status put_record(const std::string& key, const std::string& record,
                                     std::span<const std::uint8_t> values);
+    [[nodiscard]] Status flush_group();
+    [[nodiscard]] Status store(const std::string& key, const std::string& record);
     void remove_files();
 
     enum class State : std::uint8_t { Open, Failed, Done };
@@ -55,6 +58,9 @@ private:
     std::uint64_t slots_written_ = 0;
     std::uint64_t blocks_written_ = 0;
     std::uint64_t stored_bytes_ = 0;
+    std::uint64_t payload_bytes_ = 0;
+    std::vector<std::string> group_;  // encoded blocks of the record being filled
+    std::string group_record_;
     Xxh64 values_hash_;
     std::vector<std::uint8_t> batch_;         // raw blocks awaiting parallel compression
     std::vector<std::uint32_t> batch_slots_;  // slots of each queued block

@@ -124,7 +124,7 @@ void chess_seeds(const fs::path& out, const std::vector<std::string>& fens) {
 }
 
 void storage_seeds(const fs::path& out) {
-    Corpus records(out, "storage_record"), blocks(out, "storage_block");
+    Corpus records(out, "storage_record"), blocks(out, "storage_block"), groups(out, "storage_group");
     constexpr std::uint8_t kReseal = 8, kOwnName = 16;
 
     tbf::storage::TableInfo table;
@@ -136,6 +136,8 @@ void storage_seeds(const fs::path& out) {
     table.slots_per_block = 1024;
     table.block_count = 3;
     table.stored_bytes = 777;
+    table.blocks_per_record = 2;
+    table.payload_bytes = 700;
     table.storage_id = 5;
     records.add(0 | kReseal | kOwnName, detail::encode_table_info(table));
     table.statistics = {};
@@ -193,8 +195,36 @@ void storage_seeds(const fs::path& out) {
             }
         }
     }
+    // Groups: byte 0 width code | reseal, byte 1 the blocks - 1, byte 2 the
+    // slots of each - 1; the members raw, LZ4 and zstd in turn.
+    const std::string group_key = detail::block_key(7, 2);
+    for (const std::uint32_t width_code : {0u, 1u, 2u}) {
+        const std::uint32_t width = 1u << width_code;
+        for (const std::uint32_t members : {1u, 3u, 8u}) {
+            const std::uint32_t slots = 200;
+            const detail::ZstdCCtx cctx(ZSTD_createCCtx());
+            std::vector<std::string> singles(members);
+            for (std::uint32_t m = 0; m < members; ++m) {
+                std::vector<std::uint8_t> raw(std::size_t{slots} * width);
+                for (std::size_t i = 0; i < raw.size(); ++i) {
+                    raw[i] = static_cast<std::uint8_t>(i % (5 + m) == 0 ? i : m);
+                }
+                std::string scratch;
+                detail::BlockEncoding encoding;
+                encoding.compression = m % 3 == 0   ? tbf::storage::Compression::Zstd
+                                       : m % 3 == 1 ? tbf::storage::Compression::Lz4
+                                                    : tbf::storage::Compression::None;
+                detail::encode_block("", raw, width, encoding, cctx.get(), scratch, singles[m]);
+            }
+            std::string record;
+            detail::encode_group(group_key, singles, width, record);
+            groups.add(std::string{static_cast<char>(width_code), static_cast<char>(members - 1),
+                                   static_cast<char>(slots - 1)} +
+                       record);
+        }
+    }
     std::cout << "storage_record " << records.size() << ", storage_block " << blocks.size()
-              << " seeds\n";
+              << ", storage_group " << groups.size() << " seeds\n";
 }
 
 void ooc_seeds(const fs::path& out) {

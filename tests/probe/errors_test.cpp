@@ -27,8 +27,16 @@ struct SmallDb {
         static std::map<std::string, bool> built;
         const std::string source = pristine.sub(encoding == probe::kValueEncoding ? "db" : "compact");
         if (!built[encoding]) {
-            build_tables(source, VariantId::Antichess, {table_material(VariantId::Antichess, "KQvK")},
-                         gen::GenerateOptions{}.compression, encoding);
+            // KQvK has 4 blocks: 2 a record give two records, a damaged
+            // record beside an intact one (format 3, as generated tables).
+            probe::Tablebase writer(test::open_rw(source));
+            gen::GenerateOptions options;
+            options.threads = 2;
+            options.value_encoding = encoding;
+            options.blocks_per_record = 2;
+            auto result = gen::generate(writer, VariantId::Antichess,
+                                        {table_material(VariantId::Antichess, "KQvK")}, options);
+            REQUIRE_MESSAGE(result.ok(), result.status().message());
             built[encoding] = true;
         }
         fs::copy(source, path, fs::copy_options::recursive);
@@ -111,10 +119,10 @@ std::string be64(std::uint64_t v) {
 
 enum class Damage { FlipByte, Delete };
 
-// Rewrites the record of block `block_no` of a table with one payload byte
-// flipped, or deletes it, through plain RocksDB (key layout of
-// docs/storage-format.md).
-void damage_block(const std::string& path, std::uint64_t storage_id, std::uint64_t block_no,
+// Rewrites the record that holds block `block_no` of a table (its own, or
+// its group's: format 3) with one payload byte flipped, or deletes it,
+// through plain RocksDB (key layout of docs/storage-format.md).
+void damage_block(const std::string& path, const storage::TableInfo& info, std::uint64_t block_no,
                   Damage damage) {
     std::vector<std::string> names;
     REQUIRE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
@@ -128,7 +136,7 @@ void damage_block(const std::string& path, std::uint64_t storage_id, std::uint64
         if (names[i] == "blocks") blocks = handles[i];
     }
     REQUIRE(blocks != nullptr);
-    const std::string key = be64(storage_id) + be64(block_no);
+    const std::string key = be64(info.storage_id) + be64(block_no / info.blocks_per_record);
     std::string record;
     REQUIRE(raw->Get(rocksdb::ReadOptions(), blocks, key, &record).ok());
     REQUIRE(record.size() > 20);
@@ -202,12 +210,15 @@ void check_damaged_block(Damage damage) {
     SmallDb small;
     const auto before = all_codes(small.path, "KQvK");
     const storage::TableInfo info = stored_info(small.path, "antichess/KQvK");
-    REQUIRE(info.block_count >= 2);
-    damage_block(small.path, info.storage_id, 1, damage);
+    // The second record (blocks g to 2g - 1 with g blocks a record).
+    const std::uint64_t g = info.blocks_per_record;
+    REQUIRE(g == 2);
+    REQUIRE(info.block_count >= 2 * g);
+    damage_block(small.path, info, g, damage);
 
     const std::size_t errors = probe_all_after_damage(small.path, before);
-    // Every valid slot of block 1 fails and no other does.
-    const std::uint64_t first = info.slots_per_block;
+    // Every valid slot of the damaged record's blocks fails and no other does.
+    const std::uint64_t first = g * info.slots_per_block;
     const std::uint64_t last = std::min<std::uint64_t>(info.spec.slot_count, 2 * first);
     auto ix =
         index::Indexer::create(VariantId::Antichess, table_material(VariantId::Antichess, "KQvK"));
@@ -221,7 +232,7 @@ void check_damaged_block(Damage damage) {
     // The same through the C API: a checksum error naming table and block.
     tbf_db* handle = nullptr;
     REQUIRE(tbf_open(small.path.c_str(), 0, &handle) == TBF_OK);
-    // A position whose slot is in block 1 (whatever the block size).
+    // A position whose slot is in the damaged record (whatever the block size).
     std::optional<Position> pos;
     for (std::uint64_t slot = first; slot < last && !pos; ++slot) {
         pos = ix->position(slot % ix->size(), static_cast<Color>(slot / ix->size()));
@@ -250,7 +261,8 @@ TEST_CASE("a table decoded whole: its stored codes, and the first damaged block 
     SmallDb small;
     const auto before = all_codes(small.path, "KQvK");
     const storage::TableInfo info = stored_info(small.path, "antichess/KQvK");
-    REQUIRE(info.block_count >= 4);
+    const std::uint64_t g = info.blocks_per_record;
+    REQUIRE(info.block_count >= 2 * g);
     const index::Material kqvk = table_material(VariantId::Antichess, "KQvK");
     {
         auto tb = probe::Tablebase::open(small.path);
@@ -264,10 +276,10 @@ TEST_CASE("a table decoded whole: its stored codes, and the first damaged block 
         }
         CHECK(mismatches == 0);
     }
-    // Blocks decode on several threads; the error is the lowest damaged
-    // block's, every time.
-    damage_block(small.path, info.storage_id, 3, Damage::FlipByte);
-    damage_block(small.path, info.storage_id, 1, Damage::Delete);
+    // Records decode on several threads; the error is the lowest damaged
+    // record's (named by its first block), every time.
+    damage_block(small.path, info, g, Damage::FlipByte);
+    damage_block(small.path, info, 0, Damage::Delete);
     for (int round = 0; round < 8; ++round) {
         auto tb = probe::Tablebase::open(small.path);
         REQUIRE(tb.ok());
@@ -277,8 +289,8 @@ TEST_CASE("a table decoded whole: its stored codes, and the first damaged block 
         CAPTURE(message);
         CHECK(decoded.status().code() == StatusCode::Corruption);
         CHECK(contains(message, "antichess/KQvK"));
-        CHECK(contains(message, "block 1"));
-        CHECK_FALSE(contains(message, "block 3"));
+        CHECK(contains(message, "block 0 "));
+        CHECK_FALSE(contains(message, "block " + std::to_string(g) + " "));
     }
 }
 
@@ -288,7 +300,7 @@ TEST_CASE("a flipped byte in a wdl-dtc/2 block is Corrupt naming table and block
     const storage::TableInfo info = stored_info(small.path, "antichess/KQvK");
     REQUIRE(info.spec.value_encoding == probe::kCompactValueEncoding);
     REQUIRE(info.block_count >= 2);
-    damage_block(small.path, info.storage_id, 1, Damage::FlipByte);
+    damage_block(small.path, info, 1, Damage::FlipByte);
     // Positions that read block 1 (their own stored value, or a child's
     // through the one-ply search) fail; every other answer is as before.
     CHECK(probe_all_after_damage(small.path, before) > 0);

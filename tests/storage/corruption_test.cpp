@@ -327,7 +327,7 @@ TEST_CASE("a damaged metadata record is a clear error") {
     std::string more_slots = original;
     more_slots[slot_count_at + 2] = static_cast<char>(more_slots[slot_count_at + 2] + 1);
     std::string newer = original;
-    newer.replace(4, 4, le32(3));  // table records: 1 (format 1) and 2 (format 2)
+    newer.replace(4, 4, le32(4));  // table records: 1, 2 and 3 (formats 1 to 3)
     std::string wrong_name = original;
     wrong_name[12] = 'b';
     const Damage damages[] = {

@@ -22,8 +22,11 @@ inline constexpr std::string_view kGeneratorVersion = "tbforge-gen/1";
 struct GenerateOptions {
     int threads = 0;         // 0: OpenMP's default
     bool progress = false;   // progress lines on stderr (a terminal)
-    // Zstd: format 2 (docs/storage-format.md section 4); Lz4 writes format 1.
+    // Zstd: format 3 (docs/storage-format.md section 4); Lz4 writes format 1.
     storage::Compression compression = storage::Compression::Zstd;
+    // Zstd: blocks stored together in one record (a power of two, 1 to 256;
+    // 0: storage::compact_write_options()'s 8). 1 writes format 2.
+    std::uint32_t blocks_per_record = 0;
     // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
     // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
     // or "wdl-dtc/3", the same in the index order that stores smallest (in-

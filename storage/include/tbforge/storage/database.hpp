@@ -18,9 +18,10 @@ namespace tbf::storage {
 
 // Version of the on-disk format (keys, block records, metadata records)
 // written by this library; docs/storage-format.md describes each version.
-// Version 2 added zstd blocks (WDL and DTC frames, per-table dictionaries);
-// databases and tables of version 1 are still read.
-inline constexpr std::uint32_t kFormatVersion = 2;
+// Version 2 added zstd blocks and per-table dictionaries, version 3 records
+// that hold several blocks; databases and tables of versions 1 and 2 are
+// still read.
+inline constexpr std::uint32_t kFormatVersion = 3;
 
 enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
 

@@ -72,6 +72,11 @@ struct TableInfo {
     // Format 2: the zstd dictionary of the table's blocks (empty when it has
     // none), kept in the metadata record; not counted in stored_bytes.
     std::string dictionary;
+    // Format 3: consecutive blocks stored together in one record (1 before
+    // format 3), and the bytes of their compressed payloads alone (0 when
+    // not recorded: tables of formats 1 and 2).
+    std::uint32_t blocks_per_record = 1;
+    std::uint64_t payload_bytes = 0;
 
     bool operator==(const TableInfo&) const = default;
 };
@@ -98,29 +103,37 @@ struct TableWriteOptions {
     std::uint32_t dictionary_bytes = 4096;
     std::size_t dictionary_sample_bytes = std::size_t{16} << 20;
     std::uint32_t slots_per_block = kDefaultSlotsPerBlock;  // power of two in [kMin, kMax]
+    // Blocks stored together in one record (a power of two, 1 to 256): one
+    // key, header and checksum for all of them, each block still decoded on
+    // its own. More than 1 writes a table of format 3.
+    std::uint32_t blocks_per_record = 1;
     bool replace = false;  // allow replacing an existing table of the same name
     // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
     // The stored table is the same for any number.
     int compression_threads = 1;
 };
 
-// The format-2 settings of generated tables (docs/storage-format.md section
+// The settings of generated tables (docs/storage-format.md sections 4 and
 // 12): zstd level 7 (about 25 MB/s of values on one core, within the
 // generation time budget) in blocks of 16384 slots, where a trained
-// dictionary no longer pays for its training time.
+// dictionary no longer pays for its training time, 8 blocks a record
+// (format 3: a key, header and checksum for 8 blocks instead of each).
 [[nodiscard]] inline TableWriteOptions compact_write_options() {
     TableWriteOptions options;
     options.compression = Compression::Zstd;
     options.zstd_level = 7;
     options.slots_per_block = 16384;
     options.dictionary_bytes = 0;
+    options.blocks_per_record = 8;
     return options;
 }
 
-// The bytes of the block record that holds `values` (little-endian, of
+// The bytes of a record holding only the block `values` (little-endian, of
 // `value_width` bytes each) in a table written with `options`, a trained
-// dictionary aside: for a writer choosing between candidate contents before
-// it writes (docs/values.md, the DTC side of wdl-dtc/2). Thread-safe.
+// dictionary aside and whatever options.blocks_per_record (in a group the
+// block takes its payload and a directory entry of 1-3 bytes instead): for
+// a writer choosing between candidate contents before it writes
+// (docs/values.md, the DTC side of wdl-dtc/2). Thread-safe.
 [[nodiscard]] std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32_t value_width,
                                              const TableWriteOptions& options);
 
@@ -185,6 +198,13 @@ public:
     // All values of block `block_no` (slots [block_no * slots_per_block, ...)).
     [[nodiscard]] Result<BlockRef> read_block(std::uint64_t block_no,
                                               CacheUse cache = CacheUse::Fill) const;
+
+    // Blocks are stored in records of info().blocks_per_record blocks
+    // (format 3; one block a record before). A pass over the whole table
+    // reads record by record: one fetch and checksum for all its blocks,
+    // decoded and returned in order, the cache neither read nor filled.
+    [[nodiscard]] std::uint64_t record_count() const;
+    [[nodiscard]] Result<std::vector<BlockRef>> read_record(std::uint64_t record_no) const;
 
     // Reads every block once (bypassing the cache), checks every block
     // checksum and the whole-table values checksum.

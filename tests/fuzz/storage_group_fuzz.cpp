@@ -1,0 +1,116 @@
+// A group record of format 3 (detail::open_group and detail::decode_member,
+// docs/storage-format.md section 4): several blocks under one header,
+// directory and checksum. Input: a byte with the value width (bits 0-1: 1,
+// 2, 4, or the invalid 3) and the "reseal" option (bit 2: the checksum is
+// recomputed so that the fuzzer reaches the header and the directory), a
+// byte giving the blocks the table expects in the record (1 to 8), a byte
+// giving the slots of each (1 to 256), then the record. Whatever opens must
+// have a matching checksum and header and a directory that covers the
+// record exactly; every member decodes or is refused inside its buffer, and
+// the decoded values survive grouping again.
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fuzz_support.hpp"
+#include "records.hpp"
+#include "tbforge/base/record.hpp"
+#include "tbforge/base/xxh64.hpp"
+
+namespace {
+
+namespace storage = tbf::storage;
+namespace detail = tbf::storage::detail;
+
+std::uint64_t group_checksum(std::string_view key, std::string_view record) {
+    tbf::Xxh64 hash;
+    hash.update(key);
+    hash.update(record.substr(0, 8));
+    hash.update(record.substr(detail::kBlockHeaderBytes));
+    return hash.digest();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size < 3) return 0;
+    const std::uint32_t width = (data[0] & 3) == 3 ? 3 : 1u << (data[0] & 3);
+    const bool resealed = (data[0] & 4) != 0;
+    const std::uint32_t members = 1 + (data[1] & 7);
+    const std::uint32_t slots = 1 + data[2];
+    std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
+    const std::string key = detail::block_key(7, 2);
+    if (resealed && record.size() >= detail::kBlockHeaderBytes) {
+        std::string sum;
+        tbf::put_le<std::uint64_t>(sum, group_checksum(key, record));
+        record.replace(8, 8, sum);
+    }
+
+    detail::GroupView view;
+    if (!detail::open_group("antichess/KQvK", 16, 16, key, record, width, members,
+                            std::uint64_t{members} * slots, view)
+             .ok()) {
+        return 0;
+    }
+    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == group_checksum(key, record),
+               "group accepted with a bad checksum");
+    FUZZ_CHECK(static_cast<std::uint8_t>(record[0]) == 3 &&
+                   static_cast<std::uint8_t>(record[1]) == width &&
+                   tbf::get_le<std::uint16_t>(record.data() + 2) == members &&
+                   tbf::get_le<std::uint32_t>(record.data() + 4) == members * slots,
+               "group accepted with a header that does not match");
+    FUZZ_CHECK(view.members.size() == members, "wrong number of members");
+    std::size_t payload_bytes = 0;
+    for (const auto& m : view.members) {
+        FUZZ_CHECK(m.codec != detail::BlockCodec::Group, "a group inside a group");
+        FUZZ_CHECK(m.payload.data() >= record.data() &&
+                       m.payload.data() + m.payload.size() <= record.data() + record.size(),
+                   "a payload outside the record");
+        payload_bytes += m.payload.size();
+    }
+    FUZZ_CHECK(payload_bytes < record.size() - detail::kBlockHeaderBytes + 1,
+               "payloads larger than the record");
+    FUZZ_CHECK(view.members.back().payload.data() + view.members.back().payload.size() ==
+                   record.data() + record.size(),
+               "bytes after the last payload");
+
+    // Each member into a buffer of exactly its size; the decoded ones are
+    // grouped again (as zstd blocks) and must read back the same.
+    const std::size_t raw_size = std::size_t{slots} * width;
+    std::vector<std::unique_ptr<std::uint8_t[]>> decoded;
+    for (std::uint32_t i = 0; i < members; ++i) {
+        auto out = std::make_unique<std::uint8_t[]>(raw_size);
+        if (!detail::decode_member("antichess/KQvK", 16 + i, view.members[i], width, slots, nullptr,
+                                   out.get())
+                 .ok()) {
+            return 0;
+        }
+        decoded.push_back(std::move(out));
+    }
+    static const detail::ZstdCCtx cctx(ZSTD_createCCtx());
+    detail::BlockEncoding encoding;
+    encoding.compression = storage::Compression::Zstd;
+    std::vector<std::string> singles(members);
+    std::string scratch, again;
+    for (std::uint32_t i = 0; i < members; ++i) {
+        detail::encode_block("", {decoded[i].get(), raw_size}, width, encoding, cctx.get(), scratch,
+                             singles[i]);
+    }
+    detail::encode_group(key, singles, width, again);
+    detail::GroupView reopened;
+    FUZZ_CHECK(detail::open_group("antichess/KQvK", 16, 16, key, again, width, members,
+                                  std::uint64_t{members} * slots, reopened)
+                   .ok(),
+               "a group made again does not open");
+    for (std::uint32_t i = 0; i < members; ++i) {
+        auto back = std::make_unique<std::uint8_t[]>(raw_size);
+        FUZZ_CHECK(detail::decode_member("antichess/KQvK", 16 + i, reopened.members[i], width, slots,
+                                         nullptr, back.get())
+                           .ok() &&
+                       std::memcmp(back.get(), decoded[i].get(), raw_size) == 0,
+                   "values do not survive grouping again");
+    }
+    return 0;
+}

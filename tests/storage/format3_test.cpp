@@ -1,0 +1,231 @@
+// Format 3: several consecutive blocks in one record (docs/storage-format.md
+// section 4). Each block keeps the payload it has in its own record, so a
+// grouped table holds the same values and the same payload bytes, under one
+// key, header and checksum per group.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "raw_db.hpp"
+#include "scratch_db.hpp"
+#include "storage_support.hpp"
+#include "synthetic_checks.hpp"
+#include "test_support.hpp"
+#include "tbforge/base/xxh64.hpp"
+#include "tbforge/storage/database.hpp"
+
+using namespace tbf;
+using namespace tbf::storage;
+using tbf::test::block_key;
+using tbf::test::numbered;
+using tbf::test::RawDb;
+using tbf::test::TempDir;
+using tbf::test::check_synthetic_table;
+using tbf::test::open_db;
+using tbf::test::write_synthetic;
+
+namespace {
+
+TableWriteOptions grouped(Compression compression, std::uint32_t blocks_per_record) {
+    TableWriteOptions o;
+    o.compression = compression;
+    o.zstd_level = 5;
+    o.dictionary_bytes = 0;
+    o.slots_per_block = 1024;
+    o.blocks_per_record = blocks_per_record;
+    return o;
+}
+
+std::uint64_t records_of(const TableInfo& info) {
+    return (info.block_count + info.blocks_per_record - 1) / info.blocks_per_record;
+}
+
+}  // namespace
+
+TEST_CASE("grouped tables round-trip with the payloads of single-block records") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    struct Case {
+        std::string name;
+        std::string single;  // the same values, one block a record
+        std::uint64_t slots;
+        std::uint32_t width;
+        std::uint64_t seed;
+        Compression compression;
+    };
+    std::vector<Case> cases;
+    {
+        Database db = open_db(path, OpenMode::ReadWrite, 0);
+        std::uint64_t seed = 300;
+        for (const Compression compression : {Compression::Zstd, Compression::Lz4, Compression::None}) {
+            for (const std::uint32_t width : {1u, 2u, 4u}) {
+                // Within one record, exactly one, a partial last record.
+                for (const std::uint64_t slots : {1ull, 1025ull, 4 * 1024ull, 4 * 1024ull + 1, 21 * 1024ull + 17}) {
+                    for (const std::uint64_t parity : {0u, 1u}) {  // compressible and noise
+                        const std::uint64_t s = seed++ * 2 + parity;
+                        const std::string base = numbered("c", static_cast<int>(compression)) +
+                                                 numbered("/w", width) + numbered("/n", slots) +
+                                                 numbered("/", parity);
+                        REQUIRE(write_synthetic(db, base + "/g1", slots, width, s, grouped(compression, 1)).ok());
+                        for (const std::uint32_t g : {2u, 4u, 16u}) {
+                            const std::string name = base + numbered("/g", g);
+                            CAPTURE(name);
+                            REQUIRE(write_synthetic(db, name, slots, width, s, grouped(compression, g)).ok());
+                            cases.push_back({name, base + "/g1", slots, width, s, compression});
+                        }
+                    }
+                }
+            }
+        }
+        for (const Case& c : cases) {
+            CAPTURE(c.name);
+            const TableInfo info = *db.table_info(c.name);
+            const TableInfo single = *db.table_info(c.single);
+            CHECK(info.format_version == 3);
+            // Ungrouped tables keep the oldest format that holds them.
+            CHECK(single.format_version == (c.compression == Compression::Zstd ? 2u : 1u));
+            CHECK(single.blocks_per_record == 1);
+            CHECK(info.block_count == (c.slots + 1023) / 1024);
+            CHECK(info.values_checksum == single.values_checksum);
+            // Each block keeps its payload; only the headers and keys go.
+            CHECK(info.payload_bytes == single.stored_bytes - 16 * single.block_count);
+            CHECK(info.stored_bytes >= info.payload_bytes + 16 * records_of(info) + info.block_count);
+            CHECK(info.stored_bytes <= info.payload_bytes + 16 * records_of(info) + 3 * info.block_count);
+            if (info.block_count > 1) CHECK(info.stored_bytes < single.stored_bytes);
+            check_synthetic_table(db, c.name, c.seed);
+            // Record by record: the blocks in order, as read one by one.
+            auto reader = db.open_table(c.name);
+            REQUIRE(reader.ok());
+            CHECK(reader->record_count() == records_of(info));
+            std::uint64_t next_block = 0;
+            for (std::uint64_t r = 0; r < reader->record_count(); ++r) {
+                auto blocks = reader->read_record(r);
+                REQUIRE_MESSAGE(blocks.ok(), blocks.status().to_string());
+                for (const BlockRef& block : *blocks) {
+                    CHECK(block->block_no() == next_block);
+                    auto single_read = reader->read_block(next_block++);
+                    REQUIRE(single_read.ok());
+                    CHECK(std::ranges::equal(block->bytes(), (*single_read)->bytes()));
+                }
+            }
+            CHECK(next_block == info.block_count);
+            CHECK(reader->read_record(reader->record_count()).status().code() ==
+                  StatusCode::InvalidArgument);
+        }
+    }
+    Database ro = open_db(path, OpenMode::ReadOnly, std::size_t{1} << 20);
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        check_synthetic_table(ro, c.name, c.seed);
+    }
+}
+
+TEST_CASE("blocks per record: a power of two up to 256") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    for (const std::uint32_t g : {0u, 3u, 12u, 512u}) {
+        CAPTURE(g);
+        const auto w = db.create_table(tbf::test::synthetic_spec("t", 10, 1), grouped(Compression::Zstd, g));
+        CHECK(w.status().code() == StatusCode::InvalidArgument);
+    }
+    REQUIRE(write_synthetic(db, "t", 5000, 1, 2, grouped(Compression::Zstd, 256)).ok());
+    check_synthetic_table(db, "t", 2);
+}
+
+TEST_CASE("a copied grouped table has the same values and bytes") {
+    TempDir dir;
+    Database from = open_db(dir.sub("from"), OpenMode::ReadWrite, 0);
+    REQUIRE(write_synthetic(from, "antichess/KRvK", 37 * 1024 + 3, 2, 8, grouped(Compression::Zstd, 8)).ok());
+    Database to = open_db(dir.sub("to"), OpenMode::ReadWrite, 0);
+    auto source = from.open_table("antichess/KRvK");
+    REQUIRE(source.ok());
+    auto copy = to.copy_table(*source);
+    REQUIRE_MESSAGE(copy.ok(), copy.status().to_string());
+    CHECK(copy->blocks_per_record == 8);
+    CHECK(copy->stored_bytes == source->info().stored_bytes);
+    CHECK(copy->payload_bytes == source->info().payload_bytes);
+    check_synthetic_table(to, "antichess/KRvK", 8);
+}
+
+TEST_CASE("a damaged group record is an error naming table and block, never a wrong value") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    std::uint64_t id = 0;
+    {
+        auto db = test::open_rw(path);
+        REQUIRE(write_synthetic(db, "antichess/KRvK", 20 * 1024 + 5, 2, 2, grouped(Compression::Zstd, 4)).ok());
+        id = db.table_info("antichess/KRvK")->storage_id;
+    }
+    // Record 1 holds blocks 4-7; block 6 is read.
+    const std::string key = block_key(id, 1);
+    std::string original;
+    {
+        RawDb raw(path);
+        original = raw.get("blocks", key);
+    }
+    REQUIRE(original.size() > 40);
+    REQUIRE(original[0] == 3);  // a group
+    const std::uint64_t slot = 6 * 1024 + 7;
+    constexpr std::size_t kHeaderBytes = 24;  // the record's header and directory
+    for (std::size_t pos = 0; pos < original.size(); pos += test::kSanitized && pos >= kHeaderBytes ? 7 : 1) {
+        CAPTURE(pos);
+        for (const bool resealed : {false, true}) {
+            std::string damaged = original;
+            damaged[pos] = static_cast<char>(damaged[pos] ^ 0x10);
+            if (resealed) {
+                // The checksum made to fit: the decoder must refuse or decode,
+                // never crash or read outside the record.
+                if (pos >= 8 && pos < 16) continue;
+                Xxh64 h;
+                h.update(key);
+                h.update(std::string_view(damaged).substr(0, 8));
+                h.update(std::string_view(damaged).substr(16));
+                const std::uint64_t sum = h.digest();
+                for (int i = 0; i < 8; ++i) damaged[8 + i] = static_cast<char>(sum >> (8 * i));
+            }
+            {
+                RawDb raw(path);
+                raw.put("blocks", key, damaged);
+            }
+            auto db = Database::open(path);
+            REQUIRE(db.ok());
+            auto reader = db->open_table("antichess/KRvK");
+            REQUIRE(reader.ok());
+            const auto value = reader->get(slot);
+            if (!resealed) {
+                CHECK(value.status().code() == StatusCode::ChecksumMismatch);
+                CHECK(value.status().message().find("table 'antichess/KRvK'") != std::string::npos);
+                CHECK(value.status().message().find("block 6 ") != std::string::npos);
+                CHECK(reader->verify().code() == StatusCode::ChecksumMismatch);
+            } else {
+                if (!value.ok()) CHECK(value.status().code() == StatusCode::Corruption);
+                (void)reader->verify();
+            }
+            // Blocks of other records are unaffected.
+            auto fine = reader->get(2 * 1024 + 7);
+            REQUIRE(fine.ok());
+            CHECK(*fine == tbf::test::synthetic_value(2, 2 * 1024 + 7, 2));
+        }
+    }
+    {
+        RawDb raw(path);
+        raw.put("blocks", key, original.substr(0, original.size() / 2));
+        // Record 2 under record 3's key: the key is in the checksum.
+        raw.put("blocks", block_key(id, 3), raw.get("blocks", block_key(id, 2)));
+    }
+    auto db = Database::open(path);
+    REQUIRE(db.ok());
+    auto reader = db->open_table("antichess/KRvK");
+    REQUIRE(reader.ok());
+    const Status truncated = reader->get(slot).status();
+    CHECK(truncated.code() == StatusCode::ChecksumMismatch);
+    CHECK(truncated.message().find("block 6 ") != std::string::npos);
+    const Status moved = reader->get(13 * 1024).status();
+    CHECK(moved.code() == StatusCode::ChecksumMismatch);
+    CHECK(moved.message().find("block 13 ") != std::string::npos);
+    Database to = open_db(dir.sub("to"), OpenMode::ReadWrite, 0);
+    CHECK(!to.copy_table(*reader).ok());
+}

@@ -1,0 +1,42 @@
+#pragma once
+// Checks shared by the storage format tests: a database opened with a given
+// block cache, and a synthetic table read back every way a reader can.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "storage_support.hpp"
+#include "tbforge/storage/database.hpp"
+
+namespace tbf::test {
+
+inline storage::Database open_db(const std::string& path, storage::OpenMode mode,
+                                 std::size_t cache_bytes) {
+    storage::DatabaseOptions o;
+    o.mode = mode;
+    o.create_if_missing = mode == storage::OpenMode::ReadWrite;
+    o.block_cache_bytes = cache_bytes;
+    auto db = storage::Database::open(path, o);
+    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+    return std::move(*db);
+}
+
+// Every slot through whole-block reads, a sample with each block's first and
+// last slot through get() (with the cache disabled each read decodes its
+// block), and the whole table through verify().
+inline void check_synthetic_table(const storage::Database& db, const std::string& name,
+                                  std::uint64_t seed) {
+    auto reader = db.open_table(name);
+    REQUIRE_MESSAGE(reader.ok(), reader.status().to_string());
+    const auto wrong = count_mismatches(*reader, seed);
+    REQUIRE_MESSAGE(wrong.ok(), wrong.status().to_string());
+    CHECK(*wrong == 0);
+    const auto wrong_single = count_single_read_mismatches(*reader, seed);
+    REQUIRE_MESSAGE(wrong_single.ok(), wrong_single.status().to_string());
+    CHECK(*wrong_single == 0);
+    const Status s = reader->verify();
+    CHECK_MESSAGE(s.ok(), s.to_string());
+}
+
+}  // namespace tbf::test
