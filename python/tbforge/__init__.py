@@ -206,10 +206,12 @@ class TableInfo(NamedTuple):
     checksum: XXH64 of the values in slot order, 16 hex digits.
     value_width: bytes per stored value (1 or 2).
     generator: the generator's version.
-    format: the storage format of its blocks (1: LZ4, 2: zstd).
+    format: the storage format of its blocks (1: LZ4, 2: zstd, 3: zstd
+        blocks grouped several to a record).
     bytes_per_position: stored bytes per slot, index metadata included.
     split: where the bytes go: {"values": compressed values,
-        "index_metadata": block headers, keys and the table's dictionary}.
+        "index_metadata": record headers, group directories, keys and
+        the table's dictionary}.
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
     encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2" or "wdl-dtc/3".

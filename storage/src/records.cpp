@@ -638,6 +638,24 @@ std::uint64_t record_checksum(std::string_view key, std::string_view record) {
     return hash.digest();
 }
 
+// What every record, single block or group, is checked for first: a whole
+// header, and a checksum that fits key, header and payload. `fail` makes
+// the error name the record.
+template <class Fail>
+Status check_seal(std::string_view key, std::string_view record, const Fail& fail) {
+    if (record.size() < kBlockHeaderBytes) {
+        return fail(StatusCode::Corruption, "record of " + std::to_string(record.size()) +
+                                                " bytes is shorter than its header");
+    }
+    const std::uint64_t computed = record_checksum(key, record);
+    const auto stored = get_le<std::uint64_t>(record.data() + 8);
+    if (computed != stored) {
+        return fail(StatusCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
+                                                      ", computed " + hex64(computed) + ")");
+    }
+    return {};
+}
+
 // A member's directory entry: its payload size shifted left by 2, its codec
 // (0 raw, 1 LZ4, 2 zstd) in the low 2 bits, as an unsigned LEB128 number.
 void put_leb128(std::string& out, std::uint64_t v) {
@@ -690,16 +708,7 @@ Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint
                                 std::to_string(first_block) + "-" +
                                 std::to_string(first_block + expected_members - 1) + "): " + problem);
     };
-    if (record.size() < kBlockHeaderBytes) {
-        return fail(StatusCode::Corruption, "record of " + std::to_string(record.size()) +
-                                                " bytes is shorter than its header");
-    }
-    const std::uint64_t computed = record_checksum(key, record);
-    const auto stored = get_le<std::uint64_t>(record.data() + 8);
-    if (computed != stored) {
-        return fail(StatusCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
-                                                      ", computed " + hex64(computed) + ")");
-    }
+    if (Status s = check_seal(key, record, fail); !s.ok()) return s;
     const auto codec = static_cast<std::uint8_t>(record[0]);
     const auto record_width = static_cast<std::uint8_t>(record[1]);
     const auto members = get_le<std::uint16_t>(record.data() + 2);
@@ -717,10 +726,7 @@ Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint
     for (GroupMember& m : view.members) {
         std::uint64_t entry = 0;
         if (!get_leb128(record, at, entry)) return fail(StatusCode::Corruption, "damaged directory");
-        if ((entry & 3) == static_cast<std::uint8_t>(BlockCodec::Group)) {
-            return fail(StatusCode::Corruption, "a group inside a group");
-        }
-        m.codec = static_cast<BlockCodec>(entry & 3);
+        m.codec = static_cast<MemberCodec>(entry & 3);
         const std::uint64_t size = entry >> 2;
         if (size > record.size()) return fail(StatusCode::Corruption, "directory past the record");
         payload_bytes += size;
@@ -736,9 +742,38 @@ Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint
     return {};
 }
 
+std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width) {
+    if (raw.size() < width) return {};
+    for (std::size_t i = width; i < raw.size(); ++i) {
+        if (raw[i] != raw[i % width]) return {};
+    }
+    // A header like a single-block record's (codec, width, slots; no
+    // checksum), so that encode_group reads every member alike.
+    std::string member;
+    ByteWriter w(member);
+    w.u8(static_cast<std::uint8_t>(MemberCodec::Fill));
+    w.u8(static_cast<std::uint8_t>(width));
+    w.u16(0);
+    w.u32(static_cast<std::uint32_t>(raw.size() / width));
+    w.u64(0);
+    member.append(reinterpret_cast<const char*>(raw.data()), width);
+    return member;
+}
+
 Status decode_member(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
                      std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding,
                      std::uint8_t* out) {
+    if (member.codec == MemberCodec::Fill) {
+        if (member.payload.size() != width) {
+            return block_error(table_name, block_no, StatusCode::Corruption,
+                               "fill payload of " + std::to_string(member.payload.size()) +
+                                   " bytes for " + std::to_string(width) + "-byte values");
+        }
+        for (std::uint32_t i = 0; i < slots; ++i) {
+            std::memcpy(out + std::size_t{i} * width, member.payload.data(), width);
+        }
+        return {};
+    }
     return decode_payload(table_name, block_no, static_cast<std::uint8_t>(member.codec),
                           member.payload, width, slots, decoding, out);
 }
@@ -749,16 +784,7 @@ Status decode_block(std::string_view table_name, std::uint64_t block_no, std::st
     const auto fail = [&](StatusCode code, const std::string& problem) {
         return block_error(table_name, block_no, code, problem);
     };
-    if (record.size() < kBlockHeaderBytes) {
-        return fail(StatusCode::Corruption, "record of " + std::to_string(record.size()) +
-                                               " bytes is shorter than its header");
-    }
-    const std::uint64_t computed = record_checksum(key, record);
-    const auto stored = get_le<std::uint64_t>(record.data() + 8);
-    if (computed != stored) {
-        return fail(StatusCode::ChecksumMismatch, "checksum mismatch (stored " + hex64(stored) +
-                                                     ", computed " + hex64(computed) + ")");
-    }
+    if (Status s = check_seal(key, record, fail); !s.ok()) return s;
     const auto codec = static_cast<std::uint8_t>(record[0]);
     const auto record_width = static_cast<std::uint8_t>(record[1]);
     const auto reserved = get_le<std::uint16_t>(record.data() + 2);

@@ -129,15 +129,23 @@ void encode_block(std::string_view key, std::span<const std::uint8_t> raw, std::
 // stored under `key`: the same header and payload, the checksum recomputed.
 void rekey_block(std::string_view key, std::string_view record, std::string& out);
 
+// How a block is stored inside a group: as in a record of its own, or as
+// one value repeated over all its slots (the payload is that value).
+enum class MemberCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2, Fill = 3 };
+
 // Group records. `members` are single-block records as encode_block makes
-// them (their own keys and checksums are dropped); the group keeps each
-// member's codec and payload under one header and one checksum.
+// them (their own keys and checksums are dropped), or fill_member's; the
+// group keeps each member's codec and payload under one header and one
+// checksum.
 void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
                   std::string& record);
+// The member of a block whose `slots` values (of `width` bytes) all equal
+// its first one, or an empty string when they do not.
+[[nodiscard]] std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width);
 
 // A checked group record: the codec and payload of each member block.
 struct GroupMember {
-    BlockCodec codec = BlockCodec::Raw;
+    MemberCodec codec = MemberCodec::Raw;
     std::string_view payload;
 };
 struct GroupView {

@@ -90,7 +90,9 @@ Status TableWriterImpl::put_record(const std::string& key, const std::string& re
     values_hash_.update(values);
     ++blocks_written_;
     if (options_.blocks_per_record == 1) return store(key, record);
-    group_.push_back(record);
+    // In a group a block of one repeated value is that value alone.
+    std::string fill = fill_member(values, spec_.value_width);
+    group_.push_back(fill.empty() ? record : std::move(fill));
     return group_.size() == options_.blocks_per_record ? flush_group() : Status{};
 }
 

@@ -196,7 +196,7 @@ void storage_seeds(const fs::path& out) {
         }
     }
     // Groups: byte 0 width code | reseal, byte 1 the blocks - 1, byte 2 the
-    // slots of each - 1; the members raw, LZ4 and zstd in turn.
+    // slots of each - 1; the members raw, LZ4, zstd and fill.
     const std::string group_key = detail::block_key(7, 2);
     for (const std::uint32_t width_code : {0u, 1u, 2u}) {
         const std::uint32_t width = 1u << width_code;
@@ -207,7 +207,12 @@ void storage_seeds(const fs::path& out) {
             for (std::uint32_t m = 0; m < members; ++m) {
                 std::vector<std::uint8_t> raw(std::size_t{slots} * width);
                 for (std::size_t i = 0; i < raw.size(); ++i) {
-                    raw[i] = static_cast<std::uint8_t>(i % (5 + m) == 0 ? i : m);
+                    // The second block of three or more holds one value: a fill member.
+                    raw[i] = static_cast<std::uint8_t>(m == 1 ? 9 : i % (5 + m) == 0 ? i : m);
+                }
+                if (m == 1) {
+                    singles[m] = detail::fill_member(raw, width);
+                    continue;
                 }
                 std::string scratch;
                 detail::BlockEncoding encoding;

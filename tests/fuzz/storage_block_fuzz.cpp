@@ -13,30 +13,14 @@
 #include <string>
 
 #include "fuzz_support.hpp"
+#include "storage_fuzz_support.hpp"
 #include "records.hpp"
 #include "tbforge/base/record.hpp"
-#include "tbforge/base/xxh64.hpp"
 
 namespace {
 
 namespace storage = tbf::storage;
 namespace detail = tbf::storage::detail;
-
-// The block checksum: XXH64 over the key, the first 8 header bytes and the payload.
-std::uint64_t block_checksum(std::string_view key, std::string_view record) {
-    tbf::Xxh64 hash;
-    hash.update(key);
-    hash.update(record.substr(0, 8));
-    hash.update(record.substr(detail::kBlockHeaderBytes));
-    return hash.digest();
-}
-
-void reseal(std::string_view key, std::string& record) {
-    if (record.size() < detail::kBlockHeaderBytes) return;
-    std::string sum;
-    tbf::put_le<std::uint64_t>(sum, block_checksum(key, record));
-    record.replace(8, 8, sum);
-}
 
 }  // namespace
 
@@ -47,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint32_t slots = 1 + ((data[1] | data[2] << 8) & 4095);
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
     const std::string key = detail::block_key(7, 3);
-    if (resealed) reseal(key, record);
+    if (resealed) tbf::fuzz::reseal(key, record);
 
     const std::size_t raw_size = std::size_t{slots} * width;
     auto out = std::make_unique<std::uint8_t[]>(raw_size);
@@ -58,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // Accepted: the checksum and the header are those of this table's block.
     FUZZ_CHECK(record.size() >= detail::kBlockHeaderBytes, "short record accepted");
-    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == block_checksum(key, record),
+    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == tbf::fuzz::record_checksum(key, record),
                "block accepted with a bad checksum");
     const auto codec = static_cast<std::uint8_t>(record[0]);
     FUZZ_CHECK(codec <= 2 && static_cast<std::uint8_t>(record[1]) == width &&

@@ -7,7 +7,8 @@
 // giving the slots of each (1 to 256), then the record. Whatever opens must
 // have a matching checksum and header and a directory that covers the
 // record exactly; every member decodes or is refused inside its buffer, and
-// the decoded values survive grouping again.
+// the decoded values survive grouping again (a block of one repeated value
+// as a fill member).
 
 #include <cstring>
 #include <memory>
@@ -15,22 +16,14 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
+#include "storage_fuzz_support.hpp"
 #include "records.hpp"
 #include "tbforge/base/record.hpp"
-#include "tbforge/base/xxh64.hpp"
 
 namespace {
 
 namespace storage = tbf::storage;
 namespace detail = tbf::storage::detail;
-
-std::uint64_t group_checksum(std::string_view key, std::string_view record) {
-    tbf::Xxh64 hash;
-    hash.update(key);
-    hash.update(record.substr(0, 8));
-    hash.update(record.substr(detail::kBlockHeaderBytes));
-    return hash.digest();
-}
 
 }  // namespace
 
@@ -42,11 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint32_t slots = 1 + data[2];
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
     const std::string key = detail::block_key(7, 2);
-    if (resealed && record.size() >= detail::kBlockHeaderBytes) {
-        std::string sum;
-        tbf::put_le<std::uint64_t>(sum, group_checksum(key, record));
-        record.replace(8, 8, sum);
-    }
+    if (resealed) tbf::fuzz::reseal(key, record);
 
     detail::GroupView view;
     if (!detail::open_group("antichess/KQvK", 16, 16, key, record, width, members,
@@ -54,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              .ok()) {
         return 0;
     }
-    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == group_checksum(key, record),
+    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == tbf::fuzz::record_checksum(key, record),
                "group accepted with a bad checksum");
     FUZZ_CHECK(static_cast<std::uint8_t>(record[0]) == 3 &&
                    static_cast<std::uint8_t>(record[1]) == width &&
@@ -64,7 +53,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(view.members.size() == members, "wrong number of members");
     std::size_t payload_bytes = 0;
     for (const auto& m : view.members) {
-        FUZZ_CHECK(m.codec != detail::BlockCodec::Group, "a group inside a group");
         FUZZ_CHECK(m.payload.data() >= record.data() &&
                        m.payload.data() + m.payload.size() <= record.data() + record.size(),
                    "a payload outside the record");
@@ -87,6 +75,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                  .ok()) {
             return 0;
         }
+        if (view.members[i].codec == detail::MemberCodec::Fill) {
+            for (std::size_t at = 0; at < raw_size; at += width) {
+                FUZZ_CHECK(std::memcmp(out.get() + at, view.members[i].payload.data(), width) == 0,
+                           "a fill member decoded to other values");
+            }
+        }
         decoded.push_back(std::move(out));
     }
     static const detail::ZstdCCtx cctx(ZSTD_createCCtx());
@@ -95,8 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::string> singles(members);
     std::string scratch, again;
     for (std::uint32_t i = 0; i < members; ++i) {
-        detail::encode_block("", {decoded[i].get(), raw_size}, width, encoding, cctx.get(), scratch,
-                             singles[i]);
+        singles[i] = detail::fill_member({decoded[i].get(), raw_size}, width);
+        if (singles[i].empty()) {
+            detail::encode_block("", {decoded[i].get(), raw_size}, width, encoding, cctx.get(),
+                                 scratch, singles[i]);
+        }
     }
     detail::encode_group(key, singles, width, again);
     detail::GroupView reopened;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "storage_support.hpp"
+#include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::test {
@@ -37,6 +38,18 @@ inline void check_synthetic_table(const storage::Database& db, const std::string
     CHECK(*wrong_single == 0);
     const Status s = reader->verify();
     CHECK_MESSAGE(s.ok(), s.to_string());
+}
+
+// Gives a damaged block or group record stored under `key` the checksum
+// that fits its content (XXH64 of key, header bytes 0-7 and everything
+// after the header): damage that only the decoder's own checks can find.
+inline void reseal_record(std::string_view key, std::string& record) {
+    Xxh64 h;
+    h.update(key);
+    h.update(std::string_view(record).substr(0, 8));
+    h.update(std::string_view(record).substr(16));
+    const std::uint64_t sum = h.digest();
+    for (int i = 0; i < 8; ++i) record[8 + i] = static_cast<char>(sum >> (8 * i));
 }
 
 }  // namespace tbf::test

@@ -219,8 +219,8 @@ Status probe_status(const Status& storage_status);
 
 // Where a table's stored bytes go (docs/storage-format.md section 4), as
 // tbprobe info and the Python module show it: the compressed values, the
-// index metadata that finds and checks them (block headers and keys, the
-// table's dictionary), and both per slot.
+// index metadata that finds and checks them (record headers, group
+// directories and keys, the table's dictionary), and both per slot.
 struct ByteSplit {
     std::uint64_t values = 0;
     std::uint64_t index = 0;

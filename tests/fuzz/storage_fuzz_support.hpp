@@ -1,0 +1,33 @@
+#pragma once
+// The checksum of stored block and group records, computed apart from the
+// decoder (docs/storage-format.md section 4: XXH64 of the key, header
+// bytes 0-7 and everything after the 16-byte header), for the storage
+// fuzz targets to check what the decoder accepts and to reseal inputs.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "records.hpp"
+#include "tbforge/base/record.hpp"
+#include "tbforge/base/xxh64.hpp"
+
+namespace tbf::fuzz {
+
+inline std::uint64_t record_checksum(std::string_view key, std::string_view record) {
+    Xxh64 hash;
+    hash.update(key);
+    hash.update(record.substr(0, 8));
+    hash.update(record.substr(storage::detail::kBlockHeaderBytes));
+    return hash.digest();
+}
+
+// Replaces the record's checksum field by the one that fits its content.
+inline void reseal(std::string_view key, std::string& record) {
+    if (record.size() < storage::detail::kBlockHeaderBytes) return;
+    std::string sum;
+    put_le<std::uint64_t>(sum, record_checksum(key, record));
+    record.replace(8, 8, sum);
+}
+
+}  // namespace tbf::fuzz
