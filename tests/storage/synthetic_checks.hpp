@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "raw_db.hpp"
 #include "storage_support.hpp"
+#include "test_support.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/storage/database.hpp"
 
@@ -50,6 +52,36 @@ inline void reseal_record(std::string_view key, std::string& record) {
     h.update(std::string_view(record).substr(16));
     const std::uint64_t sum = h.digest();
     for (int i = 0; i < 8; ++i) record[8 + i] = static_cast<char>(sum >> (8 * i));
+}
+
+// Every byte of `original`, the record stored under `key` in the blocks
+// family of the database at `path`, flipped in turn: once as it is and once
+// with a checksum that fits the damage (not for bytes of the checksum
+// itself); `check(db, resealed)` runs on each damaged database. Sanitizer
+// builds, where each reopen is slow, flip the first 24 bytes (headers) and
+// every `sanitized_stride`-th after them. The record is left damaged.
+template <class Check>
+void for_each_flipped_byte(const std::string& path, const std::string& key,
+                           const std::string& original, std::size_t sanitized_stride,
+                           const Check& check) {
+    constexpr std::size_t kHeaderBytes = 24;
+    for (std::size_t pos = 0; pos < original.size();
+         pos += kSanitized && pos >= kHeaderBytes ? sanitized_stride : 1) {
+        CAPTURE(pos);
+        for (const bool resealed : {false, true}) {
+            if (resealed && pos >= 8 && pos < 16) continue;
+            std::string damaged = original;
+            damaged[pos] = static_cast<char>(damaged[pos] ^ 0x10);
+            if (resealed) reseal_record(key, damaged);
+            {
+                RawDb raw(path);
+                raw.put("blocks", key, damaged);
+            }
+            auto db = storage::Database::open(path);
+            REQUIRE(db.ok());
+            check(*db, resealed);
+        }
+    }
 }
 
 }  // namespace tbf::test
