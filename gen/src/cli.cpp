@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <bit>
 #include <optional>
 #include <string>
 #include <thread>
@@ -83,8 +84,8 @@ std::string perft_usage() {
 std::string gen_usage() {
     const std::string kings = royal_king_variants();
     return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR]\n"
-    "                 [--tables-from DB]... [--encoding E] [--quiet] [--json] [--upto K]\n"
-    "                 [TABLE...]\n"
+    "                 [--tables-from DB]... [--encoding E] [--blocks-per-record N]\n"
+    "                 [--quiet] [--json] [--upto K] [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --db DIR      database directory (created if missing)\n"
@@ -103,6 +104,9 @@ std::string gen_usage() {
     "                wdl-dtc/2 (smaller: what a one-ply search gives back is not\n"
     "                stored, and the DTC of one side only; docs/values.md) or\n"
     "                wdl-dtc/3 (wdl-dtc/2 in the index order that stores smallest)\n"
+    "  --blocks-per-record N  blocks of 16384 slots stored in one record: 8\n"
+    "                (default, storage format 3) or another power of two up to\n"
+    "                256; 1 writes format 2 (docs/storage-format.md section 4)\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"
     "\n"
@@ -265,7 +269,10 @@ Result<storage::Database> open_for_writing(const std::string& dir, bool create) 
 
 Status run_gen(const std::vector<std::string>& argv) {
     cli::Command command(gen_usage());
-    for (const char* name : {"variant", "db", "threads", "upto", "memory", "work", "encoding"}) command.value(name);
+    for (const char* name : {"variant", "db", "threads", "upto", "memory", "work", "encoding",
+                             "blocks-per-record"}) {
+        command.value(name);
+    }
     command.values("tables-from");
     for (const char* name : {"quiet", "json"}) command.flag(name);
     command.positionals();
@@ -300,6 +307,14 @@ Status run_gen(const std::vector<std::string>& argv) {
     if (auto encoding = encoding_option(command)) {
         if (!encoding->ok()) return encoding->status();
         options.value_encoding = **encoding;
+    }
+    TBF_TRY(group, command.number("blocks-per-record", 1, 256));
+    if (*group) {
+        if (!std::has_single_bit(**group)) {
+            return invalid_argument("bad --blocks-per-record " + std::to_string(**group) +
+                                    " (a power of two from 1 to 256)");
+        }
+        options.blocks_per_record = static_cast<std::uint32_t>(**group);
     }
     const bool quiet = command.flag_set("quiet");
     const bool json = command.flag_set("json");

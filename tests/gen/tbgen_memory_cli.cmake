@@ -1,7 +1,7 @@
 # tbgen gen --memory/--work as a user runs it: bad sizes and missing options
 # are usage errors (exit 2), so is an uncapped table larger than the machine;
 # a capped run builds out-of-core, says so in its JSON lines and removes its
-# work directory.
+# work directory. Then --blocks-per-record.
 function(run_tbgen args expected_code)
   execute_process(COMMAND ${TBGEN} ${args} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
   if(NOT code EQUAL expected_code)
@@ -52,3 +52,27 @@ run_tbgen("gen;--variant;antichess;--db;${db};--json;KvP" 0)
 if(NOT last_stdout MATCHES "\"table\":\"antichess/KvP\",\"built\":true,[^\n]*\"out_of_core\":false,\"phases\":{\"initial\":[0-9.e-]+,\"levels\":[0-9.e-]+,\"renumber\":[0-9.e-]+,\"store\":[0-9.e-]+}")
   message(FATAL_ERROR "no phase times for an in-RAM build:\n${last_stdout}")
 endif()
+
+# --blocks-per-record: blocks stored together in one record (storage format
+# 3, 8 by default); 1 writes format 2, anything but a power of two up to 256
+# is a usage error. tbprobe info reports each table's format.
+foreach(bad "3" "0" "512" "x")
+  run_tbgen("gen;--variant;antichess;--db;${db};--blocks-per-record;${bad};KvP" 2)
+  if(NOT last_stderr MATCHES "^tbgen: error: bad --blocks-per-record")
+    message(FATAL_ERROR "--blocks-per-record '${bad}': unexpected error text: ${last_stderr}")
+  endif()
+endforeach()
+foreach(group 1 8)
+  file(REMOVE_RECURSE ${db})
+  if(group EQUAL 1)
+    run_tbgen("gen;--variant;antichess;--db;${db};--quiet;--blocks-per-record;1;KvP" 0)
+    set(format 2)
+  else()
+    run_tbgen("gen;--variant;antichess;--db;${db};--quiet;KvP" 0)
+    set(format 3)
+  endif()
+  execute_process(COMMAND ${TBPROBE} info --db ${db} --json OUTPUT_VARIABLE info RESULT_VARIABLE code)
+  if(NOT code EQUAL 0 OR NOT info MATCHES "\"table\":\"KvP\",[^\n]*\"format\":${format},")
+    message(FATAL_ERROR "KvP stored ${group} a record is not format ${format}:\n${info}")
+  endif()
+endforeach()
