@@ -39,9 +39,7 @@ using tbf::Status;
 
 std::uint64_t total_bytes(const TableInfo& info) {
     // Records, their 16-byte keys and the dictionary.
-    const std::uint64_t records =
-        (info.block_count + info.blocks_per_record - 1) / info.blocks_per_record;
-    return info.stored_bytes + 16 * records + info.dictionary.size();
+    return info.stored_bytes + 16 * record_count(info) + info.dictionary.size();
 }
 
 }  // namespace

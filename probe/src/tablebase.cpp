@@ -779,7 +779,7 @@ ByteSplit byte_split(const storage::TableInfo& t) {
     constexpr std::uint64_t kHeaderBytes = 16;  // per record
     constexpr std::uint64_t kKeyBytes = 16;     // per record key
     ByteSplit split;
-    const std::uint64_t records = (t.block_count + t.blocks_per_record - 1) / t.blocks_per_record;
+    const std::uint64_t records = storage::record_count(t);
     if (t.blocks_per_record > 1) {
         // Format 3 records the payloads' bytes; the rest is headers and directories.
         split.values = t.payload_bytes;

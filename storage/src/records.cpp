@@ -742,6 +742,22 @@ Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint
     return {};
 }
 
+std::uint32_t block_slots(const TableInfo& info, std::uint64_t block_no) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(
+        info.slots_per_block, info.spec.slot_count - block_no * info.slots_per_block));
+}
+
+RecordLayout record_layout(const TableInfo& info, std::uint64_t record_no) {
+    RecordLayout layout;
+    layout.first_block = record_no * info.blocks_per_record;
+    layout.blocks = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(info.blocks_per_record, info.block_count - layout.first_block));
+    const std::uint64_t first_slot = layout.first_block * info.slots_per_block;
+    layout.slots = std::min<std::uint64_t>(info.spec.slot_count - first_slot,
+                                           std::uint64_t{layout.blocks} * info.slots_per_block);
+    return layout;
+}
+
 std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width) {
     if (raw.size() < width) return {};
     for (std::size_t i = width; i < raw.size(); ++i) {

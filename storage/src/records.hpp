@@ -143,6 +143,17 @@ void encode_group(std::string_view key, std::span<const std::string> members, st
 // its first one, or an empty string when they do not.
 [[nodiscard]] std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width);
 
+// Where a table's blocks and records lie (docs/storage-format.md section
+// 4): the slots of block `block_no`, and the blocks and slots of record
+// `record_no`.
+[[nodiscard]] std::uint32_t block_slots(const TableInfo& info, std::uint64_t block_no);
+struct RecordLayout {
+    std::uint64_t first_block = 0;
+    std::uint32_t blocks = 0;
+    std::uint64_t slots = 0;
+};
+[[nodiscard]] RecordLayout record_layout(const TableInfo& info, std::uint64_t record_no);
+
 // A checked group record: the codec and payload of each member block.
 struct GroupMember {
     MemberCodec codec = MemberCodec::Raw;

@@ -82,49 +82,33 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
         std::uint64_t stored_bytes = 0;
         // Format 3 stores several blocks in a record: records are numbered
         // apart from blocks, and a group's checksum is re-keyed the same way.
-        const std::uint64_t group = info.blocks_per_record;
-        const std::uint64_t records = (info.block_count + group - 1) / group;
+        const std::uint64_t records = record_count(info);
         detail::GroupView view;
         for (std::uint64_t r = 0; r < records; ++r, it->Next()) {
             const std::string key = detail::block_key(info.storage_id, r);
-            const std::uint64_t first_block = r * group;
+            const detail::RecordLayout layout = detail::record_layout(info, r);
             if (!it->Valid() || it->key().ToStringView() != key) {
                 if (!it->status().ok()) return detail::from_rocksdb(it->status(), what);
                 return Status(StatusCode::Corruption,
-                              what + ": block " + std::to_string(first_block) + " is missing");
+                              what + ": block " + std::to_string(layout.first_block) + " is missing");
             }
-            const auto slots_of = [&](std::uint64_t b) {
-                return static_cast<std::uint32_t>(std::min<std::uint64_t>(
-                    info.slots_per_block, info.spec.slot_count - b * info.slots_per_block));
-            };
             const std::string_view stored = it->value().ToStringView();
-            if (group == 1) {
-                if (Status s = detail::decode_block(info.spec.name, r, key, stored, width, slots_of(r),
-                                                     decoding.get(), values.data());
+            if (info.blocks_per_record > 1) {
+                if (Status s = detail::open_group(info.spec.name, layout.first_block, layout.first_block,
+                                                   key, stored, width, layout.blocks, layout.slots, view);
                     !s.ok()) {
                     return s.with_context(what);
                 }
-                hash.update(std::span<const std::uint8_t>(values.data(), std::size_t{slots_of(r)} * width));
-            } else {
-                const auto members =
-                    static_cast<std::uint32_t>(std::min<std::uint64_t>(group, info.block_count - first_block));
-                const std::uint64_t slots =
-                    std::min<std::uint64_t>(info.spec.slot_count, (first_block + members) * info.slots_per_block) -
-                    first_block * info.slots_per_block;
-                if (Status s = detail::open_group(info.spec.name, first_block, first_block, key, stored,
-                                                   width, members, slots, view);
-                    !s.ok()) {
-                    return s.with_context(what);
-                }
-                for (std::uint32_t i = 0; i < members; ++i) {
-                    const std::uint64_t b = first_block + i;
-                    if (Status s = detail::decode_member(info.spec.name, b, view.members[i], width,
-                                                         slots_of(b), decoding.get(), values.data());
-                        !s.ok()) {
-                        return s.with_context(what);
-                    }
-                    hash.update(std::span<const std::uint8_t>(values.data(), std::size_t{slots_of(b)} * width));
-                }
+            }
+            for (std::uint64_t b = layout.first_block; b < layout.first_block + layout.blocks; ++b) {
+                const std::uint32_t slots = detail::block_slots(info, b);
+                const Status s = info.blocks_per_record > 1
+                                     ? detail::decode_member(info.spec.name, b, view.members[b - layout.first_block],
+                                                             width, slots, decoding.get(), values.data())
+                                     : detail::decode_block(info.spec.name, b, key, stored, width, slots,
+                                                            decoding.get(), values.data());
+                if (!s.ok()) return s.with_context(what);
+                hash.update(std::span<const std::uint8_t>(values.data(), std::size_t{slots} * width));
             }
             detail::rekey_block(detail::block_key(id, r), stored, record);
             stored_bytes += record.size();

@@ -28,23 +28,13 @@ TableReader::TableReader(std::shared_ptr<detail::DbState> db, std::shared_ptr<co
 
 namespace {
 
-Status missing(const TableInfo& info, std::uint64_t block_no) {
-    return Status(StatusCode::NotFound,
-                  table_what(info) + " block " + std::to_string(block_no) +
-                      " is missing (the table was deleted or replaced after it was opened)");
-}
-
-std::uint32_t slots_of_block(const TableInfo& info, std::uint64_t block_no) {
-    const std::uint64_t first = block_no * info.slots_per_block;
-    return static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(info.slots_per_block, info.spec.slot_count - first));
-}
-
-// Fetches the record of `key` (a block's, or a group's of format 3).
-Status fetch(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
-             const std::string& key, rocksdb::PinnableSlice& record) {
-    const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
-    if (s.IsNotFound()) return missing(info, block_no);
+// The outcome of fetching the record that holds block `block_no`.
+Status fetched(const TableInfo& info, std::uint64_t block_no, const rocksdb::Status& s) {
+    if (s.IsNotFound()) {
+        return Status(StatusCode::NotFound,
+                      table_what(info) + " block " + std::to_string(block_no) +
+                          " is missing (the table was deleted or replaced after it was opened)");
+    }
     if (!s.ok()) {
         return detail::from_rocksdb(
             s, "reading " + table_what(info) + " block " + std::to_string(block_no));
@@ -52,52 +42,48 @@ Status fetch(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
     return {};
 }
 
-// The record of group `record_no`, checked: the blocks it must hold and
-// their slots follow from the table's layout.
+// The record holding block `block_no`, checked: the blocks it must hold
+// and their slots follow from the table's layout.
 Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
                          rocksdb::PinnableSlice& record, detail::GroupView& view) {
     const std::uint64_t record_no = block_no / info.blocks_per_record;
-    const std::uint64_t first = record_no * info.blocks_per_record;
-    const auto members = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(info.blocks_per_record, info.block_count - first));
-    const std::uint64_t slots =
-        std::min<std::uint64_t>(info.spec.slot_count, (first + members) * info.slots_per_block) -
-        first * info.slots_per_block;
+    const detail::RecordLayout layout = detail::record_layout(info, record_no);
     const std::string key = detail::block_key(info.storage_id, record_no);
-    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
-    return detail::open_group(info.spec.name, block_no, first, key, record.ToStringView(),
-                              info.spec.value_width, members, slots, view);
+    const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
+    if (Status f = fetched(info, block_no, s); !f.ok()) return f;
+    return detail::open_group(info.spec.name, block_no, layout.first_block, key, record.ToStringView(),
+                              info.spec.value_width, layout.blocks, layout.slots, view);
 }
 
 BlockRef make_block(const TableInfo& info, std::uint64_t block_no,
                     std::unique_ptr<std::uint8_t[]> bytes) {
     return std::make_shared<const Block>(block_no, block_no * info.slots_per_block,
-                                         slots_of_block(info, block_no), info.spec.value_width,
+                                         detail::block_slots(info, block_no), info.spec.value_width,
                                          std::move(bytes));
 }
 
 // Fetches, checks and decodes one block, without touching the cache.
 Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
                             const detail::BlockDecoding* decoding, std::uint64_t block_no) {
-    const std::uint32_t slots = slots_of_block(info, block_no);
+    const std::uint32_t slots = detail::block_slots(info, block_no);
     const std::uint32_t width = info.spec.value_width;
     auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} * width);
     rocksdb::PinnableSlice record;
     if (info.blocks_per_record > 1) {
         // Only this block's payload is decoded; the record's checksum covers all.
         detail::GroupView view;
-        const std::uint64_t record_no = block_no / info.blocks_per_record;
         if (Status s = open_group_record(db, info, block_no, record, view); !s.ok()) return s;
-        const auto& member = view.members[block_no - record_no * info.blocks_per_record];
-        if (Status s = detail::decode_member(info.spec.name, block_no, member, width, slots,
-                                             decoding, bytes.get());
+        if (Status s = detail::decode_member(info.spec.name, block_no,
+                                             view.members[block_no % info.blocks_per_record], width,
+                                             slots, decoding, bytes.get());
             !s.ok()) {
             return s;
         }
         return make_block(info, block_no, std::move(bytes));
     }
     const std::string key = detail::block_key(info.storage_id, block_no);
-    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
+    const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
+    if (Status f = fetched(info, block_no, s); !f.ok()) return f;
     if (Status d = detail::decode_block(info.spec.name, block_no, key, record.ToStringView(), width,
                                         slots, decoding, bytes.get());
         !d.ok()) {
@@ -142,9 +128,7 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
     });
 }
 
-std::uint64_t TableReader::record_count() const {
-    return (info_->block_count + info_->blocks_per_record - 1) / info_->blocks_per_record;
-}
+std::uint64_t TableReader::record_count() const { return storage::record_count(*info_); }
 
 Result<std::vector<BlockRef>> TableReader::read_record(std::uint64_t record_no) const {
     return detail::guarded([&]() -> Result<std::vector<BlockRef>> {
@@ -168,7 +152,7 @@ Result<std::vector<BlockRef>> TableReader::read_record(std::uint64_t record_no) 
         blocks.reserve(view.members.size());
         for (std::size_t i = 0; i < view.members.size(); ++i) {
             const std::uint64_t b = first + i;
-            const std::uint32_t slots = slots_of_block(info, b);
+            const std::uint32_t slots = detail::block_slots(info, b);
             auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} *
                                                                         info.spec.value_width);
             if (Status s = detail::decode_member(info.spec.name, b, view.members[i],

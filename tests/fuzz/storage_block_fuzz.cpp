@@ -26,8 +26,8 @@ namespace detail = tbf::storage::detail;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 3) return 0;
-    const std::uint32_t width = (data[0] & 3) == 3 ? 3 : 1u << (data[0] & 3);
-    const bool resealed = (data[0] & 4) != 0;
+    const std::uint32_t width = tbf::fuzz::input_width(data[0]);
+    const bool resealed = tbf::fuzz::input_resealed(data[0]);
     const std::uint32_t slots = 1 + ((data[1] | data[2] << 8) & 4095);
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
     const std::string key = detail::block_key(7, 3);

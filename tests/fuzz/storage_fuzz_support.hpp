@@ -22,6 +22,12 @@ inline std::uint64_t record_checksum(std::string_view key, std::string_view reco
     return hash.digest();
 }
 
+// Byte 0 of a storage fuzz input: the value width the table expects (bits
+// 0-1: 1, 2, 4, or the invalid 3) and whether the record's checksum is to
+// be made to fit (bit 2), so that the fuzzer reaches what lies behind it.
+inline std::uint32_t input_width(std::uint8_t byte) { return (byte & 3) == 3 ? 3 : 1u << (byte & 3); }
+inline bool input_resealed(std::uint8_t byte) { return (byte & 4) != 0; }
+
 // Replaces the record's checksum field by the one that fits its content.
 inline void reseal(std::string_view key, std::string& record) {
     if (record.size() < storage::detail::kBlockHeaderBytes) return;

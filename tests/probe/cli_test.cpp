@@ -258,9 +258,8 @@ TEST_CASE("tbprobe info: every table, with --json one object per line") {
         CHECK(v["format"].number() == static_cast<double>(t.format_version));
         const double values = v["split"]["values"].number();
         const double index = v["split"]["index_metadata"].number();
-        const std::uint64_t records = (t.block_count + t.blocks_per_record - 1) / t.blocks_per_record;
         CHECK(values + index ==
-              static_cast<double>(t.stored_bytes + 16 * records + t.dictionary.size()));
+              static_cast<double>(t.stored_bytes + 16 * storage::record_count(t) + t.dictionary.size()));
         CHECK(v["bytes_per_position"].number() ==
               doctest::Approx((values + index) / static_cast<double>(t.spec.slot_count)));
     }

@@ -81,6 +81,13 @@ struct TableInfo {
     bool operator==(const TableInfo&) const = default;
 };
 
+// The records a table's blocks are stored in: one a block before format 3,
+// blocks_per_record of them to a record (the last one holding the rest)
+// from format 3 on.
+[[nodiscard]] inline std::uint64_t record_count(const TableInfo& info) {
+    return (info.block_count + info.blocks_per_record - 1) / info.blocks_per_record;
+}
+
 // Zstd: each block is one zstd frame of the values' byte planes
 // (docs/storage-format.md section 4), with a dictionary trained per table.
 enum class Compression : std::uint8_t { None, Lz4, Lz4Hc, Zstd };
