@@ -20,7 +20,8 @@
 // other parameters, and counts the dictionary in the bytes.
 //
 // Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--slots N] [--rank]
-//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,dict=.."
+//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,row=..,dict=.."
+//   (row: zstd's row match finder, 1 on, 2 off)
 //   (missing keys keep the level's own); --skip N keeps one block in N.
 
 #include <zstd.h>
@@ -84,6 +85,7 @@ ParameterSet parse_set(const std::string& spec) {
         else if (key == "chain") p = ZSTD_c_chainLog;
         else if (key == "hash") p = ZSTD_c_hashLog;
         else if (key == "window") p = ZSTD_c_windowLog;
+        else if (key == "row") p = static_cast<ZSTD_cParameter>(1011);  // ZSTD_c_useRowMatchFinder
         else if (key == "dict") {
             set.dictionary_bytes = static_cast<std::size_t>(value);
             continue;
