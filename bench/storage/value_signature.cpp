@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
     for (const storage::TableInfo& info : *tables) {
         std::uint64_t checksum = info.values_checksum;
         if (probe::is_compact_encoding(info.spec.value_encoding)) {
-            // wdl-dtc/3 tables keep the checksum of their values in the
-            // rule's slot order apart from the one in their own.
-            const std::string_view counter = info.spec.value_encoding == probe::kOrderedCompactValueEncoding
+            // wdl-dtc/3 and /4 tables keep the checksum of their values in
+            // the rule's slot order apart from the one in their own.
+            const std::string_view counter = probe::is_ordered_encoding(info.spec.value_encoding)
                                                  ? probe::kRuleOrderChecksumCounter
                                                  : probe::kResolvedChecksumCounter;
             bool found = false;

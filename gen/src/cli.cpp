@@ -103,7 +103,9 @@ std::string gen_usage() {
     "  --encoding E  value encoding of the tables built: wdl-dtc/1 (default),\n"
     "                wdl-dtc/2 (smaller: what a one-ply search gives back is not\n"
     "                stored, and the DTC of one side only; docs/values.md) or\n"
-    "                wdl-dtc/3 (wdl-dtc/2 in the index order that stores smallest)\n"
+    "                wdl-dtc/3 (wdl-dtc/2 in the index order that stores smallest) or\n"
+    "                wdl-dtc/4 (wdl-dtc/3; a table with the same units on both sides\n"
+    "                stores one side to move, the other read from colour-swapped images)\n"
     "  --blocks-per-record N  blocks of 16384 slots stored in one record: 8\n"
     "                (default, storage format 3) or another power of two up to\n"
     "                256; 1 writes format 2 (docs/storage-format.md section 4)\n"
@@ -122,7 +124,8 @@ std::optional<Result<std::string>> encoding_option(const cli::Command& command) 
         return Result<std::string>(invalid_argument("unknown --encoding \"" + *encoding + "\" (known: " +
                                                     std::string(probe::kValueEncoding) + ", " +
                                                     std::string(probe::kCompactValueEncoding) + ", " +
-                                                    std::string(probe::kOrderedCompactValueEncoding) + ")"));
+                                                    std::string(probe::kOrderedCompactValueEncoding) + ", " +
+                                                    std::string(probe::kMirroredCompactValueEncoding) + ")"));
     }
     return Result<std::string>(*encoding);
 }
@@ -145,7 +148,7 @@ std::string plan_usage() {
     "                machine's cores); smaller tables get one\n"
     "  --db DIR      the database the tables go to: tables complete there get no job\n"
     "  --encoding E  value encoding the jobs build with (tbgen gen --encoding): wdl-dtc/1\n"
-    "                (default), wdl-dtc/2 or wdl-dtc/3, whose sub-tables take 3 bits a\n"
+    "                (default), wdl-dtc/2, wdl-dtc/3 or wdl-dtc/4, whose sub-tables take 3 bits a\n"
     "                slot, not 2\n";
 }
 

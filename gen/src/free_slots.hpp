@@ -51,8 +51,12 @@ public:
     // `near_slots`: how far back the last free slot before a sampled block
     // is read with the block rather than alone (the stored bytes do not
     // depend on it; tests vary it).
-    FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block, std::uint64_t near_slots = kNearSlots)
+    // `dtc_side_alone`: the side off the DTC side stores no free slot
+    // (wdl-dtc/4, the same units on both sides).
+    FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block, bool dtc_side_alone = false,
+              std::uint64_t near_slots = kNearSlots)
         : ix_(ix),
+          dtc_side_alone_(dtc_side_alone),
           slots_per_block_(slots_per_block),
           near_slots_(near_slots),
           block_shift_(static_cast<unsigned>(std::countr_zero(slots_per_block))) {
@@ -221,11 +225,14 @@ private:
     // A free slot's code as each candidate DTC side would store it.
     void remember(Color side, std::uint16_t code) {
         const std::uint16_t wdl = code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
-        previous_[0] = side == Color::White ? code : wdl;
-        previous_[1] = side == Color::Black ? code : wdl;
+        for (int d = 0; d < 2; ++d) {
+            if (to_index(side) == d) previous_[d] = code;
+            else if (!dtc_side_alone_) previous_[d] = wdl;
+        }
     }
 
     const index::Indexer& ix_;
+    bool dtc_side_alone_;
     std::array<std::vector<std::uint64_t>, 2> bits_;  // per side, a bit an index: free
     std::array<std::uint64_t, 2> decided_{};
     std::array<std::uint16_t, 2> max_code_{};

@@ -437,13 +437,15 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
                            unsigned width, const ValueSource& source, const ValueReader& read = {},
                            std::optional<std::uint64_t> rule_order_checksum = std::nullopt) {
     const bool compact = probe::is_compact_encoding(options.value_encoding);
-    const bool ordered = options.value_encoding == probe::kOrderedCompactValueEncoding;
+    const bool ordered = probe::is_ordered_encoding(options.value_encoding);
+    // wdl-dtc/4, the same units on both sides: the DTC side alone.
+    const bool dtc_side_alone = probe::stores_dtc_side_alone(options.value_encoding, material);
     storage::TableWriteOptions write_options = sample_write_options(options);
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
     const unsigned resolved_width = width;
     if (compact) {
-        free_slots.emplace(ix, write_options.slots_per_block);
+        free_slots.emplace(ix, write_options.slots_per_block, dtc_side_alone);
         // The DTC side from a sample of blocks. A full survey of the values
         // (a pass of its own) only where the sample cannot be read directly,
         // the sample ties, or the stored width depends on the side.
@@ -490,12 +492,14 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         if (!status.ok()) return;
         if (compact) {
             hash_codes(resolved, codes, resolved_width);
-            // Free slots keep their code (the WDL alone off the DTC side);
-            // the others repeat the code before them, from 0 at each side's start.
+            // Free slots keep their code (the WDL alone off the DTC side,
+            // nothing there when the DTC side is stored alone); the others
+            // repeat the code before them, from 0 at each side's start.
             stored.resize(codes.size());
             if (first == 0) previous = 0;
+            const bool stores_free = side == dtc_side || !dtc_side_alone;
             for (std::size_t k = 0; k < codes.size(); ++k) {
-                if (free_slots->is_free(side, first + k)) {
+                if (stores_free && free_slots->is_free(side, first + k)) {
                     const std::uint16_t code = codes[k];
                     previous = side == dtc_side || code == 0 ? code : static_cast<std::uint16_t>(2 - (code & 1));
                 }
@@ -725,13 +729,14 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
         const auto store_start = std::chrono::steady_clock::now();
-        // wdl-dtc/3: the group order whose sampled blocks are smallest, and
+        // wdl-dtc/3 and /4: the group order whose sampled blocks are smallest, and
         // the values' checksum in the rule's order before they are read in it.
         const index::Indexer* stored_index = &*indexer;
         std::optional<index::Indexer> chosen;
         std::optional<std::uint64_t> rule_order_checksum;
-        if (options.value_encoding == probe::kOrderedCompactValueEncoding) {
-            chosen = choose_group_order<R>(*indexer, values, sample_write_options(options));
+        if (probe::is_ordered_encoding(options.value_encoding)) {
+            chosen = choose_group_order<R>(*indexer, values, sample_write_options(options),
+                                           probe::stores_dtc_side_alone(options.value_encoding, material));
             if (chosen->group_order() != indexer->group_order()) {
                 rule_order_checksum = values_checksum(values, indexer->size());
                 values.set_stored_order(*chosen);

@@ -26,9 +26,10 @@ inline constexpr std::uint64_t kOrderSampleBlocks = 16;
 // How far back the code a sampled block starts from is looked for.
 inline constexpr std::uint64_t kOrderLookBack = 4096;
 
+// `dtc_side_alone`: the table stores its DTC side alone (wdl-dtc/4).
 template <Ruleset R>
 index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues& values,
-                                  const storage::TableWriteOptions& options) {
+                                  const storage::TableWriteOptions& options, bool dtc_side_alone = false) {
     const std::uint64_t n = rule.size();
     const std::uint64_t per_block = options.slots_per_block;
     const std::uint64_t blocks = (2 * n + per_block - 1) / per_block;
@@ -56,8 +57,11 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
                 if (!is_free_slot<R>(pos, moves)) return std::nullopt;
                 return reader.code(side, squares);
             };
-            auto stored_as = [&](std::uint16_t code, Color side, int d) {
-                return to_index(side) == d || code == 0 ? code : static_cast<std::uint16_t>(2 - (code & 1));
+            // Sets DTC side d's code for a free slot of `side`: its code, the
+            // WDL alone off the DTC side, or nothing there with the DTC side alone.
+            auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d) {
+                if (to_index(side) == d) previous = code;
+                else if (!dtc_side_alone) previous = code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
             };
             const std::uint64_t begin = sampled[b] * per_block;
             const std::uint64_t end = std::min(2 * n, begin + per_block);
@@ -68,7 +72,7 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
             for (std::uint64_t s = begin; s > side_start && begin - s < kOrderLookBack;) {
                 --s;
                 if (auto code = free_code(s, squares, false)) {
-                    for (int d = 0; d < 2; ++d) previous[d] = stored_as(*code, static_cast<Color>(s / n), d);
+                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d);
                     break;
                 }
             }
@@ -78,7 +82,7 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
                 if (s % n == 0) previous[0] = previous[1] = 0;
                 const bool next = s != begin && s % n != 0;
                 if (auto code = free_code(s, squares, next)) {
-                    for (int d = 0; d < 2; ++d) previous[d] = stored_as(*code, static_cast<Color>(s / n), d);
+                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d);
                 }
                 for (int d = 0; d < 2; ++d) {
                     raw[d][(s - begin) * width] = static_cast<std::uint8_t>(previous[d]);

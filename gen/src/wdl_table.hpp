@@ -205,7 +205,9 @@ private:
                     }
                     return *kind == probe::SlotKind::Free;
                 });
-                if (!stored) {
+                // wdl-dtc/4 stores one side of a table with the same units on
+                // both: the other side's free slots are read from their images.
+                if (!stored || (resolver_->dtc_side_alone() && side != resolver_->dtc_side())) {
                     auto resolved = resolver_->wdl(side, index, pos);
                     if (!resolved.ok()) {
                         std::lock_guard lock(error_mutex_);

@@ -296,27 +296,27 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     if (!compact && spec.value_encoding != kValueEncoding) {
         return corruption("table " + name + " has value encoding \"" + spec.value_encoding +
                           "\", which this version does not read (it reads " + std::string(kValueEncoding) + ", " +
-                          std::string(kCompactValueEncoding) + " and " + std::string(kOrderedCompactValueEncoding) +
-                          ")");
+                          std::string(kCompactValueEncoding) + ", " + std::string(kOrderedCompactValueEncoding) +
+                          " and " + std::string(kMirroredCompactValueEncoding) + ")");
     }
     Color dtc_side = Color::White;
     if (compact) {
         auto counter = std::find_if(info.statistics.counters.begin(), info.statistics.counters.end(),
                                     [](const storage::Counter& c) { return c.name == kDtcSideCounter; });
         if (counter == info.statistics.counters.end() || counter->value > 1) {
-            return corruption("table " + name + " (" + std::string(kCompactValueEncoding) +
-                              ") has no valid counter " + std::string(kDtcSideCounter));
+            return corruption("table " + name + " (" + spec.value_encoding + ") has no valid counter " +
+                              std::string(kDtcSideCounter));
         }
         dtc_side = counter->value == 0 ? Color::White : Color::Black;
     }
     std::vector<Unit> group_order;
-    if (spec.value_encoding == kOrderedCompactValueEncoding) {
+    if (is_ordered_encoding(spec.value_encoding)) {
         auto counter = std::find_if(info.statistics.counters.begin(), info.statistics.counters.end(),
                                     [](const storage::Counter& c) { return c.name == kIndexOrderCounter; });
         auto order = counter == info.statistics.counters.end() ? std::nullopt : unpack_group_order(counter->value);
         if (!order) {
-            return corruption("table " + name + " (" + std::string(kOrderedCompactValueEncoding) +
-                              ") has no valid counter " + std::string(kIndexOrderCounter));
+            return corruption("table " + name + " (" + spec.value_encoding + ") has no valid counter " +
+                              std::string(kIndexOrderCounter));
         }
         group_order = std::move(*order);
     }
@@ -332,6 +332,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     std::shared_ptr<Table> table(new Table(std::move(*reader), std::move(*indexer), this));
     table->compact_ = compact;
     table->dtc_side_ = dtc_side;
+    table->dtc_side_alone_ = stores_dtc_side_alone(spec.value_encoding, material);
     table->key_ = table_key(variant, material);
     return publish(std::move(table));
 }
@@ -509,6 +510,22 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
                 return best_move(variant, pos, moves, need);
             case SlotKind::Free:
                 break;
+        }
+        if (side != t.dtc_side_ && t.dtc_side_alone_) {
+            // The colour-swapped image: the same units, the DTC side to
+            // move, a free slot of this table with the same value. `pos`
+            // is in the table's orientation when its side to move is `side`.
+            const index::Indexer& ix = t.indexer();
+            Square squares[index::kMaxUnits];
+            oriented_placement(ix, pos, pos.side_to_move() == side, squares);
+            const index::Index image = ix.encode(squares);
+            if (image == index::kNoIndex) {
+                return invalid_argument("the colour-swapped image of a position of table " + t.info().spec.name +
+                                        " leaves its index");
+            }
+            auto code = t.code(t.dtc_side_, image);
+            if (!code.ok()) return code.status();
+            return decode_value(*code);
         }
         auto code = read_stored();
         if (!code.ok()) return code.status();
@@ -715,6 +732,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     std::shared_ptr<Table> copy(new Table(source.reader_, source.indexer_, state_.get()));
     copy->compact_ = source.compact_;
     copy->dtc_side_ = source.dtc_side_;
+    copy->dtc_side_alone_ = source.dtc_side_alone_;
     copy->key_ = source.key_;
     const auto& info = source.info();
     copy->resident_.resize(info.spec.slot_count);
@@ -815,7 +833,7 @@ std::optional<std::vector<Unit>> unpack_group_order(std::uint64_t packed) {
 }
 
 std::string index_order_name(const storage::TableInfo& t) {
-    if (t.spec.value_encoding != kOrderedCompactValueEncoding) return {};
+    if (!is_ordered_encoding(t.spec.value_encoding)) return {};
     for (const auto& c : t.statistics.counters) {
         if (c.name != kIndexOrderCounter) continue;
         std::string out;

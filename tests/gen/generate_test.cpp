@@ -505,7 +505,7 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
         const std::uint64_t all_near = std::uint64_t{1} << 40;
         for (const std::uint64_t near : {all_near, std::uint64_t{0}, gen::FreeSlots<Antichess>::kNearSlots}) {
             CAPTURE(near);
-            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, near);
+            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, false, near);
             std::uint64_t slots_read = 0;
             sampled.sample([&](Color side, std::uint64_t first, std::span<std::uint16_t> out) {
                 ++reads[near];
@@ -531,9 +531,14 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
 
 TEST_CASE("one and two threads store identical bytes and statistics") {
     const int before = omp_get_max_threads();
-    // wdl-dtc/3 too: its group order and DTC side come from samples
-    // compressed on every thread.
-    for (const std::string_view encoding : {probe::kValueEncoding, probe::kOrderedCompactValueEncoding}) {
+    // wdl-dtc/3 and /4 too: their group order and DTC side come from
+    // samples compressed on every thread (wdl-dtc/4 on a table storing one
+    // side to move).
+    const std::string plain = test::kSanitized ? "KPvP" : "KRvKN";
+    const std::string same_units = test::kSanitized ? "NvN" : "KNvKN";
+    for (const auto& [encoding, table] : {std::pair{probe::kValueEncoding, plain},
+                                          std::pair{probe::kOrderedCompactValueEncoding, plain},
+                                          std::pair{probe::kMirroredCompactValueEncoding, same_units}}) {
         CAPTURE(encoding);
         test::ScratchDir dir;
         std::vector<std::string> digests;
@@ -542,8 +547,7 @@ TEST_CASE("one and two threads store identical bytes and statistics") {
             gen::GenerateOptions gen_options;
             gen_options.threads = threads;
             gen_options.value_encoding = std::string(encoding);
-            const auto m =
-                index::canonical(*index::parse_table(test::kSanitized ? "KPvP" : "KRvKN", VariantId::Antichess));
+            const auto m = index::canonical(*index::parse_table(table, VariantId::Antichess));
             auto result = gen::generate(tb, VariantId::Antichess, {m}, gen_options);
             REQUIRE(result.ok());
             // The statistics too: with two threads they are counted over

@@ -429,6 +429,43 @@ TEST_CASE("wdl-dtc/2: in-RAM and out-of-core builds, 1 and 2 threads, store the 
     omp_set_num_threads(2);
 }
 
+TEST_CASE("wdl-dtc/4 out of core: a table storing one side to move reads back every value") {
+    // Out of core the DTC side comes from a survey of every value (not the
+    // in-RAM sample) and the rule's order is kept, so every resolved code
+    // must equal the wdl-dtc/1 build's stored one, slot for slot.
+    for (const std::string table : {"PvP", "NvN"}) {
+        INFO(table);
+        Db ooc;
+        // Caps below each table's in-RAM plan.
+        gen::GenerateOptions options = out_of_core(ooc, table == "PvP" ? 8 << 10 : 2 << 10, 2);
+        options.value_encoding = std::string(probe::kMirroredCompactValueEncoding);
+        const auto built = ooc.build(VariantId::Antichess, {table}, options);
+        CHECK(built.back().out_of_core);
+        const auto material = index::canonical(*index::parse_table(table, VariantId::Antichess));
+        auto opened = ooc.tb().table(VariantId::Antichess, material);
+        REQUIRE(opened.ok());
+        const probe::Table& t = **opened;
+        CHECK(t.dtc_side_alone());
+        const std::uint64_t slots = 2 * t.indexer().size();
+        std::vector<std::uint16_t> codes(slots);
+        auto read = t.read_codes(0, slots, codes.data());
+        REQUIRE_MESSAGE(read.ok(), read.status().to_string());
+        std::vector<std::uint16_t> expected;
+        for (const auto& block : in_ram_table(table).blocks) expected.insert(expected.end(), block.begin(), block.end());
+        REQUIRE(in_ram_table(table).info.spec.value_width == 1);
+        CHECK(codes == expected);
+        // And the side off the DTC side stores nothing.
+        std::uint64_t stored_codes = 0;
+        for (std::uint64_t i = 0; i < t.indexer().size(); ++i) {
+            auto code = t.code(~t.dtc_side(), i);
+            REQUIRE(code.ok());
+            stored_codes += *code != 0;
+        }
+        CHECK(stored_codes == 0);
+    }
+    omp_set_num_threads(2);
+}
+
 TEST_CASE("buckets beyond their disk limit are applied at once, to the same bytes") {
     // NPvQ: late wins and losses, a pawn's promotions; PvP under sanitizers.
     const std::string table = test::kSanitized ? "PvP" : "NPvQ";

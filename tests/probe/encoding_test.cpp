@@ -1,4 +1,4 @@
-// Value encodings wdl-dtc/2 and wdl-dtc/3 against wdl-dtc/1 (docs/values.md):
+// Value encodings wdl-dtc/2, /3 and /4 against wdl-dtc/1 (docs/values.md):
 // the generator builds the same tables in two encodings; every slot of every
 // table reads back the same value (Table::read_codes and Table::value; a
 // wdl-dtc/3 slot compared with the wdl-dtc/1 slot of the same placement), and
@@ -28,6 +28,7 @@ using tbf::test::contains;
 const std::string kV1(probe::kValueEncoding);
 const std::string kV2(probe::kCompactValueEncoding);
 const std::string kV3(probe::kOrderedCompactValueEncoding);
+const std::string kV4(probe::kMirroredCompactValueEncoding);
 
 // The same tables built as wdl-dtc/1 and in a compact encoding, opened read-only.
 struct Pair {
@@ -89,7 +90,9 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         REQUIRE_MESSAGE(read.ok(), read.status().to_string());
         // x: the wdl-dtc/1 codes laid out in t2's slots (its group order).
         const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
-        if (p.encoding == kV3) {
+        // wdl-dtc/4 stores one side exactly when both sides have the same units.
+        CHECK(t2.dtc_side_alone() == (p.encoding == kV4 && material == material.flipped()));
+        if (p.encoding == kV3 || p.encoding == kV4) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
             std::string labels;  // as tbprobe info shows the order
             for (const Unit u : t2.indexer().group_order()) labels += (labels.empty() ? "" : " ") + index::unit_label(u);
@@ -243,6 +246,42 @@ TEST_CASE("wdl-dtc/3 answers every value as wdl-dtc/1, its tables in the group o
     // Four File: the kings lead every order (sanitized: a third of the tables).
     const auto ff = test::sanitized_sample(index::enumerate_tables(VariantId::FourFile, 3));
     const Pair q(VariantId::FourFile, ff, kV3);
+    check_every_slot(q, ff, 10);
+}
+
+TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where both have the same units") {
+    // Every 2-unit table (six with the same units on both sides), a third of
+    // the 3-unit ones (none has) and BBvBB, under every stalemate rule
+    // (sanitized: the 2-unit tables); Four File's KvK with checkmates.
+    for (const VariantId variant : {VariantId::Antichess, VariantId::AntichessFics, VariantId::AntichessJoint}) {
+        CAPTURE(variant_name(variant));
+        std::vector<index::Material> tables = index::enumerate_tables(variant, 2);
+        if (!tbf::test::kSanitized && variant == VariantId::Antichess) {
+            const auto three = index::enumerate_tables(variant, 3);
+            for (std::size_t k = tables.size(); k < three.size(); k += 3) tables.push_back(three[k]);
+            tables.push_back(test::table_material(variant, "BBvBB"));
+        }
+        const Pair p(variant, tables, kV4);
+        check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+        // The side stored alone: every slot of the other side repeats 0.
+        for (const index::Material& material : tables) {
+            if (material != material.flipped()) continue;
+            CAPTURE(material.name());
+            auto t = p.v2->table(variant, material);
+            REQUIRE(t.ok());
+            const probe::Table& table = **t;
+            REQUIRE(table.dtc_side_alone());
+            std::uint64_t stored = 0;
+            for (std::uint64_t i = 0; i < table.indexer().size(); ++i) {
+                auto code = table.code(~table.dtc_side(), i);
+                REQUIRE(code.ok());
+                stored += *code != 0;
+            }
+            CHECK(stored == 0);
+        }
+    }
+    const auto ff = index::enumerate_tables(VariantId::FourFile, 3);
+    const Pair q(VariantId::FourFile, ff, kV4);
     check_every_slot(q, ff, 10);
 }
 

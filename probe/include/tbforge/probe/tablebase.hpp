@@ -51,9 +51,25 @@ inline constexpr std::string_view kResolvedChecksumCounter = "wdl-dtc/1.checksum
 inline constexpr std::string_view kOrderedCompactValueEncoding = "wdl-dtc/3";
 inline constexpr std::string_view kIndexOrderCounter = "index_order";
 inline constexpr std::string_view kRuleOrderChecksumCounter = "wdl-dtc/1.rule_order_checksum";
-// wdl-dtc/2 or wdl-dtc/3: only some slots hold their value.
+// "wdl-dtc/4": wdl-dtc/3, except that a table whose two sides have the same
+// units (KPvKP, BBvBB) stores its DTC side alone. A position with the other
+// side to move has the value of its colour-swapped image, a position of the
+// DTC side in the same table, so that side's free slots are read there and
+// stored as the slots no reader reads (docs/values.md).
+inline constexpr std::string_view kMirroredCompactValueEncoding = "wdl-dtc/4";
+// wdl-dtc/2, /3 or /4: only some slots hold their value.
 inline bool is_compact_encoding(std::string_view encoding) {
-    return encoding == kCompactValueEncoding || encoding == kOrderedCompactValueEncoding;
+    return encoding == kCompactValueEncoding || encoding == kOrderedCompactValueEncoding ||
+           encoding == kMirroredCompactValueEncoding;
+}
+// wdl-dtc/3 or /4: the table's index is in the group order its counter
+// kIndexOrderCounter names.
+inline bool is_ordered_encoding(std::string_view encoding) {
+    return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding;
+}
+// Whether a table of `material` in `encoding` stores its DTC side alone.
+inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
+    return encoding == kMirroredCompactValueEncoding && material == material.flipped();
 }
 // A group order in one counter: 4 bits per group (its Unit), the high digit
 // in the low bits; nullopt for a value that is no such list.
@@ -105,6 +121,9 @@ public:
     bool compact() const { return compact_; }
     // wdl-dtc/2: the side to move whose free slots keep their DTC.
     Color dtc_side() const { return dtc_side_; }
+    // wdl-dtc/4 with the same units on both sides: the free slots off the
+    // DTC side are not stored; each is read from its colour-swapped image.
+    bool dtc_side_alone() const { return dtc_side_alone_; }
     // Stored code of slot `index` with `side` to move (canonical orientation):
     // the value's code under wdl-dtc/1; under wdl-dtc/2 only where
     // docs/values.md says so.
@@ -143,6 +162,7 @@ private:
     const detail::TablebaseState* owner_;
     bool compact_ = false;
     Color dtc_side_ = Color::White;
+    bool dtc_side_alone_ = false;
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::vector<std::uint16_t> resident_;
 };
