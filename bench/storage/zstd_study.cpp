@@ -20,8 +20,9 @@
 // other parameters, and counts the dictionary in the bytes.
 //
 // Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--slots N] [--rank]
-//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,row=..,dict=.."
-//   (row: zstd's row match finder, 1 on, 2 off)
+//   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,row=..,
+//   magicless=..,size=..,dict=.." (row: zstd's row match finder, 1 on, 2 off; magicless=1:
+//   frames without the magic number; size=0: no content size in the frame header)
 //   (missing keys keep the level's own); --skip N keeps one block in N.
 
 #include <zstd.h>
@@ -86,6 +87,8 @@ ParameterSet parse_set(const std::string& spec) {
         else if (key == "hash") p = ZSTD_c_hashLog;
         else if (key == "window") p = ZSTD_c_windowLog;
         else if (key == "row") p = static_cast<ZSTD_cParameter>(1011);  // ZSTD_c_useRowMatchFinder
+        else if (key == "magicless") p = static_cast<ZSTD_cParameter>(10);  // ZSTD_c_format
+        else if (key == "size") p = ZSTD_c_contentSizeFlag;
         else if (key == "dict") {
             set.dictionary_bytes = static_cast<std::size_t>(value);
             continue;
@@ -210,6 +213,11 @@ int main(int argc, char** argv) {
     double base_bytes = 0;
     table_first.push_back(blocks.size());
     for (const ParameterSet& set : sets) {
+        // Frames without the magic number decode only in that format.
+        int format = 0;
+        for (const auto& [p, v] : set.parameters)
+            if (p == static_cast<ZSTD_cParameter>(10)) format = v;
+        ZSTD_DCtx_setParameter(dctx, static_cast<ZSTD_dParameter>(1000), format);  // ZSTD_d_format
         std::uint64_t bytes = 0;
         std::uint64_t dictionaries = 0;
         double compress_s = 0;

@@ -107,7 +107,7 @@ std::string gen_usage() {
     "                wdl-dtc/4 (wdl-dtc/3; a table with the same units on both sides\n"
     "                stores one side to move, the other read from colour-swapped images)\n"
     "  --blocks-per-record N  blocks of 16384 slots stored in one record: 8\n"
-    "                (default, storage format 3) or another power of two up to\n"
+    "                (default, storage format 4) or another power of two up to\n"
     "                256; 1 writes format 2 (docs/storage-format.md section 4)\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"

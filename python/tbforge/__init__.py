@@ -206,8 +206,8 @@ class TableInfo(NamedTuple):
     checksum: XXH64 of the values in slot order, 16 hex digits.
     value_width: bytes per stored value (1 or 2).
     generator: the generator's version.
-    format: the storage format of its blocks (1: LZ4, 2: zstd, 3: zstd
-        blocks grouped several to a record).
+    format: the storage format of its blocks (1: LZ4, 2: zstd, 3: blocks
+        grouped several to a record, 4: the same with bare zstd frames).
     bytes_per_position: stored bytes per slot, index metadata included.
     split: where the bytes go: {"values": compressed values,
         "index_metadata": record headers, group directories, keys and

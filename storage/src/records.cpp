@@ -404,6 +404,10 @@ void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const
                  std::string& out) {
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+    if (encoding.bare_frames) {
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+    }
     if (encoding.cdict != nullptr) {
         ZSTD_CCtx_refCDict(cctx, encoding.cdict);
     } else {
@@ -423,10 +427,15 @@ void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const
     out.resize(at + n);
 }
 
-bool zstd_decode(const ZSTD_DDict* ddict, std::string_view src, std::uint8_t* dst,
+bool zstd_decode(const ZSTD_DDict* ddict, bool bare_frame, std::string_view src, std::uint8_t* dst,
                  std::size_t expected) {
     ZSTD_DCtx* dctx = thread_dctx();
     if (dctx == nullptr) return false;
+    // The thread's context serves tables of every format.
+    if (ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_format,
+                                            bare_frame ? ZSTD_f_zstd1_magicless : ZSTD_f_zstd1))) {
+        return false;
+    }
     const std::size_t n = ddict != nullptr
                               ? ZSTD_decompress_usingDDict(dctx, dst, expected, src.data(),
                                                            src.size(), ddict)
@@ -506,6 +515,7 @@ ZstdCDict make_cdict(const std::string& dictionary, const BlockEncoding& encodin
 
 std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) {
     auto decoding = std::make_shared<BlockDecoding>();
+    decoding->bare_frames = info.format_version >= 4;
     if (!info.dictionary.empty()) {
         decoding->ddict.reset(ZSTD_createDDict(info.dictionary.data(), info.dictionary.size()));
         if (!decoding->ddict) throw std::bad_alloc();
@@ -613,13 +623,14 @@ Status decode_payload(std::string_view table_name, std::uint64_t block_no, std::
     }
     if (codec == static_cast<std::uint8_t>(BlockCodec::Zstd)) {
         const ZSTD_DDict* ddict = decoding != nullptr ? decoding->ddict.get() : nullptr;
+        const bool bare_frame = decoding != nullptr && decoding->bare_frames;
         std::uint8_t* planes = out;
         thread_local std::vector<std::uint8_t> transposed;
         if (width > 1) {
             transposed.resize(raw_size);
             planes = transposed.data();
         }
-        if (!zstd_decode(ddict, payload, planes, raw_size)) {
+        if (!zstd_decode(ddict, bare_frame, payload, planes, raw_size)) {
             return fail("zstd payload does not decode to the block size");
         }
         if (width > 1) from_planes(planes, slots, width, out);

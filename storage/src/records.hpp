@@ -91,6 +91,9 @@ struct BlockEncoding {
     int zstd_strategy = 0;
     int zstd_search_log = 0;
     int zstd_target_length = 0;
+    // zstd frames without their magic number and content size (format 4
+    // group members): the record says both.
+    bool bare_frames = false;
     const ZSTD_CDict* cdict = nullptr;
 };
 
@@ -102,6 +105,7 @@ struct BlockEncoding {
 // its zstd dictionary, prepared once (null when the table has none).
 struct BlockDecoding {
     ZstdDDict ddict;
+    bool bare_frames = false;  // format 4: see BlockEncoding
 };
 [[nodiscard]] std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info);
 

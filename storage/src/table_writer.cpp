@@ -42,6 +42,8 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     encoding_.zstd_strategy = options_.zstd_strategy;
     encoding_.zstd_search_log = options_.zstd_search_log;
     encoding_.zstd_target_length = options_.zstd_target_length;
+    encoding_.bare_frames = options_.compression == Compression::Zstd && options_.blocks_per_record > 1 &&
+                            options_.bare_zstd_frames;
     if (options_.compression == Compression::Zstd) {
         for (std::size_t i = 0; i < threads; ++i) {
             cctx_.emplace_back(ZSTD_createCCtx());
@@ -260,10 +262,12 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     info.spec = spec_;
     info.statistics = statistics;
     info.values_checksum = values_hash_.digest();
-    // Each table takes the oldest format that holds it: grouped blocks need
-    // format 3, zstd blocks format 2; LZ4 and raw tables are written exactly
-    // as format 1 was. Older libraries still read what they can.
-    info.format_version = options_.blocks_per_record > 1                ? 3
+    // Each table takes the oldest format that holds it: grouped blocks with
+    // bare zstd frames need format 4, grouped blocks format 3, zstd blocks
+    // format 2; LZ4 and raw tables are written exactly as format 1 was.
+    // Older libraries still read what they can.
+    info.format_version = encoding_.bare_frames                        ? 4
+                          : options_.blocks_per_record > 1             ? 3
                           : options_.compression == Compression::Zstd ? 2
                                                                        : 1;
     info.slots_per_block = options_.slots_per_block;

@@ -195,37 +195,40 @@ void storage_seeds(const fs::path& out) {
             }
         }
     }
-    // Groups: byte 0 width code | reseal, byte 1 the blocks - 1, byte 2 the
-    // slots of each - 1; the members raw, LZ4, zstd and fill.
+    // Groups: byte 0 width code | reseal | format 4 (8), byte 1 the blocks
+    // - 1, byte 2 the slots of each - 1; the members raw, LZ4, zstd and fill.
     const std::string group_key = detail::block_key(7, 2);
-    for (const std::uint32_t width_code : {0u, 1u, 2u}) {
-        const std::uint32_t width = 1u << width_code;
-        for (const std::uint32_t members : {1u, 3u, 8u}) {
-            const std::uint32_t slots = 200;
-            const detail::ZstdCCtx cctx(ZSTD_createCCtx());
-            std::vector<std::string> singles(members);
-            for (std::uint32_t m = 0; m < members; ++m) {
-                std::vector<std::uint8_t> raw(std::size_t{slots} * width);
-                for (std::size_t i = 0; i < raw.size(); ++i) {
-                    // The second block of three or more holds one value: a fill member.
-                    raw[i] = static_cast<std::uint8_t>(m == 1 ? 9 : i % (5 + m) == 0 ? i : m);
+    for (const bool bare : {false, true}) {
+        for (const std::uint32_t width_code : {0u, 1u, 2u}) {
+            const std::uint32_t width = 1u << width_code;
+            for (const std::uint32_t members : {1u, 3u, 8u}) {
+                const std::uint32_t slots = 200;
+                const detail::ZstdCCtx cctx(ZSTD_createCCtx());
+                std::vector<std::string> singles(members);
+                for (std::uint32_t m = 0; m < members; ++m) {
+                    std::vector<std::uint8_t> raw(std::size_t{slots} * width);
+                    for (std::size_t i = 0; i < raw.size(); ++i) {
+                        // The second block of three or more holds one value: a fill member.
+                        raw[i] = static_cast<std::uint8_t>(m == 1 ? 9 : i % (5 + m) == 0 ? i : m);
+                    }
+                    if (m == 1) {
+                        singles[m] = detail::fill_member(raw, width);
+                        continue;
+                    }
+                    std::string scratch;
+                    detail::BlockEncoding encoding;
+                    encoding.compression = m % 3 == 0   ? tbf::storage::Compression::Zstd
+                                           : m % 3 == 1 ? tbf::storage::Compression::Lz4
+                                                        : tbf::storage::Compression::None;
+                    encoding.bare_frames = bare;
+                    detail::encode_block("", raw, width, encoding, cctx.get(), scratch, singles[m]);
                 }
-                if (m == 1) {
-                    singles[m] = detail::fill_member(raw, width);
-                    continue;
-                }
-                std::string scratch;
-                detail::BlockEncoding encoding;
-                encoding.compression = m % 3 == 0   ? tbf::storage::Compression::Zstd
-                                       : m % 3 == 1 ? tbf::storage::Compression::Lz4
-                                                    : tbf::storage::Compression::None;
-                detail::encode_block("", raw, width, encoding, cctx.get(), scratch, singles[m]);
+                std::string record;
+                detail::encode_group(group_key, singles, width, record);
+                groups.add(std::string{static_cast<char>(width_code | (bare ? 8 : 0)), static_cast<char>(members - 1),
+                                       static_cast<char>(slots - 1)} +
+                           record);
             }
-            std::string record;
-            detail::encode_group(group_key, singles, width, record);
-            groups.add(std::string{static_cast<char>(width_code), static_cast<char>(members - 1),
-                                   static_cast<char>(slots - 1)} +
-                       record);
         }
     }
     std::cout << "storage_record " << records.size() << ", storage_block " << blocks.size()

@@ -1,8 +1,9 @@
-// A group record of format 3 (detail::open_group and detail::decode_member,
-// docs/storage-format.md section 4): several blocks under one header,
-// directory and checksum. Input: a byte with the value width (bits 0-1: 1,
-// 2, 4, or the invalid 3) and the "reseal" option (bit 2: the checksum is
-// recomputed so that the fuzzer reaches the header and the directory), a
+// A group record of format 3 or 4 (detail::open_group and
+// detail::decode_member, docs/storage-format.md section 4): several blocks
+// under one header, directory and checksum. Input: a byte with the value
+// width (bits 0-1: 1, 2, 4, or the invalid 3), the "reseal" option (bit 2:
+// the checksum is recomputed so that the fuzzer reaches the header and the
+// directory) and the table's format (bit 3: 4, zstd blocks as bare frames), a
 // byte giving the blocks the table expects in the record (1 to 8), a byte
 // giving the slots of each (1 to 256), then the record. Whatever opens must
 // have a matching checksum and header and a directory that covers the
@@ -31,6 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size < 3) return 0;
     const std::uint32_t width = tbf::fuzz::input_width(data[0]);
     const bool resealed = tbf::fuzz::input_resealed(data[0]);
+    detail::BlockDecoding decoding;
+    decoding.bare_frames = (data[0] & 8) != 0;
     const std::uint32_t members = 1 + (data[1] & 7);
     const std::uint32_t slots = 1 + data[2];
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
@@ -66,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::unique_ptr<std::uint8_t[]>> decoded;
     for (std::uint32_t i = 0; i < members; ++i) {
         auto out = std::make_unique<std::uint8_t[]>(raw_size);
-        if (!detail::decode_member("antichess/KQvK", 16 + i, view.members[i], width, slots, nullptr,
+        if (!detail::decode_member("antichess/KQvK", 16 + i, view.members[i], width, slots, &decoding,
                                    out.get())
                  .ok()) {
             return 0;
@@ -82,6 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const detail::ZstdCCtx cctx(ZSTD_createCCtx());
     detail::BlockEncoding encoding;
     encoding.compression = storage::Compression::Zstd;
+    encoding.bare_frames = decoding.bare_frames;
     std::vector<std::string> singles(members);
     std::string scratch, again;
     for (std::uint32_t i = 0; i < members; ++i) {
@@ -100,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::uint32_t i = 0; i < members; ++i) {
         auto back = std::make_unique<std::uint8_t[]>(raw_size);
         FUZZ_CHECK(detail::decode_member("antichess/KQvK", 16 + i, reopened.members[i], width, slots,
-                                         nullptr, back.get())
+                                         &decoding, back.get())
                            .ok() &&
                        std::memcmp(back.get(), decoded[i].get(), raw_size) == 0,
                    "values do not survive grouping again");

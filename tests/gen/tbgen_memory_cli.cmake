@@ -54,7 +54,7 @@ if(NOT last_stdout MATCHES "\"table\":\"antichess/KvP\",\"built\":true,[^\n]*\"o
 endif()
 
 # --blocks-per-record: blocks stored together in one record (storage format
-# 3, 8 by default); 1 writes format 2, anything but a power of two up to 256
+# 4, 8 by default); 1 writes format 2, anything but a power of two up to 256
 # is a usage error. tbprobe info reports each table's format.
 foreach(bad "3" "0" "512" "x")
   run_tbgen("gen;--variant;antichess;--db;${db};--blocks-per-record;${bad};KvP" 2)
@@ -69,7 +69,7 @@ foreach(group 1 8)
     set(format 2)
   else()
     run_tbgen("gen;--variant;antichess;--db;${db};--quiet;KvP" 0)
-    set(format 3)
+    set(format 4)
   endif()
   execute_process(COMMAND ${TBPROBE} info --db ${db} --json OUTPUT_VARIABLE info RESULT_VARIABLE code)
   if(NOT code EQUAL 0 OR NOT info MATCHES "\"table\":\"KvP\",[^\n]*\"format\":${format},")

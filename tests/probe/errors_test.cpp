@@ -28,7 +28,7 @@ struct SmallDb {
         const std::string source = pristine.sub(encoding == probe::kValueEncoding ? "db" : "compact");
         if (!built[encoding]) {
             // KQvK has 4 blocks: 2 a record give two records, a damaged
-            // record beside an intact one (format 3, as generated tables).
+            // record beside an intact one (format 4, as generated tables).
             probe::Tablebase writer(test::open_rw(source));
             gen::GenerateOptions options;
             options.threads = 2;
@@ -120,7 +120,7 @@ std::string be64(std::uint64_t v) {
 enum class Damage { FlipByte, Delete };
 
 // Rewrites the record that holds block `block_no` of a table (its own, or
-// its group's: format 3) with one payload byte flipped, or deletes it,
+// its group's: format 4) with one payload byte flipped, or deletes it,
 // through plain RocksDB (key layout of docs/storage-format.md).
 void damage_block(const std::string& path, const storage::TableInfo& info, std::uint64_t block_no,
                   Damage damage) {

@@ -1,13 +1,15 @@
-// Format 3: several consecutive blocks in one record (docs/storage-format.md
-// section 4). Each block keeps the payload it has in its own record, so a
-// grouped table holds the same values and the same payload bytes, under one
-// key, header and checksum per group.
+// Formats 3 and 4: several consecutive blocks in one record
+// (docs/storage-format.md section 4). Each block keeps the payload it has in
+// its own record (format 4: a zstd block without the frame's magic number and
+// content size), so a grouped table holds the same values and the same
+// payload bytes or fewer, under one key, header and checksum per group.
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "raw_db.hpp"
@@ -29,8 +31,9 @@ using tbf::test::write_synthetic;
 
 namespace {
 
-TableWriteOptions grouped(Compression compression, std::uint32_t blocks_per_record) {
+TableWriteOptions grouped(Compression compression, std::uint32_t blocks_per_record, bool bare_frames = true) {
     TableWriteOptions o;
+    o.bare_zstd_frames = bare_frames;
     o.compression = compression;
     o.zstd_level = 5;
     o.dictionary_bytes = 0;
@@ -51,6 +54,7 @@ TEST_CASE("grouped tables round-trip with the payloads of single-block records")
         std::uint32_t width;
         std::uint64_t seed;
         Compression compression;
+        bool bare_frames;
     };
     std::vector<Case> cases;
     {
@@ -67,10 +71,14 @@ TEST_CASE("grouped tables round-trip with the payloads of single-block records")
                                                  numbered("/", parity);
                         REQUIRE(write_synthetic(db, base + "/g1", slots, width, s, grouped(compression, 1)).ok());
                         for (const std::uint32_t g : {2u, 4u, 16u}) {
-                            const std::string name = base + numbered("/g", g);
-                            CAPTURE(name);
-                            REQUIRE(write_synthetic(db, name, slots, width, s, grouped(compression, g)).ok());
-                            cases.push_back({name, base + "/g1", slots, width, s, compression});
+                            // Format 4, and format 3 (full zstd frames) for 4 a record.
+                            for (const bool bare : {true, false}) {
+                                if (!bare && g != 4) continue;
+                                const std::string name = base + numbered("/g", g) + (bare ? "" : "/f3");
+                                CAPTURE(name);
+                                REQUIRE(write_synthetic(db, name, slots, width, s, grouped(compression, g, bare)).ok());
+                                cases.push_back({name, base + "/g1", slots, width, s, compression, bare});
+                            }
                         }
                     }
                 }
@@ -80,14 +88,23 @@ TEST_CASE("grouped tables round-trip with the payloads of single-block records")
             CAPTURE(c.name);
             const TableInfo info = *db.table_info(c.name);
             const TableInfo single = *db.table_info(c.single);
-            CHECK(info.format_version == 3);
+            // Bare frames need format 4 only where there are zstd blocks.
+            const bool bare = c.bare_frames && c.compression == Compression::Zstd;
+            CHECK(info.format_version == (bare ? 4u : 3u));
             // Ungrouped tables keep the oldest format that holds them.
             CHECK(single.format_version == (c.compression == Compression::Zstd ? 2u : 1u));
             CHECK(single.blocks_per_record == 1);
             CHECK(info.block_count == (c.slots + 1023) / 1024);
             CHECK(info.values_checksum == single.values_checksum);
-            // Each block keeps its payload; only the headers and keys go.
-            CHECK(info.payload_bytes == single.stored_bytes - 16 * single.block_count);
+            // Each block keeps its payload; only the headers and keys go, and
+            // in format 4 5 bytes of each zstd frame (a block may then pay
+            // as zstd where it was stored raw).
+            if (bare) {
+                CHECK(info.payload_bytes <= single.stored_bytes - 16 * single.block_count);
+                if (c.seed % 2 == 0 && c.slots > 1) CHECK(info.payload_bytes < single.stored_bytes - 16 * single.block_count);
+            } else {
+                CHECK(info.payload_bytes == single.stored_bytes - 16 * single.block_count);
+            }
             CHECK(info.stored_bytes >= info.payload_bytes + 16 * record_count(info) + info.block_count);
             CHECK(info.stored_bytes <= info.payload_bytes + 16 * record_count(info) + 3 * info.block_count);
             if (info.block_count > 1) CHECK(info.stored_bytes < single.stored_bytes);
@@ -130,15 +147,24 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
     for (std::uint64_t i = 0; i < slots; ++i) {
         values[i] = i < 5 * 1024 ? 0x0207 : i < 10 * 1024 ? 0 : static_cast<std::uint16_t>(i % 5 + i / 7);
     }
-    for (const std::uint32_t g : {1u, 4u}) {
-        auto writer = db.create_table(tbf::test::synthetic_spec(numbered("fill/g", g), slots, 2),
-                                      grouped(Compression::Zstd, g));
+    // One block a record, 4 a record in format 3 (full zstd frames) and 4.
+    for (const auto& [name, g, bare] : {std::tuple{"fill/g1", 1u, false}, std::tuple{"fill/g4", 4u, false},
+                                        std::tuple{"fill/g4bare", 4u, true}}) {
+        auto writer = db.create_table(tbf::test::synthetic_spec(name, slots, 2), grouped(Compression::Zstd, g, bare));
         REQUIRE(writer.ok());
         REQUIRE(writer->append(std::span<const std::uint16_t>(values)).ok());
         REQUIRE(writer->commit().ok());
     }
     const TableInfo single = *db.table_info("fill/g1");
     const TableInfo info = *db.table_info("fill/g4");
+    const TableInfo bare = *db.table_info("fill/g4bare");
+    CHECK(info.format_version == 3);
+    CHECK(bare.format_version == 4);
+    // Format 4: the three zstd blocks lose the magic number (4 bytes) and
+    // the content size, which a bare frame replaces by one window byte when
+    // the size takes two (the full blocks), not when it takes one (the last).
+    CHECK(bare.payload_bytes == info.payload_bytes - 5 - 5 - 4);
+    CHECK(bare.values_checksum == single.values_checksum);
     CHECK(info.values_checksum == single.values_checksum);
     // Each of the 10 uniform blocks: 2 bytes instead of its zstd frame.
     std::vector<std::uint8_t> block(2 * 1024);
@@ -151,16 +177,19 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
     const std::size_t frame_0 = block_record_bytes(block, 2, grouped(Compression::Zstd, 1)) - 16;
     CHECK(info.payload_bytes == single.stored_bytes - 16 * single.block_count - 5 * (frame_7 - 2) -
                                     5 * (frame_0 - 2));
-    auto reader = db.open_table("fill/g4");
-    REQUIRE(reader.ok());
-    for (const std::uint64_t slot : {std::uint64_t{0}, std::uint64_t{1023}, std::uint64_t{4000}, std::uint64_t{5 * 1024},
-                                     std::uint64_t{7777}, std::uint64_t{10 * 1024 - 1}, std::uint64_t{10 * 1024}, slots - 1}) {
-        CAPTURE(slot);
-        auto v = reader->get(slot);
-        REQUIRE(v.ok());
-        CHECK(*v == values[slot]);
+    for (const char* name : {"fill/g4", "fill/g4bare"}) {
+        CAPTURE(name);
+        auto reader = db.open_table(name);
+        REQUIRE(reader.ok());
+        for (const std::uint64_t slot : {std::uint64_t{0}, std::uint64_t{1023}, std::uint64_t{4000}, std::uint64_t{5 * 1024},
+                                         std::uint64_t{7777}, std::uint64_t{10 * 1024 - 1}, std::uint64_t{10 * 1024}, slots - 1}) {
+            CAPTURE(slot);
+            auto v = reader->get(slot);
+            REQUIRE(v.ok());
+            CHECK(*v == values[slot]);
+        }
+        CHECK(reader->verify().ok());
     }
-    CHECK(reader->verify().ok());
 }
 
 TEST_CASE("blocks per record: a power of two up to 256") {

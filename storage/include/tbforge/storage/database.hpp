@@ -19,9 +19,9 @@ namespace tbf::storage {
 // Version of the on-disk format (keys, block records, metadata records)
 // written by this library; docs/storage-format.md describes each version.
 // Version 2 added zstd blocks and per-table dictionaries, version 3 records
-// that hold several blocks; databases and tables of versions 1 and 2 are
-// still read.
-inline constexpr std::uint32_t kFormatVersion = 3;
+// that hold several blocks, version 4 their zstd blocks as bare frames;
+// databases and tables of versions 1 to 3 are still read.
+inline constexpr std::uint32_t kFormatVersion = 4;
 
 enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
 

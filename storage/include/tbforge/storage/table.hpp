@@ -112,8 +112,14 @@ struct TableWriteOptions {
     std::uint32_t slots_per_block = kDefaultSlotsPerBlock;  // power of two in [kMin, kMax]
     // Blocks stored together in one record (a power of two, 1 to 256): one
     // key, header and checksum for all of them, each block still decoded on
-    // its own. More than 1 writes a table of format 3.
+    // its own. More than 1 writes a table of format 4 (3 without bare
+    // frames).
     std::uint32_t blocks_per_record = 1;
+    // Records of several blocks: their zstd blocks stored as bare frames,
+    // without zstd's magic number and content size (5 bytes a block), which
+    // the record already implies (format 4). false writes format 3, for
+    // readers of that format.
+    bool bare_zstd_frames = true;
     bool replace = false;  // allow replacing an existing table of the same name
     // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
     // The stored table is the same for any number.
@@ -124,7 +130,8 @@ struct TableWriteOptions {
 // 12): zstd level 7 (about 25 MB/s of values on one core, within the
 // generation time budget) in blocks of 16384 slots, where a trained
 // dictionary no longer pays for its training time, 8 blocks a record
-// (format 3: a key, header and checksum for 8 blocks instead of each).
+// (format 4: a key, header and checksum for 8 blocks instead of each, zstd
+// blocks as bare frames).
 [[nodiscard]] inline TableWriteOptions compact_write_options() {
     TableWriteOptions options;
     options.compression = Compression::Zstd;
