@@ -18,7 +18,8 @@
 set -euo pipefail
 before=$1 after=$2 work=$3
 shift 3
-tbprobe=$(dirname "$before")/tbprobe
+# The after build's tbprobe: a newer library reads the older build's format too.
+tbprobe=$(dirname "$after")/tbprobe
 [ -x "$tbprobe" ] || tbprobe=tbprobe
 mkdir -p "$work"
 results="$work/results.txt"
