@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compact_checks.hpp"
 #include "probe_fixture.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/gen/generate.hpp"
@@ -271,13 +272,7 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
             REQUIRE(t.ok());
             const probe::Table& table = **t;
             REQUIRE(table.dtc_side_alone());
-            std::uint64_t stored = 0;
-            for (std::uint64_t i = 0; i < table.indexer().size(); ++i) {
-                auto code = table.code(~table.dtc_side(), i);
-                REQUIRE(code.ok());
-                stored += *code != 0;
-            }
-            CHECK(stored == 0);
+            CHECK(test::codes_off_dtc_side(table) == 0);
         }
     }
     const auto ff = index::enumerate_tables(VariantId::FourFile, 3);
