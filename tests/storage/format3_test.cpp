@@ -278,3 +278,29 @@ TEST_CASE("a damaged group record is an error naming table and block, never a wr
     Database to = open_db(dir.sub("to"), OpenMode::ReadWrite, 0);
     CHECK(!to.copy_table(*reader).ok());
 }
+
+TEST_CASE("grouped zstd blocks compressed with a table's dictionary read back in formats 3 and 4") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    {
+        Database db = open_db(path, OpenMode::ReadWrite, 0);
+        for (const bool bare : {false, true}) {
+            TableWriteOptions o = grouped(Compression::Zstd, 4, bare);
+            o.dictionary_bytes = 1024;
+            o.dictionary_sample_bytes = 16 * 1024;  // trained mid-table
+            const std::string name = bare ? "dict/f4" : "dict/f3";
+            CAPTURE(name);
+            REQUIRE(write_synthetic(db, name, 40 * 1024 + 17, 2, 700, o).ok());
+            const TableInfo info = *db.table_info(name);
+            CHECK(info.format_version == (bare ? 4u : 3u));
+            CHECK_FALSE(info.dictionary.empty());
+            check_synthetic_table(db, name, 700);
+        }
+    }
+    // Read-only: the dictionary comes from the metadata record.
+    Database ro = open_db(path, OpenMode::ReadOnly, 0);
+    for (const char* name : {"dict/f3", "dict/f4"}) {
+        CAPTURE(name);
+        check_synthetic_table(ro, name, 700);
+    }
+}
