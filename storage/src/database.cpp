@@ -133,6 +133,10 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
                                std::to_string(bounds.upperBound) + "]");
             }
         }
+        if (options.compression == Compression::Zstd && options.blocks_per_record > 1 &&
+            options.bare_zstd_frames && !detail::zstd_has_bare_frames()) {
+            return invalid("this zstd library cannot write bare frames (format 4); write format 3 instead");
+        }
         if (options.compression_threads < 1 || options.compression_threads > 256) {
             return invalid("compression threads must be in [1, 256]");
         }

@@ -513,6 +513,13 @@ ZstdCDict make_cdict(const std::string& dictionary, const BlockEncoding& encodin
     return cdict;
 }
 
+bool zstd_has_bare_frames() {
+    const ZSTD_bounds c = ZSTD_cParam_getBounds(ZSTD_c_format);
+    const ZSTD_bounds d = ZSTD_dParam_getBounds(ZSTD_d_format);
+    return !ZSTD_isError(c.error) && !ZSTD_isError(d.error) && c.upperBound >= ZSTD_f_zstd1_magicless &&
+           d.upperBound >= ZSTD_f_zstd1_magicless;
+}
+
 std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) {
     auto decoding = std::make_shared<BlockDecoding>();
     decoding->bare_frames = info.format_version >= 4;

@@ -97,6 +97,10 @@ struct BlockEncoding {
     const ZSTD_CDict* cdict = nullptr;
 };
 
+// Whether the zstd linked in writes and reads bare frames (its magicless
+// format, an advanced parameter of its API).
+[[nodiscard]] bool zstd_has_bare_frames();
+
 // The table's dictionary prepared for compressing with `encoding`'s level
 // and parser settings.
 [[nodiscard]] ZstdCDict make_cdict(const std::string& dictionary, const BlockEncoding& encoding);
