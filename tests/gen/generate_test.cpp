@@ -536,9 +536,10 @@ TEST_CASE("one and two threads store identical bytes and statistics") {
     // side to move).
     const std::string plain = test::kSanitized ? "KPvP" : "KRvKN";
     const std::string same_units = test::kSanitized ? "NvN" : "KNvKN";
-    for (const auto& [encoding, table] : {std::pair{probe::kValueEncoding, plain},
-                                          std::pair{probe::kOrderedCompactValueEncoding, plain},
-                                          std::pair{probe::kMirroredCompactValueEncoding, same_units}}) {
+    for (const auto& job : {std::pair{probe::kValueEncoding, plain}, std::pair{probe::kOrderedCompactValueEncoding, plain},
+                            std::pair{probe::kMirroredCompactValueEncoding, same_units}}) {
+        const std::string_view encoding = job.first;
+        const std::string& table = job.second;
         CAPTURE(encoding);
         test::ScratchDir dir;
         std::vector<std::string> digests;
