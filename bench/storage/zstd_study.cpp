@@ -25,6 +25,7 @@
 //   frames without the magic number; size=0: no content size in the frame header)
 //   (missing keys keep the level's own); --skip N keeps one block in N.
 
+#define ZSTD_STATIC_LINKING_ONLY  // the row match finder and the magicless format
 #include <zstd.h>
 
 #include <algorithm>
@@ -86,8 +87,8 @@ ParameterSet parse_set(const std::string& spec) {
         else if (key == "chain") p = ZSTD_c_chainLog;
         else if (key == "hash") p = ZSTD_c_hashLog;
         else if (key == "window") p = ZSTD_c_windowLog;
-        else if (key == "row") p = static_cast<ZSTD_cParameter>(1011);  // ZSTD_c_useRowMatchFinder
-        else if (key == "magicless") p = static_cast<ZSTD_cParameter>(10);  // ZSTD_c_format
+        else if (key == "row") p = ZSTD_c_useRowMatchFinder;
+        else if (key == "magicless") p = ZSTD_c_format;
         else if (key == "size") p = ZSTD_c_contentSizeFlag;
         else if (key == "dict") {
             set.dictionary_bytes = static_cast<std::size_t>(value);
@@ -216,8 +217,8 @@ int main(int argc, char** argv) {
         // Frames without the magic number decode only in that format.
         int format = 0;
         for (const auto& [p, v] : set.parameters)
-            if (p == static_cast<ZSTD_cParameter>(10)) format = v;
-        ZSTD_DCtx_setParameter(dctx, static_cast<ZSTD_dParameter>(1000), format);  // ZSTD_d_format
+            if (p == ZSTD_c_format) format = v;
+        ZSTD_DCtx_setParameter(dctx, ZSTD_d_format, format);
         std::uint64_t bytes = 0;
         std::uint64_t dictionaries = 0;
         double compress_s = 0;

@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <bit>
 #include <optional>
 #include <string>
 #include <thread>

@@ -25,6 +25,17 @@ namespace tbf::gen {
 // where it can only stream them (out-of-core builds).
 using ValueReader = std::function<void(Color side, std::uint64_t first, std::span<std::uint16_t> out)>;
 
+// The code a free slot of `side` with wdl-dtc/1 code `code` stores in a
+// compact table whose DTC side is `dtc_side` (docs/values.md): its code on
+// the DTC side; on the other its WDL alone (0 draw, 1 win, 2 loss), or
+// nothing when the DTC side is stored alone (the slot then repeats the
+// code before it, like every slot that stores no value).
+inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, bool dtc_side_alone) {
+    if (side == dtc_side) return code;
+    if (dtc_side_alone) return std::nullopt;
+    return code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
+}
+
 // Whether the slot holding `pos` (a placement of the table, its side to
 // move set) is free, its value stored: a position (the side not to move
 // not in check) with a move that stays in the table. `moves` is room for
@@ -224,10 +235,8 @@ private:
 
     // A free slot's code as each candidate DTC side would store it.
     void remember(Color side, std::uint16_t code) {
-        const std::uint16_t wdl = code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
         for (int d = 0; d < 2; ++d) {
-            if (to_index(side) == d) previous_[d] = code;
-            else if (!dtc_side_alone_) previous_[d] = wdl;
+            if (auto stored = stored_code(code, side, static_cast<Color>(d), dtc_side_alone_)) previous_[d] = *stored;
         }
     }
 

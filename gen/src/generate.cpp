@@ -493,16 +493,13 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         if (!status.ok()) return;
         if (compact) {
             hash_codes(resolved, codes, resolved_width);
-            // Free slots keep their code (the WDL alone off the DTC side,
-            // nothing there when the DTC side is stored alone); the others
-            // repeat the code before them, from 0 at each side's start.
+            // Free slots store stored_code(); the others repeat the code
+            // before them, from 0 at each side's start.
             stored.resize(codes.size());
             if (first == 0) previous = 0;
-            const bool stores_free = side == dtc_side || !dtc_side_alone;
             for (std::size_t k = 0; k < codes.size(); ++k) {
-                if (stores_free && free_slots->is_free(side, first + k)) {
-                    const std::uint16_t code = codes[k];
-                    previous = side == dtc_side || code == 0 ? code : static_cast<std::uint16_t>(2 - (code & 1));
+                if (free_slots->is_free(side, first + k)) {
+                    if (auto code = stored_code(codes[k], side, dtc_side, dtc_side_alone)) previous = *code;
                 }
                 stored[k] = previous;
             }

@@ -57,11 +57,9 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
                 if (!is_free_slot<R>(pos, moves)) return std::nullopt;
                 return reader.code(side, squares);
             };
-            // Sets DTC side d's code for a free slot of `side`: its code, the
-            // WDL alone off the DTC side, or nothing there with the DTC side alone.
+            // A free slot's code as DTC side d stores it (or nothing).
             auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d) {
-                if (to_index(side) == d) previous = code;
-                else if (!dtc_side_alone) previous = code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
+                if (auto stored = stored_code(code, side, static_cast<Color>(d), dtc_side_alone)) previous = *stored;
             };
             const std::uint64_t begin = sampled[b] * per_block;
             const std::uint64_t end = std::min(2 * n, begin + per_block);

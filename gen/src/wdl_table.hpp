@@ -197,7 +197,9 @@ private:
             if (side_not_to_move_in_check(variant, pos)) {
                 wdl = Wdl::Draw;  // not a position: stored as a draw, never read for a move
             } else {
-                const bool stored = with_variant(variant, [&]<class R>() {
+                // A side whose free slots are not stored (wdl-dtc/4) is
+                // resolved slot by slot, without classifying it here first.
+                const bool stored = resolver_->stores_free_slots(side) && with_variant(variant, [&]<class R>() {
                     std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
                     if (!kind) {
                         MoveList moves;
@@ -205,9 +207,7 @@ private:
                     }
                     return *kind == probe::SlotKind::Free;
                 });
-                // wdl-dtc/4 stores one side of a table with the same units on
-                // both: the other side's free slots are read from their images.
-                if (!stored || (resolver_->dtc_side_alone() && side != resolver_->dtc_side())) {
+                if (!stored) {
                     auto resolved = resolver_->wdl(side, index, pos);
                     if (!resolved.ok()) {
                         std::lock_guard lock(error_mutex_);

@@ -511,7 +511,7 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
             case SlotKind::Free:
                 break;
         }
-        if (side != t.dtc_side_ && t.dtc_side_alone_) {
+        if (!t.stores_free_slots(side)) {
             // The colour-swapped image: the same units, the DTC side to
             // move, a free slot of this table with the same value. `pos`
             // is in the table's orientation when its side to move is `side`.

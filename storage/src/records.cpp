@@ -675,7 +675,8 @@ Status check_seal(std::string_view key, std::string_view record, const Fail& fai
 }
 
 // A member's directory entry: its payload size shifted left by 2, its codec
-// (0 raw, 1 LZ4, 2 zstd) in the low 2 bits, as an unsigned LEB128 number.
+// (MemberCodec: 0 raw, 1 LZ4, 2 zstd, 3 fill) in the low 2 bits, as an
+// unsigned LEB128 number.
 void put_leb128(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
         out.push_back(static_cast<char>(0x80 | (v & 0x7F)));
@@ -776,14 +777,15 @@ RecordLayout record_layout(const TableInfo& info, std::uint64_t record_no) {
     return layout;
 }
 
-std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width) {
-    if (raw.size() < width) return {};
+bool fill_member(std::span<const std::uint8_t> raw, std::uint32_t width, std::string& member) {
+    if (raw.size() < width) return false;
+    // Every value equal to the one before it: all equal to the first.
     for (std::size_t i = width; i < raw.size(); ++i) {
-        if (raw[i] != raw[i % width]) return {};
+        if (raw[i] != raw[i - width]) return false;
     }
     // A header like a single-block record's (codec, width, slots; no
     // checksum), so that encode_group reads every member alike.
-    std::string member;
+    member.clear();
     ByteWriter w(member);
     w.u8(static_cast<std::uint8_t>(MemberCodec::Fill));
     w.u8(static_cast<std::uint8_t>(width));
@@ -791,7 +793,7 @@ std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width) 
     w.u32(static_cast<std::uint32_t>(raw.size() / width));
     w.u64(0);
     member.append(reinterpret_cast<const char*>(raw.data()), width);
-    return member;
+    return true;
 }
 
 Status decode_member(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,

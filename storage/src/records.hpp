@@ -147,9 +147,9 @@ enum class MemberCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2, Fill = 3 };
 // checksum.
 void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
                   std::string& record);
-// The member of a block whose `slots` values (of `width` bytes) all equal
-// its first one, or an empty string when they do not.
-[[nodiscard]] std::string fill_member(std::span<const std::uint8_t> raw, std::uint32_t width);
+// Whether the values of `raw` (of `width` bytes) all equal its first one;
+// if so, `member` becomes the block's fill member (untouched otherwise).
+[[nodiscard]] bool fill_member(std::span<const std::uint8_t> raw, std::uint32_t width, std::string& member);
 
 // Where a table's blocks and records lie (docs/storage-format.md section
 // 4): the slots of block `block_no`, and the blocks and slots of record

@@ -28,8 +28,11 @@ TableReader::TableReader(std::shared_ptr<detail::DbState> db, std::shared_ptr<co
 
 namespace {
 
-// The outcome of fetching the record that holds block `block_no`.
-Status fetched(const TableInfo& info, std::uint64_t block_no, const rocksdb::Status& s) {
+// Fetches the record of `key`, which holds block `block_no` (its own, or a
+// group's).
+Status fetch(detail::DbState& db, const TableInfo& info, std::uint64_t block_no, const std::string& key,
+             rocksdb::PinnableSlice& record) {
+    const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
     if (s.IsNotFound()) {
         return Status(StatusCode::NotFound,
                       table_what(info) + " block " + std::to_string(block_no) +
@@ -49,8 +52,7 @@ Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64
     const std::uint64_t record_no = block_no / info.blocks_per_record;
     const detail::RecordLayout layout = detail::record_layout(info, record_no);
     const std::string key = detail::block_key(info.storage_id, record_no);
-    const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
-    if (Status f = fetched(info, block_no, s); !f.ok()) return f;
+    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
     return detail::open_group(info.spec.name, block_no, layout.first_block, key, record.ToStringView(),
                               info.spec.value_width, layout.blocks, layout.slots, view);
 }
@@ -82,8 +84,7 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
         return make_block(info, block_no, std::move(bytes));
     }
     const std::string key = detail::block_key(info.storage_id, block_no);
-    const rocksdb::Status s = db.db->Get(rocksdb::ReadOptions(), db.blocks_family, key, &record);
-    if (Status f = fetched(info, block_no, s); !f.ok()) return f;
+    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
     if (Status d = detail::decode_block(info.spec.name, block_no, key, record.ToStringView(), width,
                                         slots, decoding, bytes.get());
         !d.ok()) {

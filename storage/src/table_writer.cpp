@@ -92,9 +92,7 @@ Status TableWriterImpl::put_record(const std::string& key, const std::string& re
     values_hash_.update(values);
     ++blocks_written_;
     if (options_.blocks_per_record == 1) return store(key, record);
-    // In a group a block of one repeated value is that value alone.
-    std::string fill = fill_member(values, spec_.value_width);
-    group_.push_back(fill.empty() ? record : std::move(fill));
+    group_.push_back(record);
     return group_.size() == options_.blocks_per_record ? flush_group() : Status{};
 }
 
@@ -160,12 +158,18 @@ Status TableWriterImpl::release_held() {
     return {};
 }
 
+void TableWriterImpl::encode(const std::string& key, std::span<const std::uint8_t> raw, std::size_t thread,
+                             std::string& record) {
+    if (options_.blocks_per_record > 1 && fill_member(raw, spec_.value_width, record)) return;
+    encode_block(key, raw, spec_.value_width, encoding_, cctx_.empty() ? nullptr : cctx_[thread].get(),
+                 scratch_[thread], record);
+}
+
 Status TableWriterImpl::encode_and_add(const std::uint8_t* raw, std::uint32_t slots) {
     const std::size_t size = std::size_t{slots} * spec_.value_width;
     if (options_.compression_threads <= 1) {
         const std::string key = block_key(storage_id_, blocks_written_);
-        encode_block(key, {raw, size}, spec_.value_width, encoding_,
-                     cctx_.empty() ? nullptr : cctx_[0].get(), scratch_[0], records_[0]);
+        encode(key, {raw, size}, 0, records_[0]);
         return put_record(key, records_[0], {raw, size});
     }
     const std::size_t block_bytes = std::size_t{options_.slots_per_block} * spec_.value_width;
@@ -188,9 +192,7 @@ Status TableWriterImpl::flush_batch() {
                                                 std::size_t{batch_slots_[i]} * spec_.value_width);
         // A context and scratch per thread: the frame depends only on the
         // block and the encoding, never on which context made it.
-        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
-        encode_block(keys[i], raw, spec_.value_width, encoding_,
-                     cctx_.empty() ? nullptr : cctx_[thread].get(), scratch_[thread], records_[i]);
+        encode(keys[i], raw, static_cast<std::size_t>(omp_get_thread_num()), records_[i]);
     }
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const std::span<const std::uint8_t> raw(batch_.data() + i * block_bytes,

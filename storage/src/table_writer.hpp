@@ -37,6 +37,11 @@ private:
     // Zstd: trains the dictionary on the held-back blocks, then stores them.
     [[nodiscard]] Status release_held();
     [[nodiscard]] Status flush_batch();
+    // One block as its record, or in a group, when all its values are one,
+    // as a fill member (not compressed at all). `thread`: whose zstd
+    // context and scratch to use.
+    void encode(const std::string& key, std::span<const std::uint8_t> raw, std::size_t thread,
+                std::string& record);
     // Takes one encoded block (the next block number): stores it in the
     // staging file, or adds it to the group of blocks that share a record.
     [[nodiscard]] Status put_record(const std::string& key, const std::string& record,

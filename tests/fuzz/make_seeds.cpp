@@ -211,10 +211,7 @@ void storage_seeds(const fs::path& out) {
                         // The second block of three or more holds one value: a fill member.
                         raw[i] = static_cast<std::uint8_t>(m == 1 ? 9 : i % (5 + m) == 0 ? i : m);
                     }
-                    if (m == 1) {
-                        singles[m] = detail::fill_member(raw, width);
-                        continue;
-                    }
+                    if (m == 1 && detail::fill_member(raw, width, singles[m])) continue;
                     std::string scratch;
                     detail::BlockEncoding encoding;
                     encoding.compression = m % 3 == 0   ? tbf::storage::Compression::Zstd

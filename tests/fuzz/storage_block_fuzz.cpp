@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint32_t slots = 1 + ((data[1] | data[2] << 8) & 4095);
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
     const std::string key = detail::block_key(7, 3);
-    if (resealed) tbf::fuzz::reseal(key, record);
+    if (resealed) tbf::test::reseal_record(key, record);
 
     const std::size_t raw_size = std::size_t{slots} * width;
     auto out = std::make_unique<std::uint8_t[]>(raw_size);
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // Accepted: the checksum and the header are those of this table's block.
     FUZZ_CHECK(record.size() >= detail::kBlockHeaderBytes, "short record accepted");
-    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == tbf::fuzz::record_checksum(key, record),
+    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == tbf::test::record_checksum(key, record),
                "block accepted with a bad checksum");
     const auto codec = static_cast<std::uint8_t>(record[0]);
     FUZZ_CHECK(codec <= 2 && static_cast<std::uint8_t>(record[1]) == width &&

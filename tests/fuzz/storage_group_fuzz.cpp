@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint32_t slots = 1 + data[2];
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
     const std::string key = detail::block_key(7, 2);
-    if (resealed) tbf::fuzz::reseal(key, record);
+    if (resealed) tbf::test::reseal_record(key, record);
 
     detail::GroupView view;
     if (!detail::open_group("antichess/KQvK", 16, 16, key, record, width, members,
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              .ok()) {
         return 0;
     }
-    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == tbf::fuzz::record_checksum(key, record),
+    FUZZ_CHECK(tbf::get_le<std::uint64_t>(record.data() + 8) == tbf::test::record_checksum(key, record),
                "group accepted with a bad checksum");
     FUZZ_CHECK(static_cast<std::uint8_t>(record[0]) == 3 &&
                    static_cast<std::uint8_t>(record[1]) == width &&
@@ -89,8 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::string> singles(members);
     std::string scratch, again;
     for (std::uint32_t i = 0; i < members; ++i) {
-        singles[i] = detail::fill_member({decoded[i].get(), raw_size}, width);
-        if (singles[i].empty()) {
+        if (!detail::fill_member({decoded[i].get(), raw_size}, width, singles[i])) {
             detail::encode_block("", {decoded[i].get(), raw_size}, width, encoding, cctx.get(),
                                  scratch, singles[i]);
         }

@@ -124,6 +124,10 @@ public:
     // wdl-dtc/4 with the same units on both sides: the free slots off the
     // DTC side are not stored; each is read from its colour-swapped image.
     bool dtc_side_alone() const { return dtc_side_alone_; }
+    // Whether the free slots of `side` store their value (a compact
+    // table's DTC side) or at least its WDL (the other side), which all do
+    // but those off the DTC side of a table storing that side alone.
+    bool stores_free_slots(Color side) const { return !dtc_side_alone_ || side == dtc_side_; }
     // Stored code of slot `index` with `side` to move (canonical orientation):
     // the value's code under wdl-dtc/1; under wdl-dtc/2 only where
     // docs/values.md says so.
