@@ -97,6 +97,11 @@ Status not_a_database(const std::string& path, const std::string& why) {
 Status open_failure(const rocksdb::Status& s, const std::string& path) {
     Status st = from_rocksdb(s, "opening database '" + path + "'");
     if (st.code() == StatusCode::NotFound) return {StatusCode::Corruption, st.message()};
+    // Through memory maps RocksDB reports a file shorter than its own footer
+    // says as an I/O error on the offset: a truncated file all the same.
+    if (s.IsIOError() && s.ToString().find("larger than file length") != std::string::npos) {
+        return {StatusCode::Corruption, st.message()};
+    }
     return st;
 }
 
@@ -301,6 +306,7 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
 
 Status DbState::open_rocksdb(const DatabaseOptions& options, bool create) {
     rocksdb::DBOptions db_options = make_db_options();
+    db_options.allow_mmap_reads = read_only && options.mmap_reads;
     catalog_options = rocksdb::Options(db_options, make_catalog_options());
     blocks_options = rocksdb::Options(db_options, make_blocks_options());
     entries_options =

@@ -64,33 +64,46 @@ BlockRef make_block(const TableInfo& info, std::uint64_t block_no,
                                          std::move(bytes));
 }
 
-// Fetches, checks and decodes one block, without touching the cache.
-Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
-                            const detail::BlockDecoding* decoding, std::uint64_t block_no) {
+// Fetches, checks and decodes block `block_no` into `out` (its slots times
+// the value width bytes).
+Status decode_stored_block(detail::DbState& db, const TableInfo& info,
+                           const detail::BlockDecoding* decoding, std::uint64_t block_no,
+                           std::uint8_t* out) {
     const std::uint32_t slots = detail::block_slots(info, block_no);
     const std::uint32_t width = info.spec.value_width;
-    auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} * width);
     rocksdb::PinnableSlice record;
     if (info.blocks_per_record > 1) {
         // Only this block's payload is decoded; the record's checksum covers all.
         detail::GroupView view;
         if (Status s = open_group_record(db, info, block_no, record, view); !s.ok()) return s;
-        if (Status s = detail::decode_member(info.spec.name, block_no,
-                                             view.members[block_no % info.blocks_per_record], width,
-                                             slots, decoding, bytes.get());
-            !s.ok()) {
-            return s;
-        }
-        return make_block(info, block_no, std::move(bytes));
+        return detail::decode_member(info.spec.name, block_no,
+                                     view.members[block_no % info.blocks_per_record], width, slots,
+                                     decoding, out);
     }
     const std::string key = detail::block_key(info.storage_id, block_no);
     if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
-    if (Status d = detail::decode_block(info.spec.name, block_no, key, record.ToStringView(), width,
-                                        slots, decoding, bytes.get());
-        !d.ok()) {
-        return d;
-    }
+    return detail::decode_block(info.spec.name, block_no, key, record.ToStringView(), width, slots,
+                                decoding, out);
+}
+
+// Fetches, checks and decodes one block, without touching the cache.
+Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
+                            const detail::BlockDecoding* decoding, std::uint64_t block_no) {
+    const std::size_t size = std::size_t{detail::block_slots(info, block_no)} * info.spec.value_width;
+    auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+    if (Status s = decode_stored_block(db, info, decoding, block_no, bytes.get()); !s.ok()) return s;
     return make_block(info, block_no, std::move(bytes));
+}
+
+// One value read with no cache to keep its block: the block is decoded into
+// the thread's scratch buffer, so a probe allocates nothing.
+Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
+                                 const detail::BlockDecoding* decoding, std::uint64_t block_no,
+                                 std::size_t index) {
+    thread_local std::vector<std::uint8_t> scratch;
+    scratch.resize(std::size_t{detail::block_slots(info, block_no)} * info.spec.value_width);
+    if (Status s = decode_stored_block(db, info, decoding, block_no, scratch.data()); !s.ok()) return s;
+    return value_at(scratch.data(), info.spec.value_width, index);
 }
 
 }  // namespace
@@ -105,6 +118,7 @@ Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {
         }
         const std::uint64_t block_no = slot >> block_shift_;
         const std::size_t index = slot & (info.slots_per_block - 1);
+        if (!db_->cache.keeps_blocks()) return load_value(*db_, info, decoding_.get(), block_no, index);
         std::uint32_t value = 0;
         if (db_->cache.lookup_value(info.storage_id, block_no, index, value)) return value;
         Result<BlockRef> block = load_block(*db_, info, decoding_.get(), block_no);
@@ -122,9 +136,12 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
                           table_what(info) + ": block " + std::to_string(block_no) +
                               " out of range (" + std::to_string(info.block_count) + " blocks)");
         }
-        if (BlockRef hit = db_->cache.lookup(info.storage_id, block_no)) return hit;
+        const bool cached = db_->cache.keeps_blocks();
+        if (cached) {
+            if (BlockRef hit = db_->cache.lookup(info.storage_id, block_no)) return hit;
+        }
         Result<BlockRef> block = load_block(*db_, info, decoding_.get(), block_no);
-        if (block.ok() && cache == CacheUse::Fill) db_->cache.insert(info.storage_id, *block);
+        if (cached && block.ok() && cache == CacheUse::Fill) db_->cache.insert(info.storage_id, *block);
         return block;
     });
 }

@@ -37,9 +37,10 @@ void make_db(const std::string& path) {
     REQUIRE(write_synthetic(db, "noise", 5000, 1, 3, w).ok());
 }
 
-StatusCode open_code(const std::string& path, OpenMode mode = OpenMode::ReadOnly) {
+StatusCode open_code(const std::string& path, OpenMode mode = OpenMode::ReadOnly, bool mmap_reads = true) {
     DatabaseOptions o;
     o.mode = mode;
+    o.mmap_reads = mmap_reads;
     return Database::open(path, o).status().code();
 }
 
@@ -464,6 +465,7 @@ TEST_CASE("truncated or missing database files") {
         const std::string sst = largest_file_with_suffix(path, ".sst");
         fs::resize_file(sst, fs::file_size(sst) - 100);
         CHECK(open_code(path) == StatusCode::Corruption);
+        CHECK(open_code(path, OpenMode::ReadOnly, false) == StatusCode::Corruption);  // file reads
         CHECK(open_code(path, OpenMode::ReadWrite) == StatusCode::Corruption);
     }
     SUBCASE("table file deleted") {

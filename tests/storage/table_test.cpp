@@ -143,14 +143,27 @@ TEST_CASE("tables round-trip across block boundaries, 1, 2 and 4 byte values") {
             check_all(reader, seed_);
         }
     }
-    // A fresh read-only open of the closed database sees the same values.
-    Database ro = open_ro(path);
-    CHECK(ro.read_only());
-    for (const auto& entry : tables) {
-        const std::string& name = std::get<0>(entry);
-        const std::uint64_t seed_ = std::get<3>(entry);
-        CAPTURE(name);
-        check_all(open_table(ro, name), seed_);
+    // A fresh read-only open of the closed database sees the same values,
+    // read through memory maps or with file reads, with a cache or without
+    // one (values decoded straight from their records).
+    for (const bool mmap : {true, false}) {
+        for (const std::size_t cache : {std::size_t{64} << 20, std::size_t{0}}) {
+            CAPTURE(mmap);
+            CAPTURE(cache);
+            DatabaseOptions o;
+            o.block_cache_bytes = cache;
+            o.mmap_reads = mmap;
+            auto ro = Database::open(path, o);
+            REQUIRE_MESSAGE(ro.ok(), ro.status().to_string());
+            CHECK(ro->read_only());
+            for (const auto& entry : tables) {
+                const std::string& name = std::get<0>(entry);
+                const std::uint64_t seed_ = std::get<3>(entry);
+                CAPTURE(name);
+                check_all(open_table(*ro, name), seed_);
+            }
+            if (cache == 0) CHECK(ro->block_cache_stats().misses == 0);
+        }
     }
 }
 

@@ -33,6 +33,11 @@ struct DatabaseOptions {
     std::size_t block_cache_bytes = std::size_t{256} << 20;
     // RocksDB block cache for strategy entries.
     std::size_t strategy_cache_bytes = std::size_t{32} << 20;
+    // ReadOnly only: the database files are read through memory maps, so a
+    // block read makes no system call and copies nothing. The files of an
+    // open database must then not be truncated by another program (a read of
+    // a page cut off would fault); RocksDB itself only ever deletes them.
+    bool mmap_reads = true;
 };
 
 struct CacheStats {

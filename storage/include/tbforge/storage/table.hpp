@@ -153,6 +153,18 @@ struct TableWriteOptions {
 
 // The decoded values of one block. Immutable, shared between the cache and
 // callers.
+// Value i of little-endian values of `width` bytes each at `bytes`.
+[[nodiscard]] inline std::uint32_t value_at(const std::uint8_t* bytes, std::uint32_t width, std::size_t i) {
+    const std::uint8_t* p = bytes + i * width;
+    switch (width) {
+        case 1: return p[0];
+        case 2: return static_cast<std::uint32_t>(p[0] | (p[1] << 8));
+        default:
+            return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+                   (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+    }
+}
+
 class Block {
 public:
     Block(std::uint64_t block_no, std::uint64_t first_slot, std::uint32_t slot_count,
@@ -164,17 +176,7 @@ public:
     [[nodiscard]] std::uint32_t value_width() const { return width_; }
 
     // Value of slot first_slot() + i. Precondition: i < size().
-    [[nodiscard]] std::uint32_t value(std::size_t i) const {
-        const std::uint8_t* p = bytes_.get() + i * width_;
-        switch (width_) {
-            case 1: return p[0];
-            case 2: return static_cast<std::uint32_t>(p[0] | (p[1] << 8));
-            default:
-                return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-                       (static_cast<std::uint32_t>(p[2]) << 16) |
-                       (static_cast<std::uint32_t>(p[3]) << 24);
-        }
-    }
+    [[nodiscard]] std::uint32_t value(std::size_t i) const { return value_at(bytes_.get(), width_, i); }
     // size() * value_width() bytes, little-endian values.
     [[nodiscard]] std::span<const std::uint8_t> bytes() const {
         return {bytes_.get(), static_cast<std::size_t>(slot_count_) * width_};
