@@ -167,6 +167,7 @@ public:
                 bytes[c] += storage::block_record_bytes(raw, width, options);
             }
         }
+        sampled_bytes_ = bytes;
         if (bytes[0] != bytes[1]) {
             dtc_side_ = bytes[1] < bytes[0] ? Color::Black : Color::White;
         } else {
@@ -176,6 +177,10 @@ public:
         return dtc_side_;
     }
     bool surveyed() const { return surveyed_; }
+    // The sampled blocks, and the bytes they took as one-block records with
+    // the DTC side chosen (once chosen).
+    std::uint64_t sampled_blocks() const { return sample_blocks_.size(); }
+    std::uint64_t sampled_record_bytes() const { return sampled_bytes_[to_index(dtc_side_)]; }
     void clear_sample() {
         sample_ = {};
         cursor_ = 0;
@@ -194,6 +199,7 @@ public:
 
 private:
     static constexpr std::uint64_t kSampleBlocks = 16;
+    std::array<std::uint64_t, 2> sampled_bytes_{};
 
     void classify() {
         const std::uint64_t n = ix_.size();

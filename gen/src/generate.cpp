@@ -367,6 +367,36 @@ constexpr int kCompactZstdStrategy = 7;
 constexpr int kCompactZstdSearchLog = 6;
 constexpr int kCompactZstdTargetLength = 4095;
 
+// How a compact table's blocks are laid out, from the sampled blocks (one
+// record each, of the default size). A table whose blocks compress to a
+// few hundred bytes loses much of each to the fixed parts of a frame (its
+// headers and entropy tables) and to its record's directory: it is stored
+// in blocks of 4 times the slots below kSmallBlockPayload, twice below
+// kMidBlockPayload, where the same values take a third and a sixth fewer
+// bytes, for a cold probe that decodes 64 or 32 KiB of long repeats
+// (docs/storage-format.md section 11). Blocks share a record (its key,
+// 16-byte header and checksum) as many at a time as keep it near
+// kRecordTargetBytes, from the writer's eight up to the 256 a record may
+// hold, so a cold read still fetches and checks about that much at most.
+constexpr std::uint64_t kSmallBlockPayload = 256;
+constexpr std::uint64_t kMidBlockPayload = 1024;
+constexpr std::uint64_t kRecordTargetBytes = 4096;
+constexpr std::uint64_t kRecordHeaderBytes = 16;
+
+void choose_compact_layout(std::uint64_t sampled_record_bytes, std::uint64_t sampled_blocks, bool group_given,
+                           storage::TableWriteOptions& write_options) {
+    if (sampled_blocks == 0) return;
+    const std::uint64_t record = sampled_record_bytes / sampled_blocks;
+    std::uint64_t payload = record > kRecordHeaderBytes ? record - kRecordHeaderBytes : 1;
+    const std::uint32_t factor = payload < kSmallBlockPayload ? 4 : payload < kMidBlockPayload ? 2 : 1;
+    write_options.slots_per_block *= factor;
+    payload *= factor;
+    if (group_given) return;
+    const std::uint64_t fit = std::bit_floor(std::max<std::uint64_t>(kRecordTargetBytes / payload, 1));
+    write_options.blocks_per_record =
+        static_cast<std::uint32_t>(std::clamp<std::uint64_t>(fit, write_options.blocks_per_record, 256));
+}
+
 // The write options of a table's blocks before the compact encodings'
 // parser settings (which the DTC side's and the group order's samples
 // leave out).
@@ -465,6 +495,8 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         // Every code fits a byte unless the table's largest does not; then
         // the survey tells what the DTC side stores.
         if (free_slots->surveyed()) width = free_slots->max_code() <= 0xFF ? 1 : 2;
+        choose_compact_layout(free_slots->sampled_record_bytes(), free_slots->sampled_blocks(),
+                              options.blocks_per_record != 0, write_options);
         write_options.zstd_strategy = kCompactZstdStrategy;
         write_options.zstd_search_log = kCompactZstdSearchLog;
         write_options.zstd_target_length = kCompactZstdTargetLength;

@@ -5,8 +5,10 @@
 // probe(), probe_wdl(), probe_moves() and the C API agree on sampled
 // positions. A stored WDL that disagrees with the moves is Corruption.
 
+#include <bit>
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -254,6 +256,8 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
     // Every 2-unit table (six with the same units on both sides), a third of
     // the 3-unit ones (none has) and BBvBB, under every stalemate rule
     // (sanitized: the 2-unit tables); Four File's KvK with checkmates.
+    std::uint32_t largest_group = 0;
+    std::set<std::uint32_t> block_sizes;
     for (const VariantId variant : {VariantId::Antichess, VariantId::AntichessFics, VariantId::AntichessJoint}) {
         CAPTURE(variant_name(variant));
         std::vector<index::Material> tables = index::enumerate_tables(variant, 2);
@@ -264,6 +268,21 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
         }
         const Pair p(variant, tables, kV4);
         check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+        // Tables whose blocks compress small keep 2 or 4 times the slots a
+        // block, and small blocks share larger records (a power of two from
+        // 8 to 256): such layouts occur here, and their values read back
+        // above.
+        for (const index::Material& material : tables) {
+            CAPTURE(material.name());
+            auto t = p.v2->table(variant, material);
+            REQUIRE(t.ok());
+            const std::uint32_t g = (*t)->info().blocks_per_record;
+            CHECK(std::has_single_bit(g));
+            CHECK(g >= 8);
+            CHECK(g <= 256);
+            largest_group = std::max(largest_group, g);
+            block_sizes.insert((*t)->info().slots_per_block);
+        }
         // The side stored alone: every slot of the other side repeats 0.
         for (const index::Material& material : tables) {
             if (material != material.flipped()) continue;
@@ -275,6 +294,10 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
             CHECK(test::codes_off_dtc_side(table) == 0);
         }
     }
+    CHECK(largest_group > 8);
+    CHECK(block_sizes.count(65536) == 1);
+    CHECK(block_sizes.size() >= (test::kSanitized ? 1u : 2u));
+    for (const std::uint32_t size : block_sizes) CHECK((size == 16384 || size == 32768 || size == 65536));
     const auto ff = index::enumerate_tables(VariantId::FourFile, 3);
     const Pair q(VariantId::FourFile, ff, kV4);
     check_every_slot(q, ff, 10);

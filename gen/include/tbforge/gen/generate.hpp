@@ -25,7 +25,8 @@ struct GenerateOptions {
     // Zstd: format 3 (docs/storage-format.md section 4); Lz4 writes format 1.
     storage::Compression compression = storage::Compression::Zstd;
     // Zstd: blocks stored together in one record (a power of two, 1 to 256;
-    // 0: storage::compact_write_options()'s 8). 1 writes format 2.
+    // 0: storage::compact_write_options()'s 8, or for the compact encodings
+    // as many as keep a record near 4 KB). 1 writes format 2.
     std::uint32_t blocks_per_record = 0;
     // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
     // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
