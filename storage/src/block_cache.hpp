@@ -24,8 +24,8 @@ public:
     bool lookup_value(std::uint64_t storage_id, std::uint64_t block_no, std::size_t index,
                       std::uint32_t& value);
     BlockRef lookup(std::uint64_t storage_id, std::uint64_t block_no);
-    // False when the limit is too small to keep any block (0: caching off):
-    // readers then skip the cache altogether.
+    // False when caching is off (a limit of 0): readers then skip the cache
+    // altogether.
     [[nodiscard]] bool keeps_blocks() const { return shard_capacity_ > 0; }
     void insert(std::uint64_t storage_id, const BlockRef& block);
     void clear();

@@ -103,8 +103,8 @@ Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
     const std::uint32_t slots = detail::block_slots(info, block_no);
     const std::uint32_t width = info.spec.value_width;
     thread_local std::vector<std::uint8_t> scratch;
-    scratch.resize(std::size_t{slots} * width);
     if (info.blocks_per_record == 1) {
+        scratch.resize(std::size_t{slots} * width);
         if (Status s = decode_stored_block(db, info, decoding, block_no, scratch.data()); !s.ok()) return s;
         return value_at(scratch.data(), width, index);
     }
@@ -116,6 +116,7 @@ Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
     if (member.codec == detail::MemberCodec::Fill && member.payload.size() == width) {
         return value_at(reinterpret_cast<const std::uint8_t*>(member.payload.data()), width, 0);
     }
+    scratch.resize(std::size_t{slots} * width);
     if (Status s = detail::decode_member(info.spec.name, block_no, member, width, slots, decoding, scratch.data());
         !s.ok()) {
         return s;

@@ -151,8 +151,6 @@ struct TableWriteOptions {
 [[nodiscard]] std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32_t value_width,
                                              const TableWriteOptions& options);
 
-// The decoded values of one block. Immutable, shared between the cache and
-// callers.
 // Value i of little-endian values of `width` bytes each at `bytes`.
 [[nodiscard]] inline std::uint32_t value_at(const std::uint8_t* bytes, std::uint32_t width, std::size_t i) {
     const std::uint8_t* p = bytes + i * width;
@@ -165,6 +163,8 @@ struct TableWriteOptions {
     }
 }
 
+// The decoded values of one block. Immutable, shared between the cache and
+// callers.
 class Block {
 public:
     Block(std::uint64_t block_no, std::uint64_t first_slot, std::uint32_t slot_count,
