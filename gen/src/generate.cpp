@@ -381,13 +381,12 @@ constexpr int kCompactZstdTargetLength = 4095;
 constexpr std::uint64_t kSmallBlockPayload = 256;
 constexpr std::uint64_t kMidBlockPayload = 1024;
 constexpr std::uint64_t kRecordTargetBytes = 4096;
-constexpr std::uint64_t kRecordHeaderBytes = 16;
 
 void choose_compact_layout(std::uint64_t sampled_record_bytes, std::uint64_t sampled_blocks, bool group_given,
                            storage::TableWriteOptions& write_options) {
     if (sampled_blocks == 0) return;
     const std::uint64_t record = sampled_record_bytes / sampled_blocks;
-    std::uint64_t payload = record > kRecordHeaderBytes ? record - kRecordHeaderBytes : 1;
+    std::uint64_t payload = record > storage::kRecordHeaderBytes ? record - storage::kRecordHeaderBytes : 1;
     const std::uint32_t factor = payload < kSmallBlockPayload ? 4 : payload < kMidBlockPayload ? 2 : 1;
     write_options.slots_per_block *= factor;
     payload *= factor;

@@ -805,8 +805,13 @@ Status decode_member(std::string_view table_name, std::uint64_t block_no, const 
                                "fill payload of " + std::to_string(member.payload.size()) +
                                    " bytes for " + std::to_string(width) + "-byte values");
         }
-        for (std::uint32_t i = 0; i < slots; ++i) {
-            std::memcpy(out + std::size_t{i} * width, member.payload.data(), width);
+        // One value, then the bytes so far copied after themselves: a few
+        // large copies instead of one per slot.
+        const std::size_t size = std::size_t{slots} * width;
+        if (size == 0) return {};
+        std::memcpy(out, member.payload.data(), width);
+        for (std::size_t done = width; done < size; done *= 2) {
+            std::memcpy(out + done, out, std::min(done, size - done));
         }
         return {};
     }

@@ -62,7 +62,7 @@ inline constexpr char kStrategyTag = 'S';
                                           StrategyInfo& info);
 
 // Block records.
-inline constexpr std::size_t kBlockHeaderBytes = 16;
+inline constexpr std::size_t kBlockHeaderBytes = kRecordHeaderBytes;
 // Group: one record holding the payloads of several consecutive blocks
 // (format 3, docs/storage-format.md section 4).
 enum class BlockCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2, Group = 3 };

@@ -100,28 +100,10 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
 Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
                                  const detail::BlockDecoding* decoding, std::uint64_t block_no,
                                  std::size_t index) {
-    const std::uint32_t slots = detail::block_slots(info, block_no);
-    const std::uint32_t width = info.spec.value_width;
     thread_local std::vector<std::uint8_t> scratch;
-    if (info.blocks_per_record == 1) {
-        scratch.resize(std::size_t{slots} * width);
-        if (Status s = decode_stored_block(db, info, decoding, block_no, scratch.data()); !s.ok()) return s;
-        return value_at(scratch.data(), width, index);
-    }
-    rocksdb::PinnableSlice record;
-    detail::GroupView view;
-    if (Status s = open_group_record(db, info, block_no, record, view); !s.ok()) return s;
-    const detail::GroupMember& member = view.members[block_no % info.blocks_per_record];
-    // A block of one repeated value answers without being spelled out.
-    if (member.codec == detail::MemberCodec::Fill && member.payload.size() == width) {
-        return value_at(reinterpret_cast<const std::uint8_t*>(member.payload.data()), width, 0);
-    }
-    scratch.resize(std::size_t{slots} * width);
-    if (Status s = detail::decode_member(info.spec.name, block_no, member, width, slots, decoding, scratch.data());
-        !s.ok()) {
-        return s;
-    }
-    return value_at(scratch.data(), width, index);
+    scratch.resize(std::size_t{detail::block_slots(info, block_no)} * info.spec.value_width);
+    if (Status s = decode_stored_block(db, info, decoding, block_no, scratch.data()); !s.ok()) return s;
+    return value_at(scratch.data(), info.spec.value_width, index);
 }
 
 }  // namespace

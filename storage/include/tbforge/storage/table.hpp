@@ -27,6 +27,9 @@ class TableWriterImpl;
 inline constexpr std::uint32_t kDefaultSlotsPerBlock = 32768;
 inline constexpr std::uint32_t kMinSlotsPerBlock = 1024;
 inline constexpr std::uint32_t kMaxSlotsPerBlock = 1u << 20;
+// Every block record, single block or group, starts with a header of this
+// many bytes (docs/storage-format.md section 4).
+inline constexpr std::size_t kRecordHeaderBytes = 16;
 
 // A named 64-bit statistic, e.g. {"white.win", 123456}.
 struct Counter {
