@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     for (const storage::TableInfo& info : *tables) {
         std::uint64_t checksum = info.values_checksum;
         if (probe::is_compact_encoding(info.spec.value_encoding)) {
-            // wdl-dtc/3 and /4 tables keep the checksum of their values in
+            // wdl-dtc/3, /4 and /5 tables keep the checksum of their values in
             // the rule's slot order apart from the one in their own.
             const std::string_view counter = probe::is_ordered_encoding(info.spec.value_encoding)
                                                  ? probe::kRuleOrderChecksumCounter

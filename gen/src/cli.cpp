@@ -106,6 +106,8 @@ std::string gen_usage() {
     "                wdl-dtc/3 (wdl-dtc/2 in the index order that stores smallest) or\n"
     "                wdl-dtc/4 (wdl-dtc/3; a table with the same units on both sides\n"
     "                stores one side to move, the other read from colour-swapped images)\n"
+    "                or wdl-dtc/5 (wdl-dtc/4; every table stores one side to move, the\n"
+    "                other's WDL and DTC by a one-ply search over it: smallest)\n"
     "  --blocks-per-record N  blocks stored in one record: 8 (default, storage\n"
     "                format 4; compact encodings: 8 to 256, chosen per table) or\n"
     "                another power of two up to 256; 1 writes format 2\n"
@@ -126,7 +128,8 @@ std::optional<Result<std::string>> encoding_option(const cli::Command& command) 
                                                     std::string(probe::kValueEncoding) + ", " +
                                                     std::string(probe::kCompactValueEncoding) + ", " +
                                                     std::string(probe::kOrderedCompactValueEncoding) + ", " +
-                                                    std::string(probe::kMirroredCompactValueEncoding) + ")"));
+                                                    std::string(probe::kMirroredCompactValueEncoding) + ", " +
+                                                    std::string(probe::kOneSideCompactValueEncoding) + ")"));
     }
     return Result<std::string>(*encoding);
 }
@@ -149,7 +152,7 @@ std::string plan_usage() {
     "                machine's cores); smaller tables get one\n"
     "  --db DIR      the database the tables go to: tables complete there get no job\n"
     "  --encoding E  value encoding the jobs build with (tbgen gen --encoding): wdl-dtc/1\n"
-    "                (default), wdl-dtc/2, wdl-dtc/3 or wdl-dtc/4, whose sub-tables take 3 bits a\n"
+    "                (default), wdl-dtc/2, wdl-dtc/3, wdl-dtc/4 or wdl-dtc/5, whose sub-tables take 3 bits a\n"
     "                slot, not 2\n";
 }
 

@@ -157,17 +157,21 @@ public:
             // 256, so the comparison does not depend on knowing it exactly.
             const unsigned width = surveyed_ && max_code(static_cast<Color>(c)) > 0xFF ? 2 : 1;
             std::vector<std::uint8_t> raw;
+            varied_bytes_[c] = varied_blocks_[c] = 0;
             for (std::size_t at = 0; at < sample_[c].size(); at += slots_per_block_) {
                 const std::size_t n = std::min<std::size_t>(slots_per_block_, sample_[c].size() - at);
                 raw.resize(n * width);
+                bool varied = false;
                 for (std::size_t k = 0; k < n; ++k) {
                     raw[k * width] = static_cast<std::uint8_t>(sample_[c][at + k]);
                     if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(sample_[c][at + k] >> 8);
+                    varied = varied || sample_[c][at + k] != sample_[c][at];
                 }
-                bytes[c] += storage::block_record_bytes(raw, width, options);
+                const std::size_t record = storage::block_record_bytes(raw, width, options);
+                bytes[c] += record;
+                if (varied) varied_bytes_[c] += record, ++varied_blocks_[c];
             }
         }
-        sampled_bytes_ = bytes;
         if (bytes[0] != bytes[1]) {
             dtc_side_ = bytes[1] < bytes[0] ? Color::Black : Color::White;
         } else {
@@ -177,10 +181,13 @@ public:
         return dtc_side_;
     }
     bool surveyed() const { return surveyed_; }
-    // The sampled blocks, and the bytes they took as one-block records with
-    // the DTC side chosen (once chosen).
-    std::uint64_t sampled_blocks() const { return sample_blocks_.size(); }
-    std::uint64_t sampled_record_bytes() const { return sampled_bytes_[to_index(dtc_side_)]; }
+    // With the DTC side chosen (once chosen): the sampled blocks holding
+    // more than one code, and the bytes they took as one-block records.
+    // A block of one code is stored as a fill (storage-format.md section
+    // 4) whatever the layout, so only these tell what a block costs (half
+    // the sample of a table storing one side to move is such fills).
+    std::uint64_t sampled_blocks() const { return varied_blocks_[to_index(dtc_side_)]; }
+    std::uint64_t sampled_record_bytes() const { return varied_bytes_[to_index(dtc_side_)]; }
     void clear_sample() {
         sample_ = {};
         cursor_ = 0;
@@ -199,7 +206,8 @@ public:
 
 private:
     static constexpr std::uint64_t kSampleBlocks = 16;
-    std::array<std::uint64_t, 2> sampled_bytes_{};
+    std::array<std::uint64_t, 2> varied_bytes_{};
+    std::array<std::uint64_t, 2> varied_blocks_{};
 
     void classify() {
         const std::uint64_t n = ix_.size();

@@ -367,8 +367,9 @@ constexpr int kCompactZstdStrategy = 7;
 constexpr int kCompactZstdSearchLog = 6;
 constexpr int kCompactZstdTargetLength = 4095;
 
-// How a compact table's blocks are laid out, from the sampled blocks (one
-// record each, of the default size). A table whose blocks compress to a
+// How a compact table's blocks are laid out, from the sampled blocks that
+// hold more than one code (one record each, of the default size; a block
+// of one code is a fill in any layout). A table whose blocks compress to a
 // few hundred bytes loses much of each to the fixed parts of a frame (its
 // headers and entropy tables) and to its record's directory: it is stored
 // in blocks of 4 times the slots below kSmallBlockPayload, twice below
@@ -611,7 +612,16 @@ public:
         if ((*opened)->compact()) resolver = *opened;
         const auto capture_use = last_capture_use_.find(m.name());
         const bool map = capture_use != last_capture_use_.end() && capture_use->second >= k;
-        auto wdl = WdlTable::from(**opened, std::move(resolver), sides_[m.name()], map);
+        // A side stored as nothing but one ply over the other (wdl-dtc/5)
+        // keeps that other side too, where its positions are valued once.
+        unsigned sides = sides_[m.name()];
+        const probe::Table& t = **opened;
+        for (const Color side : {Color::White, Color::Black}) {
+            if ((sides & WdlTable::side_bit(side)) && !t.stores_free_slots(side) && !t.same_units()) {
+                sides |= WdlTable::side_bit(~side);
+            }
+        }
+        auto wdl = WdlTable::from(**opened, std::move(resolver), sides, map);
         if (!wdl.ok()) return wdl.status();
         auto table = std::make_shared<WdlTable>(std::move(*wdl));
         tables_.emplace(m.name(), table);

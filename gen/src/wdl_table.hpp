@@ -182,6 +182,45 @@ private:
     static unsigned bits_of(Wdl wdl) { return wdl == Wdl::Win ? kWin : wdl == Wdl::Loss ? kLoss : 0; }
     static Wdl wdl_of(std::uint64_t bits) { return bits == kWin ? Wdl::Win : bits == kLoss ? Wdl::Loss : Wdl::Draw; }
 
+    // The WDL of a free position of a side not stored (wdl-dtc/5): the best
+    // of its moves, a quiet one read from this table's other side (valued
+    // once, kept), any other probed through the resolver. `moves`: its
+    // legal moves, or empty. A failure reads as a draw and sets error().
+    template <Ruleset R>
+    Wdl one_ply(const Position& pos, MoveList& moves) const {
+        if (moves.size() == 0) generate_legal<R>(pos, moves);
+        const Color other = ~pos.side_to_move();
+        Wdl best = Wdl::Loss;
+        for (Move m : moves) {
+            const Position child = pos.after(m);
+            Wdl child_wdl = Wdl::Draw;
+            if (probe::stays_in_table(pos, m)) {
+                const index::Index slot = ix_.index(child);
+                if (slot == index::kNoIndex) {
+                    fail("a move of a position of table " + resolver_->info().spec.name + " leaves its index");
+                    return Wdl::Draw;
+                }
+                child_wdl = value(other, slot).wdl;
+            } else {
+                auto probed = resolver_->position_wdl(child);
+                if (!probed.ok()) {
+                    fail(probed.status().to_string());
+                    return Wdl::Draw;
+                }
+                child_wdl = *probed;
+            }
+            const Wdl mine = -child_wdl;
+            if (static_cast<int>(mine) > static_cast<int>(best)) best = mine;
+            if (best == Wdl::Win) break;
+        }
+        return best;
+    }
+
+    void fail(const std::string& message) const {
+        std::lock_guard lock(error_mutex_);
+        if (error_.empty()) error_ = message;
+    }
+
     // First read of a wdl-dtc/2 slot: a free slot's stored WDL holds; any
     // other is valued as the probe values it. Threads reading the same slot
     // at once both value it and write the same bits.
@@ -197,17 +236,26 @@ private:
             if (side_not_to_move_in_check(variant, pos)) {
                 wdl = Wdl::Draw;  // not a position: stored as a draw, never read for a move
             } else {
-                // A side whose free slots are not stored (wdl-dtc/4) is
-                // resolved slot by slot, without classifying it here first.
-                const bool stored = resolver_->stores_free_slots(side) && with_variant(variant, [&]<class R>() {
-                    std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
-                    if (!kind) {
+                // A side whose free slots are not stored is resolved slot by
+                // slot: read from the colour-swapped image where both sides
+                // have the same units (wdl-dtc/4), without classifying it
+                // here first; else (wdl-dtc/5) a free slot by one ply here,
+                // when the other side is kept, so that each of its children
+                // is valued once for all the slots that reach it.
+                const bool one_ply_here = !resolver_->stores_free_slots(side) && !resolver_->same_units() &&
+                                          (sides_ & side_bit(~side)) != 0;
+                bool known = false;
+                if (resolver_->stores_free_slots(side) || one_ply_here) {
+                    known = with_variant(variant, [&]<class R>() {
                         MoveList moves;
-                        kind = probe::slot_kind<R>(pos, moves);
-                    }
-                    return *kind == probe::SlotKind::Free;
-                });
-                if (!stored) {
+                        std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
+                        if (!kind) kind = probe::slot_kind<R>(pos, moves);
+                        if (*kind != probe::SlotKind::Free) return false;
+                        if (one_ply_here) wdl = one_ply<R>(pos, moves);
+                        return true;
+                    });
+                }
+                if (!known) {
                     auto resolved = resolver_->wdl(side, index, pos);
                     if (!resolved.ok()) {
                         std::lock_guard lock(error_mutex_);

@@ -214,11 +214,11 @@ class TableInfo(NamedTuple):
         the table's dictionary}.
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
-    encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2", "wdl-dtc/3" or
-        "wdl-dtc/4".
-    dtc_side: for wdl-dtc/2, /3 and /4, the side to move ("white" or
+    encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2", "wdl-dtc/3",
+        "wdl-dtc/4" or "wdl-dtc/5".
+    dtc_side: for wdl-dtc/2 to /5, the side to move ("white" or
         "black") whose DTC is stored; None otherwise.
-    index_order: for wdl-dtc/3 and /4, the group order of the table's index, high
+    index_order: for wdl-dtc/3 to /5, the group order of the table's index, high
         digit first ("bN bK wR wK"); None otherwise.
     """
 

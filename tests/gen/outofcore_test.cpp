@@ -430,16 +430,20 @@ TEST_CASE("wdl-dtc/2: in-RAM and out-of-core builds, 1 and 2 threads, store the 
     omp_set_num_threads(2);
 }
 
-TEST_CASE("wdl-dtc/4 out of core: a table storing one side to move reads back every value") {
+TEST_CASE("wdl-dtc/4 and /5 out of core: a table storing one side to move reads back every value") {
     // Out of core the DTC side comes from a survey of every value (not the
     // in-RAM sample) and the rule's order is kept, so every resolved code
-    // must equal the wdl-dtc/1 build's stored one, slot for slot.
-    for (const std::string table : {"PvP", "NvN"}) {
+    // must equal the wdl-dtc/1 build's stored one, slot for slot. NvP's
+    // sides differ: wdl-dtc/5 values its other side by one ply.
+    for (const auto& job : {std::pair{"PvP", probe::kMirroredCompactValueEncoding},
+                            std::pair{"NvN", probe::kMirroredCompactValueEncoding},
+                            std::pair{"NvP", probe::kOneSideCompactValueEncoding}}) {
+        const std::string table = job.first;
         INFO(table);
         Db ooc;
         // Caps below each table's in-RAM plan.
-        gen::GenerateOptions options = out_of_core(ooc, table == "PvP" ? 8 << 10 : 2 << 10, 2);
-        options.value_encoding = std::string(probe::kMirroredCompactValueEncoding);
+        gen::GenerateOptions options = out_of_core(ooc, table == "NvN" ? 2 << 10 : 8 << 10, 2);
+        options.value_encoding = std::string(job.second);
         const auto built = ooc.build(VariantId::Antichess, {table}, options);
         CHECK(built.back().out_of_core);
         const auto material = index::canonical(*index::parse_table(table, VariantId::Antichess));

@@ -1,4 +1,4 @@
-// Value encodings wdl-dtc/2, /3 and /4 against wdl-dtc/1 (docs/values.md):
+// Value encodings wdl-dtc/2 to /5 against wdl-dtc/1 (docs/values.md):
 // the generator builds the same tables in two encodings; every slot of every
 // table reads back the same value (Table::read_codes and Table::value; a
 // wdl-dtc/3 slot compared with the wdl-dtc/1 slot of the same placement), and
@@ -32,6 +32,7 @@ const std::string kV1(probe::kValueEncoding);
 const std::string kV2(probe::kCompactValueEncoding);
 const std::string kV3(probe::kOrderedCompactValueEncoding);
 const std::string kV4(probe::kMirroredCompactValueEncoding);
+const std::string kV5(probe::kOneSideCompactValueEncoding);
 
 // The same tables built as wdl-dtc/1 and in a compact encoding, opened read-only.
 struct Pair {
@@ -93,9 +94,10 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         REQUIRE_MESSAGE(read.ok(), read.status().to_string());
         // x: the wdl-dtc/1 codes laid out in t2's slots (its group order).
         const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
-        // wdl-dtc/4 stores one side exactly when both sides have the same units.
-        CHECK(t2.dtc_side_alone() == (p.encoding == kV4 && material == material.flipped()));
-        if (p.encoding == kV3 || p.encoding == kV4) {
+        // wdl-dtc/4 stores one side exactly when both sides have the same
+        // units, wdl-dtc/5 always.
+        CHECK(t2.dtc_side_alone() == (p.encoding == kV5 || (p.encoding == kV4 && material == material.flipped())));
+        if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
             std::string labels;  // as tbprobe info shows the order
             for (const Unit u : t2.indexer().group_order()) labels += (labels.empty() ? "" : " ") + index::unit_label(u);
@@ -300,6 +302,36 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
     for (const std::uint32_t size : block_sizes) CHECK((size == 16384 || size == 32768 || size == 65536));
     const auto ff = index::enumerate_tables(VariantId::FourFile, 3);
     const Pair q(VariantId::FourFile, ff, kV4);
+    check_every_slot(q, ff, 10);
+}
+
+TEST_CASE("wdl-dtc/5 answers every value as wdl-dtc/1, every table storing one side to move") {
+    // Every 2-unit table and a third of the 3-unit ones under every
+    // stalemate rule (sanitized: the 2-unit tables), with two 4-unit tables
+    // whose sides differ; Four File up to 3 units, with checkmates. The
+    // side not stored is valued by one ply everywhere its units differ.
+    for (const VariantId variant : {VariantId::Antichess, VariantId::AntichessFics, VariantId::AntichessJoint}) {
+        CAPTURE(variant_name(variant));
+        std::vector<index::Material> tables = index::enumerate_tables(variant, 2);
+        if (!tbf::test::kSanitized) {
+            const auto three = index::enumerate_tables(variant, 3);
+            for (std::size_t k = tables.size() + 1; k < three.size(); k += 3) tables.push_back(three[k]);
+            if (variant == VariantId::Antichess) {
+                for (const char* name : {"KRvKN", "KPvK"}) tables.push_back(test::table_material(variant, name));
+            }
+        }
+        const Pair p(variant, tables, kV5);
+        check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+        for (const index::Material& material : tables) {
+            CAPTURE(material.name());
+            auto t = p.v2->table(variant, material);
+            REQUIRE(t.ok());
+            REQUIRE((*t)->dtc_side_alone());
+            CHECK(test::codes_off_dtc_side(**t) == 0);
+        }
+    }
+    const auto ff = test::sanitized_sample(index::enumerate_tables(VariantId::FourFile, 3));
+    const Pair q(VariantId::FourFile, ff, kV5);
     check_every_slot(q, ff, 10);
 }
 

@@ -31,8 +31,9 @@ struct GenerateOptions {
     // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
     // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
     // "wdl-dtc/3", the same in the index order that stores smallest (in-
-    // RAM builds), or "wdl-dtc/4", which also stores one side to move of a
-    // table with the same units on both sides. Any other is refused.
+    // RAM builds), "wdl-dtc/4", which also stores one side to move of a
+    // table with the same units on both sides, or "wdl-dtc/5", one side to
+    // move of every table. Any other is refused.
     std::string value_encoding = std::string(probe::kValueEncoding);
     // Memory cap in bytes, 0 for none. A table whose in-RAM estimate
     // (plan_memory) exceeds it is built out-of-core in `work_dir`.

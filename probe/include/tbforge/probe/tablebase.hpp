@@ -57,19 +57,26 @@ inline constexpr std::string_view kRuleOrderChecksumCounter = "wdl-dtc/1.rule_or
 // DTC side in the same table, so that side's free slots are read there and
 // stored as the slots no reader reads (docs/values.md).
 inline constexpr std::string_view kMirroredCompactValueEncoding = "wdl-dtc/4";
-// wdl-dtc/2, /3 or /4: only some slots hold their value.
+// "wdl-dtc/5": wdl-dtc/4, every table storing its DTC side alone. A free
+// slot off the DTC side is valued by one ply of moves, each quiet one
+// leading to the DTC side of the same table (or, where both sides have the
+// same units, read at its colour-swapped image as in wdl-dtc/4).
+inline constexpr std::string_view kOneSideCompactValueEncoding = "wdl-dtc/5";
+// wdl-dtc/2, /3, /4 or /5: only some slots hold their value.
 inline bool is_compact_encoding(std::string_view encoding) {
     return encoding == kCompactValueEncoding || encoding == kOrderedCompactValueEncoding ||
-           encoding == kMirroredCompactValueEncoding;
+           encoding == kMirroredCompactValueEncoding || encoding == kOneSideCompactValueEncoding;
 }
-// wdl-dtc/3 or /4: the table's index is in the group order its counter
+// wdl-dtc/3, /4 or /5: the table's index is in the group order its counter
 // kIndexOrderCounter names.
 inline bool is_ordered_encoding(std::string_view encoding) {
-    return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding;
+    return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding ||
+           encoding == kOneSideCompactValueEncoding;
 }
 // Whether a table of `material` in `encoding` stores its DTC side alone.
 inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
-    return encoding == kMirroredCompactValueEncoding && material == material.flipped();
+    return encoding == kOneSideCompactValueEncoding ||
+           (encoding == kMirroredCompactValueEncoding && material == material.flipped());
 }
 // A group order in one counter: 4 bits per group (its Unit), the high digit
 // in the low bits; nullopt for a value that is no such list.
@@ -121,13 +128,17 @@ public:
     bool compact() const { return compact_; }
     // wdl-dtc/2: the side to move whose free slots keep their DTC.
     Color dtc_side() const { return dtc_side_; }
-    // wdl-dtc/4 with the same units on both sides: the free slots off the
-    // DTC side are not stored; each is read from its colour-swapped image.
+    // wdl-dtc/4 with the same units on both sides, and every wdl-dtc/5
+    // table: the free slots off the DTC side are not stored. Each is read
+    // from its colour-swapped image where both sides have the same units,
+    // else valued by one ply over the DTC side.
     bool dtc_side_alone() const { return dtc_side_alone_; }
     // Whether the free slots of `side` store their value (a compact
     // table's DTC side) or at least its WDL (the other side), which all do
     // but those off the DTC side of a table storing that side alone.
     bool stores_free_slots(Color side) const { return !dtc_side_alone_ || side == dtc_side_; }
+    // White's units are Black's (KPvKP): a colour swap stays in the table.
+    bool same_units() const { return same_units_; }
     // Stored code of slot `index` with `side` to move (canonical orientation):
     // the value's code under wdl-dtc/1; under wdl-dtc/2 only where
     // docs/values.md says so.
@@ -142,6 +153,9 @@ public:
     // The same for a slot whose position the caller has decoded already
     // (`pos`, with `side` to move, canonical orientation).
     ProbeResult<Wdl> wdl(Color side, std::uint64_t index, const Position& pos) const;
+    // The WDL of any position of this table's variant, probed through the
+    // Tablebase that opened it (a child in a sub-table, say).
+    ProbeResult<Wdl> position_wdl(const Position& pos) const;
     // wdl-dtc/1 codes of storage slots [first, first + n) (slot = side * N +
     // index), read block by block without filling the cache: for streaming.
     // A wdl-dtc/2 table resolves every slot as value() does.
@@ -167,6 +181,7 @@ private:
     bool compact_ = false;
     Color dtc_side_ = Color::White;
     bool dtc_side_alone_ = false;
+    bool same_units_ = false;  // White's units are Black's: a colour swap stays in the table
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::vector<std::uint16_t> resident_;
 };
