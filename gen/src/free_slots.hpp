@@ -63,7 +63,7 @@ public:
     // is read with the block rather than alone (the stored bytes do not
     // depend on it; tests vary it).
     // `dtc_side_alone`: the side off the DTC side stores no free slot
-    // (wdl-dtc/4, the same units on both sides).
+    // (wdl-dtc/4 with the same units on both sides, every wdl-dtc/5 table).
     FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block, bool dtc_side_alone = false,
               std::uint64_t near_slots = kNearSlots)
         : ix_(ix),

@@ -385,8 +385,8 @@ constexpr std::uint64_t kRecordTargetBytes = 4096;
 
 void choose_compact_layout(std::uint64_t sampled_record_bytes, std::uint64_t sampled_blocks, bool group_given,
                            storage::TableWriteOptions& write_options) {
-    if (sampled_blocks == 0) return;
-    const std::uint64_t record = sampled_record_bytes / sampled_blocks;
+    // Every sampled block a fill: the table's blocks are as small as they get.
+    const std::uint64_t record = sampled_blocks == 0 ? 0 : sampled_record_bytes / sampled_blocks;
     std::uint64_t payload = record > storage::kRecordHeaderBytes ? record - storage::kRecordHeaderBytes : 1;
     const std::uint32_t factor = payload < kSmallBlockPayload ? 4 : payload < kMidBlockPayload ? 2 : 1;
     write_options.slots_per_block *= factor;
@@ -469,7 +469,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
                            std::optional<std::uint64_t> rule_order_checksum = std::nullopt) {
     const bool compact = probe::is_compact_encoding(options.value_encoding);
     const bool ordered = probe::is_ordered_encoding(options.value_encoding);
-    // wdl-dtc/4, the same units on both sides: the DTC side alone.
+    // wdl-dtc/4 with the same units on both sides, and wdl-dtc/5: the DTC side alone.
     const bool dtc_side_alone = probe::stores_dtc_side_alone(options.value_encoding, material);
     storage::TableWriteOptions write_options = sample_write_options(options);
     StatisticsAccumulator statistics;

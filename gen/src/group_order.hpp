@@ -26,7 +26,7 @@ inline constexpr std::uint64_t kOrderSampleBlocks = 16;
 // How far back the code a sampled block starts from is looked for.
 inline constexpr std::uint64_t kOrderLookBack = 4096;
 
-// `dtc_side_alone`: the table stores its DTC side alone (wdl-dtc/4).
+// `dtc_side_alone`: the table stores its DTC side alone (wdl-dtc/4, /5).
 template <Ruleset R>
 index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues& values,
                                   const storage::TableWriteOptions& options, bool dtc_side_alone = false) {

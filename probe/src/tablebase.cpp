@@ -184,9 +184,10 @@ struct detail::TablebaseState {
     // is needed).
     ProbeResult<Value> best_move(VariantId variant, const Position& pos, const MoveList& moves, Need need) const;
     // wdl-dtc/2: the best move of a free position `pos` of table t off its
-    // DTC side (canonical side `side`) whose stored WDL is decided (`stored`),
-    // found as best_move() would, with in-table children read straight from
-    // t and the search cut where no later move can be better.
+    // DTC side (canonical side `side`) whose stored WDL is decided, or
+    // (wdl-dtc/5) not stored at all, found as best_move() would for `need`,
+    // with in-table children read straight from t and the search cut where
+    // no later move can be better.
     template <Ruleset R>
     ProbeResult<Value> dtc_search(const Table& t, Color side, const Position& pos, const MoveList& moves,
                                   Need need = Need::Full) const;
@@ -464,28 +465,27 @@ ProbeResult<Value> detail::TablebaseState::dtc_search(const Table& t, Color side
             if (better(move_value(*v, false))) return result();
         }
     }
-    if (!free_moves.empty()) {
-        // Each child's placement is pos's with one square changed.
-        const index::Indexer& ix = t.indexer();
-        const bool flip = side != pos.side_to_move();
-        const auto oriented = [flip](Square s) { return flip ? static_cast<Square>(s ^ 56) : s; };
-        Square squares[index::kMaxUnits];
-        oriented_placement(ix, pos, flip, squares);
-        const std::uint64_t child_base = to_index(~side) * ix.size();
-        PinnedReader reader(t.reader_, t.resident_);
-        for (Move m : free_moves) {
-            if (won_in_two()) return result();
-            Square moved[index::kMaxUnits];
-            std::copy_n(squares, ix.unit_count(), moved);
-            *std::find(moved, moved + ix.unit_count(), oriented(m.from())) = oriented(m.to());
-            const index::Index slot = ix.encode(moved);
-            if (slot == index::kNoIndex) {
-                return invalid_argument("a move of a position of table " + t.info().spec.name + " leaves its index");
-            }
-            auto code = reader.code(child_base + slot);
-            if (!code.ok()) return code.status();
-            if (better(move_value(decode_value(*code), false))) return result();
+    if (free_moves.empty()) return result();
+    // Each child's placement is pos's with one square changed.
+    const index::Indexer& ix = t.indexer();
+    const bool flip = side != pos.side_to_move();
+    const auto oriented = [flip](Square s) { return flip ? static_cast<Square>(s ^ 56) : s; };
+    Square squares[index::kMaxUnits];
+    oriented_placement(ix, pos, flip, squares);
+    const std::uint64_t child_base = to_index(~side) * ix.size();
+    PinnedReader reader(t.reader_, t.resident_);
+    for (Move m : free_moves) {
+        if (won_in_two()) return result();
+        Square moved[index::kMaxUnits];
+        std::copy_n(squares, ix.unit_count(), moved);
+        *std::find(moved, moved + ix.unit_count(), oriented(m.from())) = oriented(m.to());
+        const index::Index slot = ix.encode(moved);
+        if (slot == index::kNoIndex) {
+            return invalid_argument("a move of a position of table " + t.info().spec.name + " leaves its index");
         }
+        auto code = reader.code(child_base + slot);
+        if (!code.ok()) return code.status();
+        if (better(move_value(decode_value(*code), false))) return result();
     }
     return result();
 }
