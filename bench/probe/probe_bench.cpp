@@ -5,7 +5,8 @@
 // position (counter bytes_per_position).
 //
 // The tables are built by the generator on first use, into $TBF_BENCH_DB if
-// set (kept, and reused by later runs) or else a scratch directory.
+// set (kept, and reused by later runs) or else a scratch directory, in the
+// value encoding $TBF_BENCH_ENCODING (default wdl-dtc/1).
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -103,7 +104,9 @@ private:
         probe::Tablebase writer(std::move(*db));
         std::vector<index::Material> tables;
         for (const char* t : kTables) tables.push_back(material(t));
-        auto result = gen::generate(writer, kVariant, tables, {});
+        gen::GenerateOptions generate;
+        if (const char* encoding = std::getenv("TBF_BENCH_ENCODING")) generate.value_encoding = encoding;
+        auto result = gen::generate(writer, kVariant, tables, generate);
         if (!result.ok()) throw std::runtime_error(result.status().message());
     }
 

@@ -185,9 +185,9 @@ private:
     // The WDL of a free position of a side not stored (wdl-dtc/5): the best
     // of its moves, a quiet one read from this table's other side (valued
     // once, kept), any other probed through the resolver. `moves`: its
-    // legal moves, or empty. A failure reads as a draw and sets error().
+    // legal moves, or empty. nullopt on a failure, which sets error().
     template <Ruleset R>
-    Wdl one_ply(const Position& pos, MoveList& moves) const {
+    std::optional<Wdl> one_ply(const Position& pos, MoveList& moves) const {
         if (moves.size() == 0) generate_legal<R>(pos, moves);
         const Color other = ~pos.side_to_move();
         Wdl best = Wdl::Loss;
@@ -198,14 +198,14 @@ private:
                 const index::Index slot = ix_.index(child);
                 if (slot == index::kNoIndex) {
                     fail("a move of a position of table " + resolver_->info().spec.name + " leaves its index");
-                    return Wdl::Draw;
+                    return std::nullopt;
                 }
                 child_wdl = value(other, slot).wdl;
             } else {
                 auto probed = resolver_->position_wdl(child);
                 if (!probed.ok()) {
                     fail(probed.status().to_string());
-                    return Wdl::Draw;
+                    return std::nullopt;
                 }
                 child_wdl = *probed;
             }
@@ -245,21 +245,26 @@ private:
                 const bool one_ply_here = !resolver_->stores_free_slots(side) && !resolver_->same_units() &&
                                           (sides_ & side_bit(~side)) != 0;
                 bool known = false;
+                bool failed = false;
                 if (resolver_->stores_free_slots(side) || one_ply_here) {
                     known = with_variant(variant, [&]<class R>() {
                         MoveList moves;
                         std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
                         if (!kind) kind = probe::slot_kind<R>(pos, moves);
                         if (*kind != probe::SlotKind::Free) return false;
-                        if (one_ply_here) wdl = one_ply<R>(pos, moves);
+                        if (one_ply_here) {
+                            const std::optional<Wdl> searched = one_ply<R>(pos, moves);
+                            failed = !searched;
+                            wdl = searched.value_or(Wdl::Draw);
+                        }
                         return true;
                     });
                 }
+                if (failed) return Wdl::Draw;  // not kept: error() ends the build
                 if (!known) {
                     auto resolved = resolver_->wdl(side, index, pos);
                     if (!resolved.ok()) {
-                        std::lock_guard lock(error_mutex_);
-                        if (error_.empty()) error_ = resolved.status().to_string();
+                        fail(resolved.status().to_string());
                         return Wdl::Draw;
                     }
                     wdl = *resolved;
@@ -347,11 +352,8 @@ private:
     }
 
     void not_kept(Color side) const {
-        std::lock_guard lock(error_mutex_);
-        if (error_.empty()) {
-            error_ = std::string("sub-table read with ") + (side == Color::White ? "white" : "black") +
-                     " to move, a side not loaded";
-        }
+        fail(std::string("sub-table read with ") + (side == Color::White ? "white" : "black") +
+             " to move, a side not loaded");
     }
 
     index::Indexer ix_;
