@@ -7,15 +7,18 @@
 // not depend on its encoding, so this measures the new format on tables built
 // by an older tbgen without building them again.
 //
-// With --compact, the zstd settings the generator stores wdl-dtc/2 and /3
-// tables with (minimum match 6, the optimal parser, search log 4, target
-// length 256) on top of the level, whatever the tables' encoding; --group N
-// stores N blocks a record (format 3); --all repacks
+// With --compact, the zstd settings the generator stores compact tables
+// with (minimum match 6, the optimal parser, search log 6, target length
+// 4095) on top of the level, whatever the tables' encoding; --group N
+// stores N blocks a record; --table-layout keeps each table's own slots a
+// block and blocks a record; --dtc-side-alone writes every slot off a
+// compact table's DTC side as 0 (what wdl-dtc/5 stores of it; the values
+// checksum then differs by design); --all repacks
 // every table of SOURCE_DB and keeps them in SCRATCH_DB (a database a prober
 // can open as a whole; without it each table is deleted once measured).
 //
 // Usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] [--dict N]
-//                      [--group N] [--compact] [--all]
+//                      [--group N] [--compact] [--table-layout] [--dtc-side-alone] [--all]
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,7 +51,7 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] "
-                     "[--dict N] [--group N] [--compact] [--all]\n");
+                     "[--dict N] [--group N] [--compact] [--table-layout] [--dtc-side-alone] [--all]\n");
         return 2;
     }
     TableWriteOptions options = compact_write_options();
