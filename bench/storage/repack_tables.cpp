@@ -20,6 +20,7 @@
 // Usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] [--dict N]
 //                      [--group N] [--compact] [--table-layout] [--dtc-side-alone] [--all]
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -130,14 +131,18 @@ int main(int argc, char** argv) {
         for (std::uint64_t b = 0; b < info.block_count; ++b) {
             auto block = table->read_block(b, CacheUse::Bypass);
             if (!block.ok()) die(block.status().to_string());
-            std::vector<std::uint8_t> copy((*block)->bytes().begin(), (*block)->bytes().end());
+            std::span<const std::uint8_t> bytes = (*block)->bytes();
+            std::vector<std::uint8_t> zeroed;
             const std::uint64_t first = (*block)->first_slot();
-            const std::uint32_t width = info.spec.value_width;
-            for (std::uint32_t k = 0; k < (*block)->size(); ++k) {
-                if (first + k >= zero_from && first + k < zero_to)
-                    std::fill_n(copy.begin() + static_cast<std::ptrdiff_t>(k * width), width, 0);
+            const std::uint64_t from = std::max(first, zero_from);
+            const std::uint64_t to = std::min(first + (*block)->size(), zero_to);
+            if (from < to) {
+                const std::uint32_t width = info.spec.value_width;
+                zeroed.assign(bytes.begin(), bytes.end());
+                std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>((from - first) * width),
+                          zeroed.begin() + static_cast<std::ptrdiff_t>((to - first) * width), 0);
+                bytes = zeroed;
             }
-            const std::span<const std::uint8_t> bytes(copy);
             const std::clock_t start = std::clock();
             Status s = info.spec.value_width == 1
                            ? writer->append(bytes)

@@ -523,12 +523,12 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
             case SlotKind::Free:
                 break;
         }
-        if (!t.stores_free_slots(side) && !t.same_units_) {
-            // wdl-dtc/5: nothing stored, one ply over the DTC side.
-            if (!listed) generate_legal<R>(pos, moves);
-            return dtc_search<R>(t, side, pos, moves, need);
-        }
         if (!t.stores_free_slots(side)) {
+            if (!t.same_units_) {
+                // wdl-dtc/5: nothing stored, one ply over the DTC side.
+                if (!listed) generate_legal<R>(pos, moves);
+                return dtc_search<R>(t, side, pos, moves, need);
+            }
             // The colour-swapped image: the same units, the DTC side to
             // move, a free slot of this table with the same value. `pos`
             // is in the table's orientation when its side to move is `side`.
