@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "resolved_cache.hpp"
 #include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -140,7 +141,8 @@ std::uint64_t position_key(VariantId variant, const Position& pos) {
 enum class Need : std::uint8_t { Wdl, Full };
 
 struct detail::TablebaseState {
-    explicit TablebaseState(storage::Database db) : database(std::move(db)) {
+    TablebaseState(storage::Database db, std::size_t resolved_bytes)
+        : database(std::move(db)), resolved(resolved_bytes) {
         indexes.push_back(std::make_unique<TableIndex>(16));
         index.store(indexes.back().get());
     }
@@ -178,6 +180,9 @@ struct detail::TablebaseState {
     // caller has read it already.
     ProbeResult<Value> slot_value(const Table& t, Color side, std::uint64_t idx, const Position& pos, Need need,
                                   const std::uint16_t* stored = nullptr) const;
+    // The same for a compact table, past the cache of resolved values.
+    ProbeResult<Value> resolve_slot(const Table& t, Color side, std::uint64_t idx, const Position& pos,
+                                    Need need, const std::uint16_t* stored) const;
     // The best move value of pos over its legal moves (at least one): a
     // conversion needs only the WDL of the position it reaches. Stops at the
     // first move nothing can beat (a win in 1, or any win when only the WDL
@@ -193,6 +198,9 @@ struct detail::TablebaseState {
                                   Need need = Need::Full) const;
 
     storage::Database database;
+    // Values of compact tables' slots found by search or read from
+    // sub-tables, so a warm probe of such a slot costs one lookup.
+    mutable ResolvedCache resolved;
     // Tables open lazily from const probes: what opening changes is mutable.
     mutable std::atomic<const TableIndex*> index{nullptr};
     mutable std::mutex mutex;                                  // writers: opening and publishing tables
@@ -216,8 +224,13 @@ const std::shared_ptr<const Table>* find_open(const TableIndex& index, VariantId
 
 }  // namespace
 
-Tablebase::Tablebase(storage::Database database)
-    : state_(std::make_unique<detail::TablebaseState>(std::move(database))) {}
+Tablebase::Tablebase(storage::Database database, std::size_t resolved_bytes)
+    : state_(std::make_unique<detail::TablebaseState>(std::move(database), resolved_bytes)) {}
+
+Tablebase::Tablebase(storage::Database database) {
+    const std::size_t resolved_bytes = database.block_cache_stats().capacity / 8;
+    state_ = std::make_unique<detail::TablebaseState>(std::move(database), resolved_bytes);
+}
 Tablebase::Tablebase(Tablebase&&) noexcept = default;
 Tablebase& Tablebase::operator=(Tablebase&&) noexcept = default;
 Tablebase::~Tablebase() = default;
@@ -225,7 +238,8 @@ Tablebase::~Tablebase() = default;
 ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseOptions& options) {
     storage::DatabaseOptions db_options;
     db_options.mode = storage::OpenMode::ReadOnly;
-    db_options.block_cache_bytes = options.cache_bytes;
+    const std::size_t resolved_bytes = options.cache_bytes / 8;
+    db_options.block_cache_bytes = options.cache_bytes - resolved_bytes;
     auto db = storage::Database::open(path, db_options);
     if (!db.ok()) {
         // No directory, or a directory that is no database, is a path the
@@ -235,7 +249,7 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
         return Status(wrong_path ? StatusCode::IoError : probe_status(db.status()).code(),
                       "cannot open database " + path + ": " + db.status().to_string());
     }
-    return Tablebase(std::move(*db));
+    return Tablebase(std::move(*db), resolved_bytes);
 }
 
 void Tablebase::look_also_in(const std::vector<const Tablebase*>& others) const {
@@ -337,6 +351,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     table->dtc_side_alone_ = stores_dtc_side_alone(spec.value_encoding, material);
     table->same_units_ = material == material.flipped();
     table->key_ = table_key(variant, material);
+    table->ordinal_ = ResolvedCache::next_ordinal();
     return publish(std::move(table));
 }
 
@@ -493,6 +508,8 @@ ProbeResult<Value> detail::TablebaseState::dtc_search(const Table& t, Color side
 ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side, std::uint64_t idx,
                                                       const Position& pos, Need need,
                                                       const std::uint16_t* stored) const {
+    // Without a block cache, blocks read again within this probe decode once.
+    storage::ReadScope scope;
     auto read_stored = [&]() -> ProbeResult<std::uint16_t> {
         if (stored != nullptr) return *stored;
         return t.code(side, idx);
@@ -502,6 +519,23 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
         if (!code.ok()) return code.status();
         return decode_value(*code);
     }
+    const std::uint64_t slot = to_index(side) * t.indexer().size() + idx;
+    if (auto kept = resolved.find(t.ordinal_, slot, need == Need::Full)) {
+        if (need == Need::Wdl) kept->dtc = 0;
+        return *kept;
+    }
+    auto value = resolve_slot(t, side, idx, pos, need, stored);
+    if (value.ok()) resolved.keep(t.ordinal_, slot, *value, need == Need::Full);
+    return value;
+}
+
+ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color side, std::uint64_t idx,
+                                                        const Position& pos, Need need,
+                                                        const std::uint16_t* stored) const {
+    auto read_stored = [&]() -> ProbeResult<std::uint16_t> {
+        if (stored != nullptr) return *stored;
+        return t.code(side, idx);
+    };
     const VariantId variant = t.indexer().variant();
     return with_variant(variant, [&]<class R>() -> ProbeResult<Value> {
         // Attack sets classify most positions; the move list only where needed.
@@ -563,6 +597,7 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
 }
 
 ProbeResult<Value> detail::TablebaseState::probe(VariantId variant, const Position& pos, Need need) const {
+    storage::ReadScope scope;
     // As terminal_value(): under compulsory captures a side without units has won.
     if (variant_traits(variant).captures_compulsory) {
         if (pos.units(pos.side_to_move()) == 0) return Value{Wdl::Win, 0};
@@ -758,6 +793,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->dtc_side_alone_ = source.dtc_side_alone_;
     copy->same_units_ = source.same_units_;
     copy->key_ = source.key_;
+    copy->ordinal_ = source.ordinal_;  // the same values
     const auto& info = source.info();
     copy->resident_.resize(info.spec.slot_count);
     const Status read = source.for_each_block([&](const storage::Block& values) {
@@ -795,6 +831,7 @@ ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
         MoveList list;
         generate_legal<R>(pos, list);
+        storage::ReadScope scope;  // the children share blocks
         std::vector<MoveValue> out;
         out.reserve(list.size());
         for (Move m : list) {

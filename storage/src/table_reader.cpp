@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <array>
 #include <bit>
 
 #include "db_state.hpp"
@@ -95,6 +97,44 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
     return make_block(info, block_no, std::move(bytes));
 }
 
+// The blocks a thread's ReadScope keeps: the last kScopeBlocks read,
+// found by a scan (a probe reads a handful).
+constexpr std::size_t kScopeBlocks = 16;
+
+struct ScopedBlock {
+    const detail::DbState* db = nullptr;
+    std::uint64_t storage_id = 0;
+    BlockRef block;
+};
+
+struct ScopeBlocks {
+    int depth = 0;
+    std::size_t used = 0;  // entries filled, the oldest replaced once all are
+    std::size_t next = 0;
+    std::array<ScopedBlock, kScopeBlocks> kept;
+};
+
+thread_local ScopeBlocks scope_blocks;
+
+bool in_scope() { return scope_blocks.depth > 0; }
+
+// Block `block_no` of the table, from the scope or else loaded and kept there.
+Result<BlockRef> scoped_block(detail::DbState& db, const TableInfo& info,
+                              const detail::BlockDecoding* decoding, std::uint64_t block_no) {
+    for (std::size_t i = 0; i < scope_blocks.used; ++i) {
+        const ScopedBlock& k = scope_blocks.kept[i];
+        if (k.db == &db && k.storage_id == info.storage_id && k.block->block_no() == block_no) {
+            return k.block;
+        }
+    }
+    Result<BlockRef> block = load_block(db, info, decoding, block_no);
+    if (!block.ok()) return block;
+    scope_blocks.kept[scope_blocks.next] = {&db, info.storage_id, *block};
+    scope_blocks.next = (scope_blocks.next + 1) % kScopeBlocks;
+    scope_blocks.used = std::max(scope_blocks.used, scope_blocks.next == 0 ? kScopeBlocks : scope_blocks.next);
+    return block;
+}
+
 // One value read with no cache to keep its block: the block is decoded into
 // the thread's scratch buffer, so a probe allocates nothing.
 Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
@@ -108,6 +148,15 @@ Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
 
 }  // namespace
 
+ReadScope::ReadScope() noexcept { ++scope_blocks.depth; }
+
+ReadScope::~ReadScope() {
+    if (--scope_blocks.depth > 0) return;
+    for (std::size_t i = 0; i < scope_blocks.used; ++i) scope_blocks.kept[i] = {};
+    scope_blocks.used = 0;
+    scope_blocks.next = 0;
+}
+
 Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {
     return detail::guarded([&]() -> Result<std::uint32_t> {
         const TableInfo& info = *info_;
@@ -118,7 +167,12 @@ Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {
         }
         const std::uint64_t block_no = slot >> block_shift_;
         const std::size_t index = slot & (info.slots_per_block - 1);
-        if (!db_->cache.keeps_blocks()) return load_value(*db_, info, decoding_.get(), block_no, index);
+        if (!db_->cache.keeps_blocks()) {
+            if (!in_scope()) return load_value(*db_, info, decoding_.get(), block_no, index);
+            Result<BlockRef> block = scoped_block(*db_, info, decoding_.get(), block_no);
+            if (!block.ok()) return block.status();
+            return (*block)->value(index);
+        }
         std::uint32_t value = 0;
         if (db_->cache.lookup_value(info.storage_id, block_no, index, value)) return value;
         Result<BlockRef> block = load_block(*db_, info, decoding_.get(), block_no);
@@ -140,6 +194,7 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
         if (cached) {
             if (BlockRef hit = db_->cache.lookup(info.storage_id, block_no)) return hit;
         }
+        if (!cached && in_scope()) return scoped_block(*db_, info, decoding_.get(), block_no);
         Result<BlockRef> block = load_block(*db_, info, decoding_.get(), block_no);
         if (cached && block.ok() && cache == CacheUse::Fill) db_->cache.insert(info.storage_id, *block);
         return block;

@@ -14,6 +14,7 @@
 
 #include "compact_checks.hpp"
 #include "probe_fixture.hpp"
+#include "resolved_cache.hpp"
 #include "tbforge/base/xxh64.hpp"
 #include "tbforge/gen/generate.hpp"
 #include "tbforge/index/material.hpp"
@@ -333,6 +334,84 @@ TEST_CASE("wdl-dtc/5 answers every value as wdl-dtc/1, every table storing one s
     const auto ff = test::sanitized_sample(index::enumerate_tables(VariantId::FourFile, 3));
     const Pair q(VariantId::FourFile, ff, kV5);
     check_every_slot(q, ff, 10);
+}
+
+TEST_CASE("the cache of resolved values keeps each slot's answer under its full key") {
+    probe::detail::ResolvedCache cache(8 << 10);  // 1024 entries
+    REQUIRE(cache.enabled());
+    CHECK(cache.bytes() == 8 << 10);
+    CHECK_FALSE(probe::detail::ResolvedCache(8 << 10 >> 1).enabled());  // too small to keep anything
+    const probe::Value win{Wdl::Win, 7}, loss{Wdl::Loss, 12};
+    CHECK_FALSE(cache.find(1, 5, false));
+    cache.keep(1, 5, win, true);
+    CHECK(cache.find(1, 5, true) == win);
+    CHECK(cache.find(1, 5, false) == win);
+    CHECK_FALSE(cache.find(2, 5, false));  // another table's slot 5
+    CHECK_FALSE(cache.find(1, 5 + 1024, false));  // the same entry, another slot
+    cache.keep(1, 5 + 1024, loss, true);  // replaces slot 5's answer
+    CHECK_FALSE(cache.find(1, 5, false));
+    CHECK(cache.find(1, 5 + 1024, true) == loss);
+    // The WDL alone answers only what asks for the WDL alone.
+    cache.keep(3, 40, loss, false);
+    CHECK_FALSE(cache.find(3, 40, true));
+    CHECK(cache.find(3, 40, false) == probe::Value{Wdl::Loss, 0});
+    // Draws and the largest distance keep apart from an empty entry.
+    cache.keep(4, 0, probe::Value{}, true);
+    CHECK(cache.find(4, 0, true) == probe::Value{});
+    cache.keep(4, 1, probe::Value{Wdl::Loss, probe::kMaxDtc}, true);
+    CHECK(cache.find(4, 1, true) == probe::Value{Wdl::Loss, probe::kMaxDtc});
+    // Ordinal 0 (a table no Tablebase named) is never kept.
+    cache.keep(0, 9, win, true);
+    CHECK_FALSE(cache.find(0, 9, false));
+}
+
+TEST_CASE("wdl-dtc/5 answers through the cache of resolved values as without it") {
+    // The answers a search or a sub-table gives are kept beside the decoded
+    // blocks. Slot by slot, against a tablebase without caches: the WDL
+    // alone first (an entry without the DTC), the full value (which that
+    // entry does not answer), then both again (answered from the entries);
+    // in the default cache and in one of 1024 entries, where slots keep
+    // replacing each other.
+    std::vector<index::Material> tables;
+    for (const char* name : {"KPvK", "NvB", "RvK"}) tables.push_back(test::table_material(VariantId::Antichess, name));
+    const Pair p(VariantId::Antichess, tables, kV5);
+    probe::TablebaseOptions none_options, tiny_options;
+    none_options.cache_bytes = 0;
+    tiny_options.cache_bytes = 64 << 10;  // an eighth, 8 KiB: 1024 entries
+    auto none = probe::Tablebase::open(p.dir.sub("v2"), none_options);
+    auto tiny = probe::Tablebase::open(p.dir.sub("v2"), tiny_options);
+    REQUIRE(none.ok());
+    REQUIRE(tiny.ok());
+    std::uint64_t compared = 0, wrong = 0, searched = 0;
+    for (const index::Material& material : tables) {
+        CAPTURE(material.name());
+        auto reference = none->table(VariantId::Antichess, material);
+        REQUIRE(reference.ok());
+        const std::uint64_t n = (*reference)->indexer().size();
+        for (const probe::Tablebase* tb : {p.v2.get(), &*tiny}) {
+            auto t = tb->table(VariantId::Antichess, material);
+            REQUIRE(t.ok());
+            for (std::uint64_t s = 0; s < 2 * n; s += 3) {
+                const Color side = s < n ? Color::White : Color::Black;
+                const std::uint64_t idx = s % n;
+                auto expected = (*reference)->value(side, idx);
+                REQUIRE(expected.ok());
+                searched += side != (*t)->dtc_side();
+                for (int round = 0; round < 2; ++round) {
+                    auto w = (*t)->wdl(side, idx);
+                    auto v = (*t)->value(side, idx);
+                    REQUIRE(w.ok());
+                    REQUIRE(v.ok());
+                    wrong += *w != expected->wdl;
+                    wrong += *v != *expected;
+                    ++compared;
+                }
+            }
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(searched > compared / 8);  // the side not stored is a good part of them
+    MESSAGE(compared << " slots compared twice, " << searched << " of them off the DTC side");
 }
 
 TEST_CASE("compact tables: blocks per record as given, the block size still chosen per table") {

@@ -522,6 +522,47 @@ TEST_CASE("block cache honours its byte limit and counts hits") {
     CHECK(none.block_cache_stats().blocks == 0);
 }
 
+TEST_CASE("without a cache, a read scope keeps the blocks read until it ends") {
+    TempDir dir;
+    {
+        Database db = open_cached_rw(dir.sub("db"));
+        REQUIRE(write_synthetic(db, "t", 40 * 1024, 1, 6, small_blocks()).ok());
+        REQUIRE(write_synthetic(db, "u", 40 * 1024, 2, 7, small_blocks()).ok());
+    }
+    Database none = open_ro(dir.sub("db"), 0);
+    Database other = open_ro(dir.sub("db"), 0);
+    const TableReader t = open_table(none, "t"), u = open_table(none, "u"), t_other = open_table(other, "t");
+    // Outside a scope every read decodes anew.
+    CHECK(t.read_block(3)->get() != t.read_block(3)->get());
+    {
+        ReadScope scope;
+        const BlockRef first = *t.read_block(3);
+        CHECK(t.read_block(3)->get() == first.get());
+        CHECK(u.read_block(3)->get() != first.get());        // another table's block 3
+        CHECK(t_other.read_block(3)->get() != first.get());  // the same table through another handle
+        {
+            ReadScope nested;  // shares the outer scope's blocks
+            CHECK(t.read_block(3)->get() == first.get());
+        }
+        CHECK(t.read_block(3)->get() == first.get());
+        // Values through get() across more blocks than a scope keeps, the
+        // two tables interleaved, oldest blocks replaced.
+        std::uint64_t wrong = 0;
+        for (std::uint64_t k = 0; k < 3 * 40 * 1024; k += 97) {
+            const std::uint64_t slot = (k * 7919) % (40 * 1024);
+            const TableReader& r = k % 2 ? t : u;
+            auto v = r.get(slot);
+            REQUIRE(v.ok());
+            wrong += *v != synthetic_value(k % 2 ? 6 : 7, slot, r.info().spec.value_width);
+        }
+        CHECK(wrong == 0);
+    }
+    // Ended: nothing kept.
+    const BlockRef again = *t.read_block(3);
+    CHECK(t.read_block(3)->get() != again.get());
+    CHECK(none.block_cache_stats().blocks == 0);
+}
+
 TEST_CASE("concurrent readers in threads get the right values") {
     TempDir dir;
     const std::string path = dir.sub("db");

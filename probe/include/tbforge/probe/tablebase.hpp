@@ -183,12 +183,15 @@ private:
     bool dtc_side_alone_ = false;
     bool same_units_ = false;  // White's units are Black's: a colour swap stays in the table
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
+    std::uint32_t ordinal_ = 0;  // names it in caches of resolved values (unique in the process)
     std::vector<std::uint16_t> resident_;
 };
 
 struct TablebaseOptions {
-    // Byte limit of the decompressed-block cache shared by every table and
-    // thread of this Tablebase (docs/probe.md, "Cache size"); 0 disables it.
+    // Byte limit of the caches shared by every table and thread of this
+    // Tablebase (docs/probe.md, "Cache size"): an eighth for the values
+    // compact tables resolve by search, the rest for decompressed blocks;
+    // 0 disables both.
     std::size_t cache_bytes = std::size_t{256} << 20;
 };
 
@@ -198,7 +201,8 @@ public:
     // tbforge database, unreadable), Corrupt (truncated or damaged files).
     static ProbeResult<Tablebase> open(const std::string& path,
                                        const TablebaseOptions& options = {});
-    // Probes through a database already opened (e.g. read-write by the generator).
+    // Through a database already opened (e.g. read-write by the generator);
+    // resolved values get an eighth of its block cache's size on top.
     explicit Tablebase(storage::Database database);
 
     Tablebase(Tablebase&&) noexcept;
@@ -248,6 +252,8 @@ public:
     storage::Database& database();
 
 private:
+    Tablebase(storage::Database database, std::size_t resolved_bytes);
+
     std::unique_ptr<detail::TablebaseState> state_;
 };
 

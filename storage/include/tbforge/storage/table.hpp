@@ -200,6 +200,20 @@ enum class CacheUse : std::uint8_t {
     Bypass,  // use a cached copy if present, but do not insert (one pass over a table)
 };
 
+// While one lives on a thread, the blocks that thread reads from a
+// database without a decoded-block cache (block_cache_bytes 0) are kept
+// until the outermost scope ends: one lookup that reads the same block
+// again (a probe's one-ply search, and the probes of its children) decodes
+// it once. Scopes nest; only the outermost one keeps blocks. Blocks are not
+// kept from one scope to the next: across lookups that is the cache's job.
+class ReadScope {
+public:
+    ReadScope() noexcept;
+    ~ReadScope();
+    ReadScope(const ReadScope&) = delete;
+    ReadScope& operator=(const ReadScope&) = delete;
+};
+
 // Read access to one published table. Cheap to copy; all const methods may be
 // called from many threads at once. Keeps its database open while it exists.
 // Reads see the table version that was opened: if the table is deleted or
