@@ -142,7 +142,7 @@ enum class Need : std::uint8_t { Wdl, Full };
 
 struct detail::TablebaseState {
     TablebaseState(storage::Database db, std::size_t resolved_bytes)
-        : database(std::move(db)), resolved(resolved_bytes) {
+        : database(std::move(db)), uncached(database.block_cache_stats().capacity == 0), resolved(resolved_bytes) {
         indexes.push_back(std::make_unique<TableIndex>(16));
         index.store(indexes.back().get());
     }
@@ -198,6 +198,9 @@ struct detail::TablebaseState {
                                   Need need = Need::Full) const;
 
     storage::Database database;
+    // No decoded-block cache: a probe keeps the blocks it reads in a
+    // storage::ReadScope (with a cache that would only cost time).
+    bool uncached = false;
     // Values of compact tables' slots found by search or read from
     // sub-tables, so a warm probe of such a slot costs one lookup.
     mutable ResolvedCache resolved;
@@ -509,7 +512,8 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
                                                       const Position& pos, Need need,
                                                       const std::uint16_t* stored) const {
     // Without a block cache, blocks read again within this probe decode once.
-    storage::ReadScope scope;
+    std::optional<storage::ReadScope> scope;
+    if (uncached) scope.emplace();
     auto read_stored = [&]() -> ProbeResult<std::uint16_t> {
         if (stored != nullptr) return *stored;
         return t.code(side, idx);
@@ -597,7 +601,8 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
 }
 
 ProbeResult<Value> detail::TablebaseState::probe(VariantId variant, const Position& pos, Need need) const {
-    storage::ReadScope scope;
+    std::optional<storage::ReadScope> scope;
+    if (uncached) scope.emplace();
     // As terminal_value(): under compulsory captures a side without units has won.
     if (variant_traits(variant).captures_compulsory) {
         if (pos.units(pos.side_to_move()) == 0) return Value{Wdl::Win, 0};
@@ -831,7 +836,8 @@ ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
         MoveList list;
         generate_legal<R>(pos, list);
-        storage::ReadScope scope;  // the children share blocks
+        std::optional<storage::ReadScope> scope;  // the children share blocks
+        if (state_->uncached) scope.emplace();
         std::vector<MoveValue> out;
         out.reserve(list.size());
         for (Move m : list) {

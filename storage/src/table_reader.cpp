@@ -107,31 +107,29 @@ struct ScopedBlock {
     BlockRef block;
 };
 
-struct ScopeBlocks {
-    int depth = 0;
-    std::size_t used = 0;  // entries filled, the oldest replaced once all are
-    std::size_t next = 0;
-    std::array<ScopedBlock, kScopeBlocks> kept;
-};
+// Trivial thread-locals for what every probe touches (no guard on access);
+// the blocks themselves only when a scope reads without a cache.
+thread_local int scope_depth = 0;
+thread_local std::size_t scope_used = 0;  // entries filled, the oldest replaced once all are
+thread_local std::size_t scope_next = 0;
+thread_local std::array<ScopedBlock, kScopeBlocks> scope_kept;
 
-thread_local ScopeBlocks scope_blocks;
-
-bool in_scope() { return scope_blocks.depth > 0; }
+bool in_scope() { return scope_depth > 0; }
 
 // Block `block_no` of the table, from the scope or else loaded and kept there.
 Result<BlockRef> scoped_block(detail::DbState& db, const TableInfo& info,
                               const detail::BlockDecoding* decoding, std::uint64_t block_no) {
-    for (std::size_t i = 0; i < scope_blocks.used; ++i) {
-        const ScopedBlock& k = scope_blocks.kept[i];
+    for (std::size_t i = 0; i < scope_used; ++i) {
+        const ScopedBlock& k = scope_kept[i];
         if (k.db == &db && k.storage_id == info.storage_id && k.block->block_no() == block_no) {
             return k.block;
         }
     }
     Result<BlockRef> block = load_block(db, info, decoding, block_no);
     if (!block.ok()) return block;
-    scope_blocks.kept[scope_blocks.next] = {&db, info.storage_id, *block};
-    scope_blocks.next = (scope_blocks.next + 1) % kScopeBlocks;
-    scope_blocks.used = std::max(scope_blocks.used, scope_blocks.next == 0 ? kScopeBlocks : scope_blocks.next);
+    scope_kept[scope_next] = {&db, info.storage_id, *block};
+    scope_next = (scope_next + 1) % kScopeBlocks;
+    scope_used = std::max(scope_used, scope_next == 0 ? kScopeBlocks : scope_next);
     return block;
 }
 
@@ -148,13 +146,13 @@ Result<std::uint32_t> load_value(detail::DbState& db, const TableInfo& info,
 
 }  // namespace
 
-ReadScope::ReadScope() noexcept { ++scope_blocks.depth; }
+ReadScope::ReadScope() noexcept { ++scope_depth; }
 
 ReadScope::~ReadScope() {
-    if (--scope_blocks.depth > 0) return;
-    for (std::size_t i = 0; i < scope_blocks.used; ++i) scope_blocks.kept[i] = {};
-    scope_blocks.used = 0;
-    scope_blocks.next = 0;
+    if (--scope_depth > 0 || scope_used == 0) return;
+    for (std::size_t i = 0; i < scope_used; ++i) scope_kept[i] = {};
+    scope_used = 0;
+    scope_next = 0;
 }
 
 Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {

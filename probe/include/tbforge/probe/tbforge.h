@@ -114,8 +114,9 @@ const char* tbf_status_string(int status);
 const char* tbf_last_error(void);
 
 /* Opens a database directory read-only; *out receives the handle (NULL on
- * failure). cache_bytes limits the decompressed-block cache shared by all
- * threads using the handle (0: the default of 256 MiB).
+ * failure). cache_bytes limits the caches shared by all threads using the
+ * handle, decompressed blocks and (an eighth) values compact tables resolve
+ * by search (0: the default of 256 MiB).
  * Errors: TBF_ERR_IO (no such directory, not a database, unreadable),
  * TBF_ERR_CORRUPT (truncated or damaged files), TBF_ERR_BAD_INPUT (null). */
 tbf_status tbf_open(const char* path, size_t cache_bytes, tbf_db** out);
