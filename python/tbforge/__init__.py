@@ -73,7 +73,8 @@ __all__ = [
 
 __version__: str = _core.__version__
 
-#: The default byte limit of the decoded-block cache (docs/probe.md, "Cache size").
+#: The default byte limit of the prober's caches, decoded blocks and resolved
+#: values (docs/probe.md, "Cache size").
 DEFAULT_CACHE_BYTES = 256 << 20
 
 #: Every accepted variant name and the tbforge variant it means.
