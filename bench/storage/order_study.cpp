@@ -13,7 +13,11 @@
 // block in K of each order, picked by a hash of its number, is laid out and
 // compressed (an estimate; the ratio between orders is what matters).
 //
-// Usage: order_study DB [--sample K] TABLE...
+// With --dtc-side-alone, the side other than the DTC side stores nothing (0
+// in every slot), as wdl-dtc/5 lays it out; each line also gives the bytes
+// with either side as the DTC side.
+//
+// Usage: order_study DB [--sample K] [--dtc-side-alone] TABLE...
 
 #include <omp.h>
 
@@ -56,7 +60,7 @@ bool sampled_block(std::uint64_t b, std::uint64_t sample) {
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: order_study DB [--sample K] TABLE...\n");
+        std::fprintf(stderr, "usage: order_study DB [--sample K] [--dtc-side-alone] TABLE...\n");
         return 2;
     }
     auto tb = probe::Tablebase::open(argv[1]);
@@ -66,9 +70,18 @@ int main(int argc, char** argv) {
     }
     int first_table = 2;
     std::uint64_t sample = 1;
-    if (argc > 3 && std::string(argv[2]) == "--sample") {
-        sample = std::max(1ULL, std::strtoull(argv[3], nullptr, 10));
-        first_table = 4;
+    bool dtc_side_alone = false;
+    for (bool again = true; again;) {
+        again = false;
+        if (argc > first_table + 1 && std::string(argv[first_table]) == "--sample") {
+            sample = std::max(1ULL, std::strtoull(argv[first_table + 1], nullptr, 10));
+            first_table += 2;
+            again = true;
+        } else if (argc > first_table && std::string(argv[first_table]) == "--dtc-side-alone") {
+            dtc_side_alone = true;
+            first_table += 1;
+            again = true;
+        }
     }
     const storage::TableWriteOptions options = study::compact_table_options();
     std::uint64_t total_default = 0, total_best = 0, total_worst = 0;
@@ -131,8 +144,9 @@ int main(int argc, char** argv) {
                 }
                 if (bad) continue;
                 for (int d = 0; d < 2; ++d) {
-                    auto stored_code = [&](std::uint64_t s) {
-                        return static_cast<int>(s / n) == d ? codes[s] : wdl_code(codes[s]);
+                    auto stored_code = [&](std::uint64_t s) -> std::uint16_t {
+                        if (static_cast<int>(s / n) == d) return codes[s];
+                        return dtc_side_alone ? 0 : wdl_code(codes[s]);
                     };
                     // The free code before the block, on the same side.
                     std::uint16_t previous = 0;
@@ -168,8 +182,10 @@ int main(int argc, char** argv) {
             }
             const std::uint64_t side_best = std::min(bytes[0], bytes[1]);
             const bool is_default = ix.group_order() == default_order;
-            std::printf("%-10s %-24s %10llu%s\n", argv[a], order_name(ix.group_order()).c_str(),
-                        static_cast<unsigned long long>(side_best), is_default ? "  (default)" : "");
+            std::printf("%-10s %-24s %10llu%s  (DTC side white %llu, black %llu)\n", argv[a],
+                        order_name(ix.group_order()).c_str(), static_cast<unsigned long long>(side_best),
+                        is_default ? "  (default)" : "", static_cast<unsigned long long>(bytes[0]),
+                        static_cast<unsigned long long>(bytes[1]));
             std::fflush(stdout);
             if (is_default) default_bytes = side_best;
             if (side_best < best) {

@@ -180,6 +180,9 @@ public:
         }
         return dtc_side_;
     }
+    // After choose_dtc_side(): store `side` as the DTC side instead (either
+    // side gives a correct table; the sampled sizes stay).
+    void prefer_dtc_side(Color side) { dtc_side_ = side; }
     bool surveyed() const { return surveyed_; }
     // With the DTC side chosen (once chosen): the sampled blocks holding
     // more than one code, and the bytes they took as one-block records.

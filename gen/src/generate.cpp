@@ -466,7 +466,8 @@ template <Ruleset R>
 Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const std::string& name,
                            const index::Material& material, const GenerateOptions& options,
                            unsigned width, const ValueSource& source, const ValueReader& read = {},
-                           std::optional<std::uint64_t> rule_order_checksum = std::nullopt) {
+                           std::optional<std::uint64_t> rule_order_checksum = std::nullopt,
+                           std::optional<Color> preferred_dtc_side = std::nullopt) {
     const bool compact = probe::is_compact_encoding(options.value_encoding);
     const bool ordered = probe::is_ordered_encoding(options.value_encoding);
     // wdl-dtc/4 with the same units on both sides, and wdl-dtc/5: the DTC side alone.
@@ -492,6 +493,9 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
             }, false);
             side = free_slots->choose_dtc_side(write_options);
         }
+        // The side the group order was chosen with (wdl-dtc/5: children
+        // near each other), whatever the sample here says.
+        if (preferred_dtc_side) free_slots->prefer_dtc_side(*preferred_dtc_side);
         // Every code fits a byte unless the table's largest does not; then
         // the survey tells what the DTC side stores.
         if (free_slots->surveyed()) width = free_slots->max_code() <= 0xFF ? 1 : 2;
@@ -771,16 +775,19 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         // wdl-dtc/3 and /4: the group order whose sampled blocks are smallest, and
         // the values' checksum in the rule's order before they are read in it.
         const index::Indexer* stored_index = &*indexer;
-        std::optional<index::Indexer> chosen;
+        std::optional<ChosenOrder> chosen;
         std::optional<std::uint64_t> rule_order_checksum;
         if (probe::is_ordered_encoding(options.value_encoding)) {
+            const bool near_children = options.value_encoding == probe::kOneSideCompactValueEncoding &&
+                                       material != material.flipped();
             chosen = choose_group_order<R>(*indexer, values, sample_write_options(options),
-                                           probe::stores_dtc_side_alone(options.value_encoding, material));
-            if (chosen->group_order() != indexer->group_order()) {
+                                           probe::stores_dtc_side_alone(options.value_encoding, material),
+                                           near_children);
+            if (chosen->indexer.group_order() != indexer->group_order()) {
                 rule_order_checksum = values_checksum(values, indexer->size());
-                values.set_stored_order(*chosen);
+                values.set_stored_order(chosen->indexer);
             }
-            stored_index = &*chosen;
+            stored_index = &chosen->indexer;
         }
         stored = store_table<R>(tb, *stored_index, name, material, options, values.code_width(),
                                 [&](const ValueSink& sink, bool last) {
@@ -799,7 +806,7 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                 if (last) values.release(side);
             }
         }, [&](Color side, std::uint64_t first, std::span<std::uint16_t> out) { values.read(side, first, out); },
-           rule_order_checksum);
+           rule_order_checksum, chosen ? chosen->dtc_side : std::nullopt);
         summary.positions = values.stats().positions;
         summary.phases.initial = values.stats().initial_seconds;
         summary.phases.levels = values.stats().seconds - values.stats().initial_seconds;

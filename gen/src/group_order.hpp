@@ -7,7 +7,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "free_slots.hpp"
@@ -26,10 +28,45 @@ inline constexpr std::uint64_t kOrderSampleBlocks = 16;
 // How far back the code a sampled block starts from is looked for.
 inline constexpr std::uint64_t kOrderLookBack = 4096;
 
-// `dtc_side_alone`: the table stores its DTC side alone (wdl-dtc/4, /5).
+// wdl-dtc/5, sides of different units: a probe off the DTC side searches
+// one ply, over children that differ from it by a move of a unit of the
+// side to move there. With those units in the last groups (the lowest
+// digits of the slot) the children lie in one or two blocks, which a probe
+// without a cache decodes each; anywhere else, in several (KRvKN in the
+// order chosen for size alone: 3.7 blocks; with Black's DTC side and
+// White's units last: 1.1). Such an order and side is taken where its
+// sample is at most this much larger than the smallest one's
+// (bench/storage/README.md, "a one-ply search's children in one block").
+inline constexpr double kNearChildrenTolerance = 1.05;
+
+// True when every unit of the side off `dtc_side` comes after every unit of
+// `dtc_side` in `order`.
+inline bool keeps_children_near(const std::vector<Unit>& order, Color dtc_side) {
+    bool off_side_seen = false;
+    for (const Unit u : order) {
+        if (unit_color(u) != dtc_side) {
+            off_side_seen = true;
+        } else if (off_side_seen) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The order chosen, and with `near_children` the DTC side it was chosen
+// with (unset: the writer's sample decides, as for every other encoding).
+struct ChosenOrder {
+    index::Indexer indexer;
+    std::optional<Color> dtc_side;
+};
+
+// `dtc_side_alone`: the table stores its DTC side alone (wdl-dtc/4, /5);
+// `near_children`: prefer an order and DTC side that keep a one-ply
+// search's children near each other (wdl-dtc/5, sides of different units).
 template <Ruleset R>
-index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues& values,
-                                  const storage::TableWriteOptions& options, bool dtc_side_alone = false) {
+ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& values,
+                               const storage::TableWriteOptions& options, bool dtc_side_alone = false,
+                               bool near_children = false) {
     const std::uint64_t n = rule.size();
     const std::uint64_t per_block = options.slots_per_block;
     const std::uint64_t blocks = (2 * n + per_block - 1) / per_block;
@@ -89,20 +126,42 @@ index::Indexer choose_group_order(const index::Indexer& rule, const ExactValues&
             }
             for (int d = 0; d < 2; ++d) bytes[d] += storage::block_record_bytes(raw[d], width, options);
         }
-        return std::min(bytes[0], bytes[1]);
+        return std::array<std::uint64_t, 2>{bytes[0], bytes[1]};
     };
 
+    // The smallest order (either DTC side), and the smallest that keeps
+    // children near with the side it does so for.
     index::Indexer best = rule;
-    std::uint64_t best_bytes = sample_bytes(rule);
+    const auto rule_bytes = sample_bytes(rule);
+    std::uint64_t best_bytes = std::min(rule_bytes[0], rule_bytes[1]);
+    std::optional<index::Indexer> near;
+    std::uint64_t near_bytes = 0;
+    Color near_side = Color::White;
+    auto consider_near = [&](const index::Indexer& ix, const std::array<std::uint64_t, 2>& bytes) {
+        if (!near_children) return;
+        for (int d = 0; d < 2; ++d) {
+            if (!keeps_children_near(ix.group_order(), static_cast<Color>(d))) continue;
+            if (!near || bytes[d] < near_bytes) {
+                near = ix;
+                near_bytes = bytes[d];
+                near_side = static_cast<Color>(d);
+            }
+        }
+    };
+    consider_near(rule, rule_bytes);
     for (index::GroupOrders orders(rule.variant(), rule.material()); auto ix = orders.next();) {
         if (ix->group_order() == rule.group_order()) continue;
-        const std::uint64_t bytes = sample_bytes(*ix);
-        if (bytes < best_bytes) {
-            best_bytes = bytes;
+        const auto bytes = sample_bytes(*ix);
+        consider_near(*ix, bytes);
+        if (std::min(bytes[0], bytes[1]) < best_bytes) {
+            best_bytes = std::min(bytes[0], bytes[1]);
             best = std::move(*ix);
         }
     }
-    return best;
+    if (near && static_cast<double>(near_bytes) <= kNearChildrenTolerance * static_cast<double>(best_bytes)) {
+        return {std::move(*near), near_side};
+    }
+    return {std::move(best), std::nullopt};
 }
 
 }  // namespace tbf::gen

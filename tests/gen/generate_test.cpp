@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "free_slots.hpp"
+#include "group_order.hpp"
 #include "naive_tables.hpp"
 #include "syzygy_check.hpp"
 #include "table_build.hpp"
@@ -472,6 +473,27 @@ TEST_CASE("a wdl-dtc/2 sub-table valued slot by slot when read gives the WDL of 
     CHECK(seen.size() == 3);
     // The stored codes alone would not do: the reads valued some slots.
     CHECK(resolved_outside > 0);
+}
+
+TEST_CASE("an order keeps a one-ply search's children near when the side off the DTC side comes last") {
+    const Unit wk = make_unit(Color::White, UnitType::King), wr = make_unit(Color::White, UnitType::Rook);
+    const Unit wq = make_unit(Color::White, UnitType::Queen), wb = make_unit(Color::White, UnitType::Bishop);
+    const Unit wp = make_unit(Color::White, UnitType::Pawn), bp = make_unit(Color::Black, UnitType::Pawn);
+    const Unit bk = make_unit(Color::Black, UnitType::King), bn = make_unit(Color::Black, UnitType::Knight);
+    const std::vector<Unit> krkn_size = {wk, bn, wr, bk};  // KRvKN's order chosen for size alone
+    const std::vector<Unit> black_last = {wk, wr, bn, bk};
+    CHECK_FALSE(gen::keeps_children_near(krkn_size, Color::White));
+    CHECK_FALSE(gen::keeps_children_near(krkn_size, Color::Black));
+    CHECK(gen::keeps_children_near(black_last, Color::White));  // Black searched, its units last
+    CHECK_FALSE(gen::keeps_children_near(black_last, Color::Black));
+    // Pawns count as any unit (KPvNN: Black stored, White's pawn and king last).
+    CHECK(gen::keeps_children_near({bn, wk, wp}, Color::Black));
+    CHECK(gen::keeps_children_near({bn, wp, wk}, Color::Black));
+    CHECK_FALSE(gen::keeps_children_near({wp, bn, wk}, Color::Black));
+    CHECK_FALSE(gen::keeps_children_near({bp, wp, wk, bk}, Color::White));
+    // One side's units only: any order.
+    CHECK(gen::keeps_children_near({wq, wb}, Color::White));
+    CHECK(gen::keeps_children_near({wq, wb}, Color::Black));
 }
 
 // The DTC side's sample of wdl-dtc/2 (gen/src/free_slots.hpp) read from

@@ -5,9 +5,11 @@
 // probe(), probe_wdl(), probe_moves() and the C API agree on sampled
 // positions. A stored WDL that disagrees with the moves is Corruption.
 
+#include <algorithm>
 #include <bit>
 #include <doctest/doctest.h>
 
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/probe/tbforge.h"
 #include "tbforge/rules/fen.hpp"
+#include "tbforge/rules/movegen.hpp"
 
 using namespace tbf;
 
@@ -306,6 +309,40 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
     check_every_slot(q, ff, 10);
 }
 
+namespace {
+
+// The blocks a one-ply search off the DTC side reads in `t`: the distinct
+// blocks of the in-table children of sampled free positions off the DTC
+// side, on average.
+double child_blocks(const probe::Table& t) {
+    const index::Indexer& ix = t.indexer();
+    const std::uint64_t n = ix.size();
+    const std::uint64_t per_block = t.info().slots_per_block;
+    std::mt19937_64 rng(7);
+    double blocks_read = 0;
+    int searched = 0;
+    for (int tries = 0; searched < 2000 && tries < 200000; ++tries) {
+        const auto pos = ix.position(rng() % n, ~t.dtc_side());
+        if (!pos) continue;
+        MoveList moves;
+        generate_legal<Antichess>(*pos, moves);
+        if (std::any_of(moves.begin(), moves.end(), [&](Move m) { return pos->is_capture(m); })) continue;
+        std::set<std::uint64_t> blocks;
+        for (const Move m : moves) {
+            if (m.is_promotion()) continue;
+            const auto slot = ix.locate(pos->after(m));
+            if (slot) blocks.insert((to_index(slot->side_to_move) * n + slot->index) / per_block);
+        }
+        if (blocks.empty()) continue;
+        blocks_read += static_cast<double>(blocks.size());
+        ++searched;
+    }
+    REQUIRE(searched > 0);
+    return blocks_read / searched;
+}
+
+}  // namespace
+
 TEST_CASE("wdl-dtc/5 answers every value as wdl-dtc/1, every table storing one side to move") {
     // Every 2-unit table and a third of the 3-unit ones under every
     // stalemate rule (sanitized: the 2-unit tables), with two 4-unit tables
@@ -329,6 +366,15 @@ TEST_CASE("wdl-dtc/5 answers every value as wdl-dtc/1, every table storing one s
             REQUIRE(t.ok());
             REQUIRE((*t)->dtc_side_alone());
             CHECK(test::codes_off_dtc_side(**t) == 0);
+        }
+        // KRvKN's order and DTC side keep a search's children in about one
+        // block (in the order chosen for size alone, 3.7 of its blocks).
+        if (!tbf::test::kSanitized && variant == VariantId::Antichess) {
+            auto krkn = p.v2->table(variant, test::table_material(variant, "KRvKN"));
+            REQUIRE(krkn.ok());
+            const double blocks = child_blocks(**krkn);
+            MESSAGE("KRvKN: a search off the DTC side reads " << blocks << " blocks");
+            CHECK(blocks < 1.5);
         }
     }
     const auto ff = test::sanitized_sample(index::enumerate_tables(VariantId::FourFile, 3));
