@@ -23,6 +23,16 @@ inline storage::TableWriteOptions compact_table_options() {
     return options;
 }
 
+// The zstd parser the generator stores compact tables with today (gen/src/
+// generate.cpp: minimum match 6, the optimal parser, search log 6, target
+// length 4095), set on `options`.
+inline void use_stored_compact_parser(storage::TableWriteOptions& options) {
+    options.zstd_min_match = 6;
+    options.zstd_strategy = 7;
+    options.zstd_search_log = 6;
+    options.zstd_target_length = 4095;
+}
+
 // Per slot (White to move first), 1 where the slot is free: classified as
 // the generator does (probe::slot_kind), in parallel.
 inline std::vector<std::uint8_t> free_slots(const index::Indexer& ix) {

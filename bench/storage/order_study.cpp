@@ -71,16 +71,16 @@ int main(int argc, char** argv) {
     int first_table = 2;
     std::uint64_t sample = 1;
     bool dtc_side_alone = false;
-    for (bool again = true; again;) {
-        again = false;
-        if (argc > first_table + 1 && std::string(argv[first_table]) == "--sample") {
+    while (first_table < argc) {
+        const std::string arg = argv[first_table];
+        if (arg == "--sample" && first_table + 1 < argc) {
             sample = std::max(1ULL, std::strtoull(argv[first_table + 1], nullptr, 10));
             first_table += 2;
-            again = true;
-        } else if (argc > first_table && std::string(argv[first_table]) == "--dtc-side-alone") {
+        } else if (arg == "--dtc-side-alone") {
             dtc_side_alone = true;
             first_table += 1;
-            again = true;
+        } else {
+            break;
         }
     }
     const storage::TableWriteOptions options = study::compact_table_options();

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "compact_study.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace {
@@ -63,10 +64,7 @@ int main(int argc, char** argv) {
     for (int i = 3; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--compact") {
-            options.zstd_min_match = 6;
-            options.zstd_strategy = 7;
-            options.zstd_search_log = 6;
-            options.zstd_target_length = 4095;
+            tbf::study::use_stored_compact_parser(options);
         } else if (arg == "--all") {
             all = true;
         } else if (arg == "--dtc-side-alone") {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "compact_study.hpp"
 #include "study_database.hpp"
 #include "tbforge/storage/table.hpp"
 
@@ -37,21 +38,24 @@ double now() {
 struct Compressor {
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
-    int level = 0;
+    tbf::storage::TableWriteOptions options;  // level and parser
     ~Compressor() {
         ZSTD_freeCCtx(cctx);
         ZSTD_freeDCtx(dctx);
     }
-    std::string compress(const std::vector<std::uint8_t>& src) {
+    // A fresh session with the compact tables' parameters, bare frames.
+    void reset() {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
-        // The compact tables' parameters (gen/, compact_write_options).
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, 6);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_strategy, 7);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_searchLog, 6);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_targetLength, 4095);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.zstd_level);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, options.zstd_min_match);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_strategy, options.zstd_strategy);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_searchLog, options.zstd_search_log);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_targetLength, options.zstd_target_length);
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+    }
+    std::string compress(const std::vector<std::uint8_t>& src) {
+        reset();
         std::string out(ZSTD_compressBound(src.size()), '\0');
         const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), src.data(), src.size());
         if (ZSTD_isError(n)) die(ZSTD_getErrorName(n));
@@ -61,8 +65,7 @@ struct Compressor {
     // One frame whose zstd blocks each hold `chunk` bytes (flushed one by
     // one), so a reader may stop after the block it needs.
     std::string compress_chunked(const std::vector<std::uint8_t>& src, std::size_t chunk) {
-        compress({});  // sets the parameters
-        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+        reset();
         std::string out(ZSTD_compressBound(src.size()) + 64 * (src.size() / chunk + 1), '\0');
         ZSTD_outBuffer o{out.data(), out.size(), 0};
         for (std::size_t at = 0; at < src.size(); at += chunk) {
@@ -160,7 +163,9 @@ int main(int argc, char** argv) {
     }
     auto db = tbf::study::open_study_database("run_study", argv[1], names);
     Compressor z;
-    z.level = level != 0 ? level : tbf::storage::compact_write_options().zstd_level;
+    z.options = tbf::storage::compact_write_options();
+    tbf::study::use_stored_compact_parser(z.options);
+    if (level != 0) z.options.zstd_level = level;
     std::uint64_t total_stored = 0, total_plain = 0, total_runs = 0, total_slots = 0, total_chunked = 0;
     double chunked_ns_sum = 0;
     double plain_ns_sum = 0, runs_ns_sum = 0, plain_out_sum = 0, runs_out_sum = 0;

@@ -514,12 +514,9 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
     // Without a block cache, blocks read again within this probe decode once.
     std::optional<storage::ReadScope> scope;
     if (uncached) scope.emplace();
-    auto read_stored = [&]() -> ProbeResult<std::uint16_t> {
-        if (stored != nullptr) return *stored;
-        return t.code(side, idx);
-    };
     if (!t.compact_) {
-        auto code = read_stored();
+        if (stored != nullptr) return decode_value(*stored);
+        auto code = t.code(side, idx);
         if (!code.ok()) return code.status();
         return decode_value(*code);
     }
