@@ -10,11 +10,13 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "table_moves.hpp"
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/probe/slot_kind.hpp"
+#include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/storage/table.hpp"
 
@@ -30,9 +32,18 @@ using ValueReader = std::function<void(Color side, std::uint64_t first, std::spa
 // the DTC side; on the other its WDL alone (0 draw, 1 win, 2 loss), or
 // nothing when the DTC side is stored alone (the slot then repeats the
 // code before it, like every slot that stores no value).
-inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, bool dtc_side_alone) {
-    if (side == dtc_side) return code;
-    if (dtc_side_alone) return std::nullopt;
+// `sides.wins_as_wdl` (wdl-dtc/6, the same units on both sides): a win of the
+// DTC side is stored as its WDL alone, code 1.
+struct StoredSides {
+    bool dtc_side_alone = false;
+    bool wins_as_wdl = false;
+};
+inline StoredSides stored_sides(std::string_view encoding, const index::Material& material) {
+    return {probe::stores_dtc_side_alone(encoding, material), probe::stores_wins_as_wdl(encoding, material)};
+}
+inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, StoredSides sides) {
+    if (side == dtc_side) return sides.wins_as_wdl && (code & 1) ? std::uint16_t{1} : code;
+    if (sides.dtc_side_alone) return std::nullopt;
     return code == 0 ? 0 : static_cast<std::uint16_t>(2 - (code & 1));
 }
 
@@ -62,12 +73,11 @@ public:
     // `near_slots`: how far back the last free slot before a sampled block
     // is read with the block rather than alone (the stored bytes do not
     // depend on it; tests vary it).
-    // `dtc_side_alone`: the side off the DTC side stores no free slot
-    // (wdl-dtc/4 with the same units on both sides, every wdl-dtc/5 table).
-    FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block, bool dtc_side_alone = false,
+    // `sides`: what the two sides store (stored_code()).
+    FreeSlots(const index::Indexer& ix, std::uint64_t slots_per_block, StoredSides sides = {},
               std::uint64_t near_slots = kNearSlots)
         : ix_(ix),
-          dtc_side_alone_(dtc_side_alone),
+          sides_(sides),
           slots_per_block_(slots_per_block),
           near_slots_(near_slots),
           block_shift_(static_cast<unsigned>(std::countr_zero(slots_per_block))) {
@@ -253,12 +263,12 @@ private:
     // A free slot's code as each candidate DTC side would store it.
     void remember(Color side, std::uint16_t code) {
         for (int d = 0; d < 2; ++d) {
-            if (auto stored = stored_code(code, side, static_cast<Color>(d), dtc_side_alone_)) previous_[d] = *stored;
+            if (auto stored = stored_code(code, side, static_cast<Color>(d), sides_)) previous_[d] = *stored;
         }
     }
 
     const index::Indexer& ix_;
-    bool dtc_side_alone_;
+    StoredSides sides_;
     std::array<std::vector<std::uint64_t>, 2> bits_;  // per side, a bit an index: free
     std::array<std::uint64_t, 2> decided_{};
     std::array<std::uint16_t, 2> max_code_{};

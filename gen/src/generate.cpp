@@ -470,14 +470,15 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
                            std::optional<Color> preferred_dtc_side = std::nullopt) {
     const bool compact = probe::is_compact_encoding(options.value_encoding);
     const bool ordered = probe::is_ordered_encoding(options.value_encoding);
-    // wdl-dtc/4 with the same units on both sides, and wdl-dtc/5: the DTC side alone.
-    const bool dtc_side_alone = probe::stores_dtc_side_alone(options.value_encoding, material);
+    // wdl-dtc/4 with the same units on both sides, /5 and /6: the DTC side
+    // alone; /6 with the same units: its wins as their WDL.
+    const StoredSides sides = stored_sides(options.value_encoding, material);
     storage::TableWriteOptions write_options = sample_write_options(options);
     StatisticsAccumulator statistics;
     std::optional<FreeSlots<R>> free_slots;
     const unsigned resolved_width = width;
     if (compact) {
-        free_slots.emplace(ix, write_options.slots_per_block, dtc_side_alone);
+        free_slots.emplace(ix, write_options.slots_per_block, sides);
         // The DTC side from a sample of blocks. A full survey of the values
         // (a pass of its own) only where the sample cannot be read directly,
         // the sample ties, or the stored width depends on the side.
@@ -535,7 +536,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
             if (first == 0) previous = 0;
             for (std::size_t k = 0; k < codes.size(); ++k) {
                 if (free_slots->is_free(side, first + k)) {
-                    if (auto code = stored_code(codes[k], side, dtc_side, dtc_side_alone)) previous = *code;
+                    if (auto code = stored_code(codes[k], side, dtc_side, sides)) previous = *code;
                 }
                 stored[k] = previous;
             }
@@ -778,11 +779,9 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         std::optional<ChosenOrder> chosen;
         std::optional<std::uint64_t> rule_order_checksum;
         if (probe::is_ordered_encoding(options.value_encoding)) {
-            const bool near_children = options.value_encoding == probe::kOneSideCompactValueEncoding &&
-                                       material != material.flipped();
             chosen = choose_group_order<R>(*indexer, values, sample_write_options(options),
-                                           probe::stores_dtc_side_alone(options.value_encoding, material),
-                                           near_children);
+                                           stored_sides(options.value_encoding, material),
+                                           probe::keeps_search_children_near(options.value_encoding, material));
             if (chosen->indexer.group_order() != indexer->group_order()) {
                 rule_order_checksum = values_checksum(values, indexer->size());
                 values.set_stored_order(chosen->indexer);

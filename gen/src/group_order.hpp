@@ -60,12 +60,13 @@ struct ChosenOrder {
     std::optional<Color> dtc_side;
 };
 
-// `dtc_side_alone`: the table stores its DTC side alone (wdl-dtc/4, /5);
+// `sides`: what the two sides store (stored_code(), wdl-dtc/4 to /6);
 // `near_children`: prefer an order and DTC side that keep a one-ply
-// search's children near each other (wdl-dtc/5, sides of different units).
+// search's children near each other (wdl-dtc/5 and /6, sides of different
+// units).
 template <Ruleset R>
 ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& values,
-                               const storage::TableWriteOptions& options, bool dtc_side_alone = false,
+                               const storage::TableWriteOptions& options, StoredSides sides = {},
                                bool near_children = false) {
     const std::uint64_t n = rule.size();
     const std::uint64_t per_block = options.slots_per_block;
@@ -96,7 +97,7 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
             };
             // A free slot's code as DTC side d stores it (or nothing).
             auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d) {
-                if (auto stored = stored_code(code, side, static_cast<Color>(d), dtc_side_alone)) previous = *stored;
+                if (auto stored = stored_code(code, side, static_cast<Color>(d), sides)) previous = *stored;
             };
             const std::uint64_t begin = sampled[b] * per_block;
             const std::uint64_t end = std::min(2 * n, begin + per_block);

@@ -316,7 +316,9 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
         return corruption("table " + name + " has value encoding \"" + spec.value_encoding +
                           "\", which this version does not read (it reads " + std::string(kValueEncoding) + ", " +
                           std::string(kCompactValueEncoding) + ", " + std::string(kOrderedCompactValueEncoding) +
-                          " and " + std::string(kMirroredCompactValueEncoding) + ")");
+                          ", " + std::string(kMirroredCompactValueEncoding) + ", " +
+                          std::string(kOneSideCompactValueEncoding) + " and " +
+                          std::string(kSearchedWinsCompactValueEncoding) + ")");
     }
     Color dtc_side = Color::White;
     if (compact) {
@@ -352,6 +354,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     table->compact_ = compact;
     table->dtc_side_ = dtc_side;
     table->dtc_side_alone_ = stores_dtc_side_alone(spec.value_encoding, material);
+    table->wins_as_wdl_ = stores_wins_as_wdl(spec.value_encoding, material);
     table->same_units_ = material == material.flipped();
     table->key_ = table_key(variant, material);
     table->ordinal_ = ResolvedCache::next_ordinal();
@@ -547,6 +550,22 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
             kind = slot_kind<R>(pos, moves);
             listed = true;
         }
+        // wdl-dtc/6: a free slot's code 1 (a win in 0, which only a terminal
+        // position is) is a win whose DTC is searched, unless the WDL is all
+        // that was asked for.
+        const auto searched_win = [&](std::uint16_t code) {
+            return t.wins_as_wdl_ && code == 1 && need == Need::Full;
+        };
+        const auto checked_win_search = [&](Color search_side, const Position& at, const MoveList& at_moves,
+                                             std::uint64_t stored_idx) -> ProbeResult<Value> {
+            auto best = dtc_search<R>(t, search_side, at, at_moves);
+            if (!best.ok()) return best.status();
+            if (best->wdl != Wdl::Win) {
+                return corruption(slot_name(t, t.dtc_side_, stored_idx) +
+                                  ": a stored win that none of its moves wins");
+            }
+            return *best;
+        };
         switch (*kind) {
             case SlotKind::NotAPosition:
                 return Value{};
@@ -577,12 +596,24 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
             }
             auto code = t.code(t.dtc_side_, image);
             if (!code.ok()) return code.status();
-            return decode_value(*code);
+            if (!searched_win(*code)) return decode_value(*code);
+            // wdl-dtc/6: a win stored as its WDL; this side's moves lead to
+            // the DTC side, where the losses keep their DTC.
+            if (!listed) generate_legal<R>(pos, moves);
+            return checked_win_search(side, pos, moves, image);
         }
         auto code = read_stored();
         if (!code.ok()) return code.status();
         const Value value = decode_value(*code);
-        if (side == t.dtc_side_) return value;
+        if (side == t.dtc_side_) {
+            if (!searched_win(*code)) return value;
+            // wdl-dtc/6, the DTC side's win: one ply over the moves of the
+            // colour-swapped image, whose side to move is off the DTC side.
+            const Position image = pos.color_flipped();
+            MoveList image_moves;
+            generate_legal<R>(image, image_moves);
+            return checked_win_search(~side, image, image_moves, idx);
+        }
         if (*code > 2) {
             return corruption(slot_name(t, side, idx) + ": code " + std::to_string(*code) + " where a WDL is stored");
         }
@@ -793,6 +824,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->compact_ = source.compact_;
     copy->dtc_side_ = source.dtc_side_;
     copy->dtc_side_alone_ = source.dtc_side_alone_;
+    copy->wins_as_wdl_ = source.wins_as_wdl_;
     copy->same_units_ = source.same_units_;
     copy->key_ = source.key_;
     copy->ordinal_ = source.ordinal_;  // the same values

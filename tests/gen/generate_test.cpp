@@ -527,7 +527,7 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
         const std::uint64_t all_near = std::uint64_t{1} << 40;
         for (const std::uint64_t near : {all_near, std::uint64_t{0}, gen::FreeSlots<Antichess>::kNearSlots}) {
             CAPTURE(near);
-            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, false, near);
+            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, {}, near);
             std::uint64_t slots_read = 0;
             sampled.sample([&](Color side, std::uint64_t first, std::span<std::uint16_t> out) {
                 ++reads[near];

@@ -37,6 +37,7 @@ const std::string kV2(probe::kCompactValueEncoding);
 const std::string kV3(probe::kOrderedCompactValueEncoding);
 const std::string kV4(probe::kMirroredCompactValueEncoding);
 const std::string kV5(probe::kOneSideCompactValueEncoding);
+const std::string kV6(probe::kSearchedWinsCompactValueEncoding);
 
 // The same tables built as wdl-dtc/1 and in a compact encoding, opened read-only.
 struct Pair {
@@ -100,8 +101,10 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
         // wdl-dtc/4 stores one side exactly when both sides have the same
         // units, wdl-dtc/5 always.
-        CHECK(t2.dtc_side_alone() == (p.encoding == kV5 || (p.encoding == kV4 && material == material.flipped())));
-        if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5) {
+        CHECK(t2.dtc_side_alone() ==
+              (p.encoding == kV5 || p.encoding == kV6 || (p.encoding == kV4 && material == material.flipped())));
+        CHECK(t2.wins_as_wdl() == (p.encoding == kV6 && material == material.flipped()));
+        if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5 || p.encoding == kV6) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
             std::string labels;  // as tbprobe info shows the order
             for (const Unit u : t2.indexer().group_order()) labels += (labels.empty() ? "" : " ") + index::unit_label(u);
@@ -380,6 +383,117 @@ TEST_CASE("wdl-dtc/5 answers every value as wdl-dtc/1, every table storing one s
     const auto ff = test::sanitized_sample(index::enumerate_tables(VariantId::FourFile, 3));
     const Pair q(VariantId::FourFile, ff, kV5);
     check_every_slot(q, ff, 10);
+}
+
+TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with the same units searched") {
+    // Tables with the same units on both sides store their wins as the WDL
+    // alone, their DTC searched over the colour-swapped image's moves; the
+    // others are stored as wdl-dtc/5. Every 2-unit table (six with the same
+    // units) and, unsanitized, KNvKN and KPvKP of losing chess and Four
+    // File's KPvKP (checkmates, positions that are none).
+    for (const VariantId variant : {VariantId::Antichess, VariantId::FourFile}) {
+        CAPTURE(variant_name(variant));
+        std::vector<index::Material> tables = index::enumerate_tables(variant, 2);
+        if (!tbf::test::kSanitized) {
+            for (const char* name : {"KPvKP", "KNvKN"}) {
+                if (variant == VariantId::FourFile && std::string(name) == "KNvKN") continue;
+                tables.push_back(test::table_material(variant, name));
+            }
+        }
+        const Pair p(variant, tables, kV6);
+        check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+        std::uint64_t searched_wins = 0;
+        for (const index::Material& material : tables) {
+            CAPTURE(material.name());
+            auto t = p.v2->table(variant, material);
+            REQUIRE(t.ok());
+            const probe::Table& table = **t;
+            REQUIRE(table.dtc_side_alone());
+            CHECK(test::codes_off_dtc_side(table) == 0);
+            // No win of the DTC side keeps its DTC where the units are the
+            // same: every odd code there is 1.
+            const std::uint64_t n = table.indexer().size();
+            std::vector<std::uint16_t> codes(n);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                auto c = table.code(table.dtc_side(), i);
+                REQUIRE(c.ok());
+                codes[i] = *c;
+            }
+            std::uint64_t kept_wins = 0;
+            for (const std::uint16_t c : codes) {
+                searched_wins += c == 1;
+                kept_wins += (c & 1) && c > 1;
+            }
+            if (material == material.flipped()) {
+                CHECK(kept_wins == 0);
+            } else {
+                CHECK(table.wins_as_wdl() == false);
+            }
+        }
+        CHECK(searched_wins > 0);
+    }
+}
+
+TEST_CASE("wdl-dtc/6: a stored win that none of its moves wins is Corruption naming table and slot") {
+    test::ScratchDir dir;
+    const auto nvn = test::table_material(VariantId::Antichess, "NvN");
+    test::build_tables(dir.sub("db"), VariantId::Antichess, {nvn}, gen::GenerateOptions{}.compression, kV6);
+    std::uint64_t planted = 0;
+    std::optional<Position> position;
+    {
+        storage::DatabaseOptions rw;
+        rw.mode = storage::OpenMode::ReadWrite;
+        auto db = storage::Database::open(dir.sub("db"), rw);
+        REQUIRE(db.ok());
+        probe::Tablebase tb(std::move(*db));
+        auto t = tb.decode_table(VariantId::Antichess, nvn);
+        REQUIRE(t.ok());
+        const probe::Table& table = **t;
+        REQUIRE(table.wins_as_wdl());
+        const std::uint64_t n = table.indexer().size();
+        const Color side = table.dtc_side();
+        std::vector<std::uint16_t> codes(2 * n);
+        for (std::uint64_t s = 0; s < 2 * n; ++s) {
+            auto c = table.code(s < n ? Color::White : Color::Black, s % n);
+            REQUIRE(c.ok());
+            codes[s] = *c;
+        }
+        // A free loss of the DTC side, stored as a win to be searched.
+        for (std::uint64_t i = 0; i < n && !position; ++i) {
+            auto pos = table.indexer().position(i, side);
+            MoveList moves;
+            const std::uint16_t code = codes[to_index(side) * n + i];
+            if (pos && probe::slot_kind<Antichess>(*pos, moves) == probe::SlotKind::Free && code > 2 &&
+                code % 2 == 0) {
+                planted = to_index(side) * n + i;
+                position = pos;
+            }
+        }
+        REQUIRE(position.has_value());
+        codes[planted] = 1;
+        storage::TableWriteOptions options = storage::compact_write_options();
+        options.replace = true;
+        auto writer = tb.database().create_table(table.info().spec, options);
+        REQUIRE(writer.ok());
+        std::vector<std::uint8_t> bytes(codes.begin(), codes.end());
+        REQUIRE(table.info().spec.value_width == 1);
+        REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
+        REQUIRE(writer->commit(table.info().statistics).ok());
+    }
+    auto tb = probe::Tablebase::open(dir.sub("db"));
+    REQUIRE(tb.ok());
+    auto v = tb->probe(VariantId::Antichess, *position);
+    REQUIRE_FALSE(v.ok());
+    CHECK(v.status().code() == StatusCode::Corruption);
+    CHECK(contains(v.status().message(), "antichess/NvN slot " + std::to_string(planted)));
+    // Its colour-swapped image reads the same slot.
+    auto image = tb->probe(VariantId::Antichess, position->color_flipped());
+    REQUIRE_FALSE(image.ok());
+    CHECK(contains(image.status().message(), "antichess/NvN slot " + std::to_string(planted)));
+    // The WDL alone is what is stored: a win, read without a search.
+    auto w = tb->probe_wdl(VariantId::Antichess, *position);
+    REQUIRE(w.ok());
+    CHECK(*w == Wdl::Win);
 }
 
 TEST_CASE("the cache of resolved values keeps each slot's answer under its full key") {

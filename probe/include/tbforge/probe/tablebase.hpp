@@ -62,21 +62,39 @@ inline constexpr std::string_view kMirroredCompactValueEncoding = "wdl-dtc/4";
 // leading to the DTC side of the same table (or, where both sides have the
 // same units, read at its colour-swapped image as in wdl-dtc/4).
 inline constexpr std::string_view kOneSideCompactValueEncoding = "wdl-dtc/5";
-// wdl-dtc/2, /3, /4 or /5: only some slots hold their value.
+// "wdl-dtc/6": wdl-dtc/5, except that a table whose two sides have the same
+// units stores a won free position of its DTC side as its WDL alone (code 1,
+// which no free position has as a value). Its DTC is one ply over the moves
+// of its colour-swapped image, whose quiet moves lead to the DTC side's
+// losses, stored with their DTC.
+inline constexpr std::string_view kSearchedWinsCompactValueEncoding = "wdl-dtc/6";
+// wdl-dtc/2 to /6: only some slots hold their value.
 inline bool is_compact_encoding(std::string_view encoding) {
     return encoding == kCompactValueEncoding || encoding == kOrderedCompactValueEncoding ||
-           encoding == kMirroredCompactValueEncoding || encoding == kOneSideCompactValueEncoding;
+           encoding == kMirroredCompactValueEncoding || encoding == kOneSideCompactValueEncoding ||
+           encoding == kSearchedWinsCompactValueEncoding;
 }
-// wdl-dtc/3, /4 or /5: the table's index is in the group order its counter
+// wdl-dtc/3 to /6: the table's index is in the group order its counter
 // kIndexOrderCounter names.
 inline bool is_ordered_encoding(std::string_view encoding) {
     return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding ||
-           encoding == kOneSideCompactValueEncoding;
+           encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding;
 }
 // Whether a table of `material` in `encoding` stores its DTC side alone.
 inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
-    return encoding == kOneSideCompactValueEncoding ||
+    return encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
            (encoding == kMirroredCompactValueEncoding && material == material.flipped());
+}
+// Whether the children of a position off the DTC side are kept near each
+// other in the index (wdl-dtc/5 and /6, sides of different units).
+inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
+    return (encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding) &&
+           material != material.flipped();
+}
+// Whether a table of `material` in `encoding` stores its DTC side's won free
+// positions as their WDL alone (wdl-dtc/6, the same units on both sides).
+inline bool stores_wins_as_wdl(std::string_view encoding, const index::Material& material) {
+    return encoding == kSearchedWinsCompactValueEncoding && material == material.flipped();
 }
 // A group order in one counter: 4 bits per group (its Unit), the high digit
 // in the low bits; nullopt for a value that is no such list.
@@ -133,6 +151,9 @@ public:
     // from its colour-swapped image where both sides have the same units,
     // else valued by one ply over the DTC side.
     bool dtc_side_alone() const { return dtc_side_alone_; }
+    // wdl-dtc/6 with the same units on both sides: a won free slot of the
+    // DTC side holds its WDL alone.
+    bool wins_as_wdl() const { return wins_as_wdl_; }
     // Whether the free slots of `side` store their value (a compact
     // table's DTC side) or at least its WDL (the other side), which all do
     // but those off the DTC side of a table storing that side alone.
@@ -181,6 +202,7 @@ private:
     bool compact_ = false;
     Color dtc_side_ = Color::White;
     bool dtc_side_alone_ = false;
+    bool wins_as_wdl_ = false;
     bool same_units_ = false;  // White's units are Black's: a colour swap stays in the table
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::uint32_t ordinal_ = 0;  // names it in caches of resolved values (unique in the process)
