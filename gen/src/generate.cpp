@@ -781,7 +781,8 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         if (probe::is_ordered_encoding(options.value_encoding)) {
             chosen = choose_group_order<R>(*indexer, values, sample_write_options(options),
                                            stored_sides(options.value_encoding, material),
-                                           probe::keeps_search_children_near(options.value_encoding, material));
+                                           probe::keeps_search_children_near(options.value_encoding, material),
+                                           material == material.flipped() ? kNearMinBlockBytesSameUnits : 0);
             if (chosen->indexer.group_order() != indexer->group_order()) {
                 rule_order_checksum = values_checksum(values, indexer->size());
                 values.set_stored_order(chosen->indexer);

@@ -553,14 +553,15 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
 
 TEST_CASE("one and two threads store identical bytes and statistics") {
     const int before = omp_get_max_threads();
-    // wdl-dtc/3 to /5 too: their group order and DTC side come from
-    // samples compressed on every thread (wdl-dtc/4 and /5 on tables storing
+    // wdl-dtc/3 to /6 too: their group order and DTC side come from
+    // samples compressed on every thread (wdl-dtc/4 to /6 on tables storing
     // one side to move).
     const std::string plain = test::kSanitized ? "KPvP" : "KRvKN";
     const std::string same_units = test::kSanitized ? "NvN" : "KNvKN";
     for (const auto& job : {std::pair{probe::kValueEncoding, plain}, std::pair{probe::kOrderedCompactValueEncoding, plain},
                             std::pair{probe::kMirroredCompactValueEncoding, same_units},
-                            std::pair{probe::kOneSideCompactValueEncoding, plain}}) {
+                            std::pair{probe::kOneSideCompactValueEncoding, plain},
+                            std::pair{probe::kSearchedWinsCompactValueEncoding, same_units}}) {
         const std::string_view encoding = job.first;
         const std::string& table = job.second;
         CAPTURE(encoding);

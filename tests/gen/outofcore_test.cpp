@@ -430,14 +430,16 @@ TEST_CASE("wdl-dtc/2: in-RAM and out-of-core builds, 1 and 2 threads, store the 
     omp_set_num_threads(2);
 }
 
-TEST_CASE("wdl-dtc/4 and /5 out of core: a table storing one side to move reads back every value") {
+TEST_CASE("wdl-dtc/4 to /6 out of core: a table storing one side to move reads back every value") {
     // Out of core the DTC side comes from a survey of every value (not the
     // in-RAM sample) and the rule's order is kept, so every resolved code
     // must equal the wdl-dtc/1 build's stored one, slot for slot. NvP's
-    // sides differ: wdl-dtc/5 values its other side by one ply.
+    // sides differ: wdl-dtc/5 values its other side by one ply. PvP as
+    // wdl-dtc/6: its wins by one ply too.
     for (const auto& job : {std::pair{"PvP", probe::kMirroredCompactValueEncoding},
                             std::pair{"NvN", probe::kMirroredCompactValueEncoding},
-                            std::pair{"NvP", probe::kOneSideCompactValueEncoding}}) {
+                            std::pair{"NvP", probe::kOneSideCompactValueEncoding},
+                            std::pair{"PvP", probe::kSearchedWinsCompactValueEncoding}}) {
         const std::string table = job.first;
         INFO(table);
         Db ooc;

@@ -85,11 +85,13 @@ inline bool stores_dtc_side_alone(std::string_view encoding, const index::Materi
     return encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
            (encoding == kMirroredCompactValueEncoding && material == material.flipped());
 }
-// Whether the children of a position off the DTC side are kept near each
-// other in the index (wdl-dtc/5 and /6, sides of different units).
+// Whether the children of a one-ply search are kept near each other in the
+// index: wdl-dtc/5 where the sides have different units (the search off
+// the DTC side), every wdl-dtc/6 table (with the same units, a win's search
+// too).
 inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
-    return (encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding) &&
-           material != material.flipped();
+    return encoding == kSearchedWinsCompactValueEncoding ||
+           (encoding == kOneSideCompactValueEncoding && material != material.flipped());
 }
 // Whether a table of `material` in `encoding` stores its DTC side's won free
 // positions as their WDL alone (wdl-dtc/6, the same units on both sides).
