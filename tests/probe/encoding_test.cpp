@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <doctest/doctest.h>
 
 #include <random>
@@ -233,6 +234,59 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
     return reordered_tables;
 }
 
+// Plants one wrong code in a table of the database at `db_dir`, rewritten
+// through the storage writer so that its block checksums are right.
+// `pick(table, codes)` (every slot's stored code) names the slot to change
+// and its new code. Returns the slot and its position.
+std::pair<std::uint64_t, Position> plant_code(
+    const std::string& db_dir, VariantId variant, const index::Material& material,
+    const std::function<std::pair<std::uint64_t, std::uint16_t>(const probe::Table&,
+                                                                const std::vector<std::uint16_t>&)>& pick) {
+    storage::DatabaseOptions rw;
+    rw.mode = storage::OpenMode::ReadWrite;
+    auto db = storage::Database::open(db_dir, rw);
+    REQUIRE(db.ok());
+    probe::Tablebase tb(std::move(*db));
+    auto t = tb.decode_table(variant, material);
+    REQUIRE(t.ok());
+    const probe::Table& table = **t;
+    const std::uint64_t n = table.indexer().size();
+    std::vector<std::uint16_t> codes(2 * n);
+    for (std::uint64_t s = 0; s < 2 * n; ++s) {
+        auto c = table.code(s < n ? Color::White : Color::Black, s % n);
+        REQUIRE(c.ok());
+        codes[s] = *c;
+    }
+    const auto [slot, code] = pick(table, codes);
+    REQUIRE(slot < 2 * n);
+    codes[slot] = code;
+    auto position = table.indexer().position(slot % n, slot < n ? Color::White : Color::Black);
+    REQUIRE(position.has_value());
+    storage::TableWriteOptions options = storage::compact_write_options();
+    options.replace = true;
+    auto writer = tb.database().create_table(table.info().spec, options);
+    REQUIRE(writer.ok());
+    REQUIRE(table.info().spec.value_width == 1);
+    std::vector<std::uint8_t> bytes(codes.begin(), codes.end());
+    REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
+    REQUIRE(writer->commit(table.info().statistics).ok());
+    return {slot, *position};
+}
+
+// The first free slot of `side` whose stored code satisfies `wanted`.
+std::uint64_t first_free_slot(const probe::Table& table, const std::vector<std::uint16_t>& codes, Color side,
+                              const std::function<bool(std::uint16_t)>& wanted) {
+    const std::uint64_t n = table.indexer().size();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        auto pos = table.indexer().position(i, side);
+        MoveList moves;
+        const std::uint64_t slot = to_index(side) * n + i;
+        if (pos && probe::slot_kind<Antichess>(*pos, moves) == probe::SlotKind::Free && wanted(codes[slot])) return slot;
+    }
+    FAIL("no such free slot");
+    return 0;
+}
+
 }  // namespace
 
 TEST_CASE("wdl-dtc/2 answers every value of every antichess table up to 3 units as wdl-dtc/1") {
@@ -438,60 +492,25 @@ TEST_CASE("wdl-dtc/6: a stored win that none of its moves wins is Corruption nam
     test::ScratchDir dir;
     const auto nvn = test::table_material(VariantId::Antichess, "NvN");
     test::build_tables(dir.sub("db"), VariantId::Antichess, {nvn}, gen::GenerateOptions{}.compression, kV6);
-    std::uint64_t planted = 0;
-    std::optional<Position> position;
-    {
-        storage::DatabaseOptions rw;
-        rw.mode = storage::OpenMode::ReadWrite;
-        auto db = storage::Database::open(dir.sub("db"), rw);
-        REQUIRE(db.ok());
-        probe::Tablebase tb(std::move(*db));
-        auto t = tb.decode_table(VariantId::Antichess, nvn);
-        REQUIRE(t.ok());
-        const probe::Table& table = **t;
+    // A free loss of the DTC side, stored as a win to be searched.
+    const auto [planted, position] = plant_code(dir.sub("db"), VariantId::Antichess, nvn,
+                                                [](const probe::Table& table, const std::vector<std::uint16_t>& codes) {
         REQUIRE(table.wins_as_wdl());
-        const std::uint64_t n = table.indexer().size();
-        const Color side = table.dtc_side();
-        std::vector<std::uint16_t> codes(2 * n);
-        for (std::uint64_t s = 0; s < 2 * n; ++s) {
-            auto c = table.code(s < n ? Color::White : Color::Black, s % n);
-            REQUIRE(c.ok());
-            codes[s] = *c;
-        }
-        // A free loss of the DTC side, stored as a win to be searched.
-        for (std::uint64_t i = 0; i < n && !position; ++i) {
-            auto pos = table.indexer().position(i, side);
-            MoveList moves;
-            const std::uint16_t code = codes[to_index(side) * n + i];
-            if (pos && probe::slot_kind<Antichess>(*pos, moves) == probe::SlotKind::Free && code > 2 &&
-                code % 2 == 0) {
-                planted = to_index(side) * n + i;
-                position = pos;
-            }
-        }
-        REQUIRE(position.has_value());
-        codes[planted] = 1;
-        storage::TableWriteOptions options = storage::compact_write_options();
-        options.replace = true;
-        auto writer = tb.database().create_table(table.info().spec, options);
-        REQUIRE(writer.ok());
-        std::vector<std::uint8_t> bytes(codes.begin(), codes.end());
-        REQUIRE(table.info().spec.value_width == 1);
-        REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
-        REQUIRE(writer->commit(table.info().statistics).ok());
-    }
+        const auto loss = [](std::uint16_t code) { return code > 2 && code % 2 == 0; };
+        return std::pair{first_free_slot(table, codes, table.dtc_side(), loss), std::uint16_t{1}};
+    });
     auto tb = probe::Tablebase::open(dir.sub("db"));
     REQUIRE(tb.ok());
-    auto v = tb->probe(VariantId::Antichess, *position);
+    auto v = tb->probe(VariantId::Antichess, position);
     REQUIRE_FALSE(v.ok());
     CHECK(v.status().code() == StatusCode::Corruption);
     CHECK(contains(v.status().message(), "antichess/NvN slot " + std::to_string(planted)));
     // Its colour-swapped image reads the same slot.
-    auto image = tb->probe(VariantId::Antichess, position->color_flipped());
+    auto image = tb->probe(VariantId::Antichess, position.color_flipped());
     REQUIRE_FALSE(image.ok());
     CHECK(contains(image.status().message(), "antichess/NvN slot " + std::to_string(planted)));
     // The WDL alone is what is stored: a win, read without a search.
-    auto w = tb->probe_wdl(VariantId::Antichess, *position);
+    auto w = tb->probe_wdl(VariantId::Antichess, position);
     REQUIRE(w.ok());
     CHECK(*w == Wdl::Win);
 }
@@ -636,51 +655,17 @@ TEST_CASE("a stored WDL that its moves contradict is Corruption naming table and
     test::ScratchDir dir;
     const auto kqvk = test::table_material(VariantId::Antichess, "KQvK");
     test::build_tables(dir.sub("db"), VariantId::Antichess, {kqvk}, gen::GenerateOptions{}.compression, kV2);
-    // The slot: a free position off the DTC side that is won or lost.
-    std::uint64_t planted = 0;
-    std::optional<Position> position;
-    {
-        storage::DatabaseOptions rw;
-        rw.mode = storage::OpenMode::ReadWrite;
-        auto db = storage::Database::open(dir.sub("db"), rw);
-        REQUIRE(db.ok());
-        probe::Tablebase tb(std::move(*db));
-        auto t = tb.decode_table(VariantId::Antichess, kqvk);
-        REQUIRE(t.ok());
-        const probe::Table& table = **t;
-        const std::uint64_t n = table.indexer().size();
-        const Color other = ~table.dtc_side();
-        std::vector<std::uint16_t> codes(2 * n);
-        for (std::uint64_t s = 0; s < 2 * n; ++s) {
-            auto c = table.code(s < n ? Color::White : Color::Black, s % n);
-            REQUIRE(c.ok());
-            codes[s] = *c;
-        }
-        for (std::uint64_t i = 0; i < n && !position; ++i) {
-            auto pos = table.indexer().position(i, other);
-            MoveList moves;
-            if (pos && probe::slot_kind<Antichess>(*pos, moves) == probe::SlotKind::Free &&
-                codes[to_index(other) * n + i] != 0) {
-                planted = to_index(other) * n + i;
-                position = pos;
-            }
-        }
-        REQUIRE(position.has_value());
-        codes[planted] = codes[planted] == 1 ? 2 : 1;  // win <-> loss
-        // Rewritten through the storage writer: the block checksums are right.
-        storage::TableWriteOptions options = storage::compact_write_options();
-        options.replace = true;
-        auto writer = tb.database().create_table(table.info().spec, options);
-        REQUIRE(writer.ok());
-        std::vector<std::uint8_t> bytes(codes.begin(), codes.end());
-        REQUIRE(table.info().spec.value_width == 1);
-        REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
-        REQUIRE(writer->commit(table.info().statistics).ok());
-    }
+    // A free position off the DTC side that is won or lost: win <-> loss.
+    const auto [planted, position] = plant_code(dir.sub("db"), VariantId::Antichess, kqvk,
+                                                [](const probe::Table& table, const std::vector<std::uint16_t>& codes) {
+        const std::uint64_t slot =
+            first_free_slot(table, codes, ~table.dtc_side(), [](std::uint16_t code) { return code != 0; });
+        return std::pair{slot, static_cast<std::uint16_t>(codes[slot] == 1 ? 2 : 1)};
+    });
     auto tb = probe::Tablebase::open(dir.sub("db"));
     REQUIRE(tb.ok());
     const std::string slot = "antichess/KQvK slot " + std::to_string(planted);
-    auto v = tb->probe(VariantId::Antichess, *position);
+    auto v = tb->probe(VariantId::Antichess, position);
     REQUIRE_FALSE(v.ok());
     CHECK(v.status().code() == StatusCode::Corruption);
     CHECK(contains(v.status().message(), slot));
@@ -692,7 +677,7 @@ TEST_CASE("a stored WDL that its moves contradict is Corruption naming table and
     CHECK(read.status().code() == StatusCode::Corruption);
     CHECK(contains(read.status().message(), slot));
     // The WDL-only path reads the stored WDL without looking at the moves.
-    auto w = tb->probe_wdl(VariantId::Antichess, *position);
+    auto w = tb->probe_wdl(VariantId::Antichess, position);
     REQUIRE(w.ok());
 }
 
