@@ -494,7 +494,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
             }, false);
             side = free_slots->choose_dtc_side(write_options);
         }
-        // The side the group order was chosen with (wdl-dtc/5: children
+        // The side the group order was chosen with (wdl-dtc/5 and /6: children
         // near each other), whatever the sample here says.
         if (preferred_dtc_side) free_slots->prefer_dtc_side(*preferred_dtc_side);
         // Every code fits a byte unless the table's largest does not; then
@@ -617,7 +617,7 @@ public:
         if ((*opened)->compact()) resolver = *opened;
         const auto capture_use = last_capture_use_.find(m.name());
         const bool map = capture_use != last_capture_use_.end() && capture_use->second >= k;
-        // A side stored as nothing but one ply over the other (wdl-dtc/5)
+        // A side stored as nothing but one ply over the other (wdl-dtc/5, /6)
         // keeps that other side too, where its positions are valued once.
         unsigned sides = sides_[m.name()];
         const probe::Table& t = **opened;
