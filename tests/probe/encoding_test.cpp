@@ -446,6 +446,8 @@ TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with t
     // units) and, unsanitized, KNvKN and KPvKP of losing chess and Four
     // File's KPvKP (checkmates, positions that are none).
     for (const VariantId variant : {VariantId::Antichess, VariantId::FourFile}) {
+        // Sanitized, Four File's only table is KvK, all draws: nothing to search.
+        if (variant == VariantId::FourFile && tbf::test::kSanitized) continue;
         CAPTURE(variant_name(variant));
         std::vector<index::Material> tables = index::enumerate_tables(variant, 2);
         if (!tbf::test::kSanitized) {
