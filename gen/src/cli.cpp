@@ -127,12 +127,7 @@ std::optional<Result<std::string>> encoding_option(const cli::Command& command) 
     if (!encoding) return std::nullopt;
     if (*encoding != probe::kValueEncoding && !probe::is_compact_encoding(*encoding)) {
         return Result<std::string>(invalid_argument("unknown --encoding \"" + *encoding + "\" (known: " +
-                                                    std::string(probe::kValueEncoding) + ", " +
-                                                    std::string(probe::kCompactValueEncoding) + ", " +
-                                                    std::string(probe::kOrderedCompactValueEncoding) + ", " +
-                                                    std::string(probe::kMirroredCompactValueEncoding) + ", " +
-                                                    std::string(probe::kOneSideCompactValueEncoding) + ", " +
-                                                    std::string(probe::kSearchedWinsCompactValueEncoding) + ")"));
+                                                    probe::value_encoding_names() + ")"));
     }
     return Result<std::string>(*encoding);
 }

@@ -773,16 +773,13 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
         const auto store_start = std::chrono::steady_clock::now();
-        // wdl-dtc/3 and /4: the group order whose sampled blocks are smallest, and
+        // wdl-dtc/3 to /6: the group order whose sampled blocks are smallest, and
         // the values' checksum in the rule's order before they are read in it.
         const index::Indexer* stored_index = &*indexer;
         std::optional<ChosenOrder> chosen;
         std::optional<std::uint64_t> rule_order_checksum;
         if (probe::is_ordered_encoding(options.value_encoding)) {
-            chosen = choose_group_order<R>(*indexer, values, sample_write_options(options),
-                                           stored_sides(options.value_encoding, material),
-                                           probe::keeps_search_children_near(options.value_encoding, material),
-                                           material == material.flipped() ? kNearMinBlockBytesSameUnits : 0);
+            chosen = choose_group_order<R>(*indexer, values, sample_write_options(options), options.value_encoding);
             if (chosen->indexer.group_order() != indexer->group_order()) {
                 rule_order_checksum = values_checksum(values, indexer->size());
                 values.set_stored_order(chosen->indexer);

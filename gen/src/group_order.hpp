@@ -10,12 +10,14 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "free_slots.hpp"
 #include "table_build.hpp"
 #include "table_moves.hpp"
 #include "tbforge/index/indexer.hpp"
+#include "tbforge/probe/tablebase.hpp"
 #include "tbforge/storage/table.hpp"
 
 namespace tbf::gen {
@@ -46,6 +48,15 @@ inline constexpr double kNearChildrenTolerance = 1.05;
 // stored).
 inline constexpr std::uint64_t kNearMinBlockBytesSameUnits = 48;
 
+// Whether `encoding` prefers an order that keeps a one-ply search's children
+// near for a table of `material`: wdl-dtc/5 where the sides have different
+// units (the search off the DTC side), every wdl-dtc/6 table (with the same
+// units, a win's search too).
+inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
+    return encoding == probe::kSearchedWinsCompactValueEncoding ||
+           (encoding == probe::kOneSideCompactValueEncoding && material != material.flipped());
+}
+
 // True when every unit of the side off `dtc_side` comes after every unit of
 // `dtc_side` in `order`.
 inline bool keeps_children_near(const std::vector<Unit>& order, Color dtc_side) {
@@ -67,15 +78,19 @@ struct ChosenOrder {
     std::optional<Color> dtc_side;
 };
 
-// `sides`: what the two sides store (stored_code(), wdl-dtc/4 to /6);
-// `near_children`: prefer an order and DTC side that keep a one-ply
-// search's children near each other (wdl-dtc/5 where the sides differ,
-// every wdl-dtc/6 table), only where the smallest sample holds at least
-// `near_min_block_bytes` a sampled block.
+// The order of a table stored in `encoding` (wdl-dtc/3 to /6): the slots
+// laid out as the encoding stores them (stored_sides()), and where
+// keeps_search_children_near() an order and DTC side that keep a one-ply
+// search's children near each other, within kNearChildrenTolerance (for
+// tables with the same units only where the smallest sample holds
+// kNearMinBlockBytesSameUnits a block).
 template <Ruleset R>
 ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& values,
-                               const storage::TableWriteOptions& options, StoredSides sides = {},
-                               bool near_children = false, std::uint64_t near_min_block_bytes = 0) {
+                               const storage::TableWriteOptions& options, std::string_view encoding) {
+    const index::Material& material = rule.material();
+    const StoredSides sides = stored_sides(encoding, material);
+    const bool near_children = keeps_search_children_near(encoding, material);
+    const std::uint64_t near_min_block_bytes = material == material.flipped() ? kNearMinBlockBytesSameUnits : 0;
     const std::uint64_t n = rule.size();
     const std::uint64_t per_block = options.slots_per_block;
     const std::uint64_t blocks = (2 * n + per_block - 1) / per_block;

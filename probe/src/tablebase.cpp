@@ -314,11 +314,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     const bool compact = is_compact_encoding(spec.value_encoding);
     if (!compact && spec.value_encoding != kValueEncoding) {
         return corruption("table " + name + " has value encoding \"" + spec.value_encoding +
-                          "\", which this version does not read (it reads " + std::string(kValueEncoding) + ", " +
-                          std::string(kCompactValueEncoding) + ", " + std::string(kOrderedCompactValueEncoding) +
-                          ", " + std::string(kMirroredCompactValueEncoding) + ", " +
-                          std::string(kOneSideCompactValueEncoding) + " and " +
-                          std::string(kSearchedWinsCompactValueEncoding) + ")");
+                          "\", which this version does not read (it reads " + value_encoding_names() + ")");
     }
     Color dtc_side = Color::White;
     if (compact) {

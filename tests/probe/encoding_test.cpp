@@ -234,14 +234,18 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
     return reordered_tables;
 }
 
-// Plants one wrong code in a table of the database at `db_dir`, rewritten
-// through the storage writer so that its block checksums are right.
-// `pick(table, codes)` (every slot's stored code) names the slot to change
-// and its new code. Returns the slot and its position.
+// Builds the antichess table `name` in `encoding` into `db_dir` and plants
+// one wrong code in it, rewritten through the storage writer so that its
+// block checksums are right. `pick(table, codes)` (every slot's stored
+// code) names the slot to change and its new code. Returns the slot and
+// its position.
 std::pair<std::uint64_t, Position> plant_code(
-    const std::string& db_dir, VariantId variant, const index::Material& material,
+    const std::string& db_dir, const char* name, const std::string& encoding,
     const std::function<std::pair<std::uint64_t, std::uint16_t>(const probe::Table&,
                                                                 const std::vector<std::uint16_t>&)>& pick) {
+    const VariantId variant = VariantId::Antichess;
+    const index::Material material = test::table_material(variant, name);
+    test::build_tables(db_dir, variant, {material}, gen::GenerateOptions{}.compression, encoding);
     storage::DatabaseOptions rw;
     rw.mode = storage::OpenMode::ReadWrite;
     auto db = storage::Database::open(db_dir, rw);
@@ -271,6 +275,24 @@ std::pair<std::uint64_t, Position> plant_code(
     REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
     REQUIRE(writer->commit(table.info().statistics).ok());
     return {slot, *position};
+}
+
+// The compact database's table of `material`, which must store its DTC side
+// alone: every slot of the other side repeats 0.
+const probe::Table& one_side_table(const Pair& p, const index::Material& material) {
+    auto t = p.v2->table(p.variant, material);
+    REQUIRE(t.ok());
+    REQUIRE((*t)->dtc_side_alone());
+    CHECK(test::codes_off_dtc_side(**t) == 0);
+    return **t;
+}
+
+// A probe of `position` is Corruption naming `slot` ("antichess/NvN slot 12").
+void check_corrupt(const probe::Tablebase& tb, const Position& position, const std::string& slot) {
+    auto v = tb.probe(VariantId::Antichess, position);
+    REQUIRE_FALSE(v.ok());
+    CHECK(v.status().code() == StatusCode::Corruption);
+    CHECK(contains(v.status().message(), slot));
 }
 
 // The first free slot of `side` whose stored code satisfies `wanted`.
@@ -350,11 +372,7 @@ TEST_CASE("wdl-dtc/4 answers every value as wdl-dtc/1, one side stored where bot
         for (const index::Material& material : tables) {
             if (material != material.flipped()) continue;
             CAPTURE(material.name());
-            auto t = p.v2->table(variant, material);
-            REQUIRE(t.ok());
-            const probe::Table& table = **t;
-            REQUIRE(table.dtc_side_alone());
-            CHECK(test::codes_off_dtc_side(table) == 0);
+            one_side_table(p, material);
         }
     }
     CHECK(largest_group > 8);
@@ -419,10 +437,7 @@ TEST_CASE("wdl-dtc/5 answers every value as wdl-dtc/1, every table storing one s
         check_every_slot(p, tables, test::kSanitized ? 5 : 20);
         for (const index::Material& material : tables) {
             CAPTURE(material.name());
-            auto t = p.v2->table(variant, material);
-            REQUIRE(t.ok());
-            REQUIRE((*t)->dtc_side_alone());
-            CHECK(test::codes_off_dtc_side(**t) == 0);
+            one_side_table(p, material);
         }
         // KRvKN's order and DTC side keep a search's children in about one
         // block (in the order chosen for size alone, 3.7 of its blocks).
@@ -461,11 +476,7 @@ TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with t
         std::uint64_t searched_wins = 0;
         for (const index::Material& material : tables) {
             CAPTURE(material.name());
-            auto t = p.v2->table(variant, material);
-            REQUIRE(t.ok());
-            const probe::Table& table = **t;
-            REQUIRE(table.dtc_side_alone());
-            CHECK(test::codes_off_dtc_side(table) == 0);
+            const probe::Table& table = one_side_table(p, material);
             // No win of the DTC side keeps its DTC where the units are the
             // same: every odd code there is 1.
             const std::uint64_t n = table.indexer().size();
@@ -492,10 +503,8 @@ TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with t
 
 TEST_CASE("wdl-dtc/6: a stored win that none of its moves wins is Corruption naming table and slot") {
     test::ScratchDir dir;
-    const auto nvn = test::table_material(VariantId::Antichess, "NvN");
-    test::build_tables(dir.sub("db"), VariantId::Antichess, {nvn}, gen::GenerateOptions{}.compression, kV6);
     // A free loss of the DTC side, stored as a win to be searched.
-    const auto [planted, position] = plant_code(dir.sub("db"), VariantId::Antichess, nvn,
+    const auto [planted, position] = plant_code(dir.sub("db"), "NvN", kV6,
                                                 [](const probe::Table& table, const std::vector<std::uint16_t>& codes) {
         REQUIRE(table.wins_as_wdl());
         const auto loss = [](std::uint16_t code) { return code > 2 && code % 2 == 0; };
@@ -503,14 +512,10 @@ TEST_CASE("wdl-dtc/6: a stored win that none of its moves wins is Corruption nam
     });
     auto tb = probe::Tablebase::open(dir.sub("db"));
     REQUIRE(tb.ok());
-    auto v = tb->probe(VariantId::Antichess, position);
-    REQUIRE_FALSE(v.ok());
-    CHECK(v.status().code() == StatusCode::Corruption);
-    CHECK(contains(v.status().message(), "antichess/NvN slot " + std::to_string(planted)));
+    const std::string slot = "antichess/NvN slot " + std::to_string(planted);
+    check_corrupt(*tb, position, slot);
     // Its colour-swapped image reads the same slot.
-    auto image = tb->probe(VariantId::Antichess, position.color_flipped());
-    REQUIRE_FALSE(image.ok());
-    CHECK(contains(image.status().message(), "antichess/NvN slot " + std::to_string(planted)));
+    check_corrupt(*tb, position.color_flipped(), slot);
     // The WDL alone is what is stored: a win, read without a search.
     auto w = tb->probe_wdl(VariantId::Antichess, position);
     REQUIRE(w.ok());
@@ -655,10 +660,8 @@ TEST_CASE("wdl-dtc/2 answers as wdl-dtc/1 under the other stalemate rules and in
 
 TEST_CASE("a stored WDL that its moves contradict is Corruption naming table and slot") {
     test::ScratchDir dir;
-    const auto kqvk = test::table_material(VariantId::Antichess, "KQvK");
-    test::build_tables(dir.sub("db"), VariantId::Antichess, {kqvk}, gen::GenerateOptions{}.compression, kV2);
     // A free position off the DTC side that is won or lost: win <-> loss.
-    const auto [planted, position] = plant_code(dir.sub("db"), VariantId::Antichess, kqvk,
+    const auto [planted, position] = plant_code(dir.sub("db"), "KQvK", kV2,
                                                 [](const probe::Table& table, const std::vector<std::uint16_t>& codes) {
         const std::uint64_t slot =
             first_free_slot(table, codes, ~table.dtc_side(), [](std::uint16_t code) { return code != 0; });
@@ -667,11 +670,8 @@ TEST_CASE("a stored WDL that its moves contradict is Corruption naming table and
     auto tb = probe::Tablebase::open(dir.sub("db"));
     REQUIRE(tb.ok());
     const std::string slot = "antichess/KQvK slot " + std::to_string(planted);
-    auto v = tb->probe(VariantId::Antichess, position);
-    REQUIRE_FALSE(v.ok());
-    CHECK(v.status().code() == StatusCode::Corruption);
-    CHECK(contains(v.status().message(), slot));
-    auto t = tb->table(VariantId::Antichess, kqvk);
+    check_corrupt(*tb, position, slot);
+    auto t = tb->table(VariantId::Antichess, test::table_material(VariantId::Antichess, "KQvK"));
     REQUIRE(t.ok());
     std::vector<std::uint16_t> all((*t)->info().spec.slot_count);
     auto read = (*t)->read_codes(0, all.size(), all.data());
@@ -711,6 +711,8 @@ TEST_CASE("an unknown value encoding is refused naming it") {
     CHECK(t.status().code() == StatusCode::Corruption);
     CHECK(contains(t.status().message(), "wdl-dtc/9"));
     CHECK(contains(t.status().message(), "antichess/KvK"));
+    // It names what this version reads, the newest encoding among them.
+    CHECK(contains(t.status().message(), "wdl-dtc/6"));
 }
 
 TEST_CASE("a wdl-dtc/3 table without a valid group order is refused naming it") {

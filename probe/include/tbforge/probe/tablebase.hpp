@@ -68,11 +68,22 @@ inline constexpr std::string_view kOneSideCompactValueEncoding = "wdl-dtc/5";
 // of its colour-swapped image, whose quiet moves lead to the DTC side's
 // losses, stored with their DTC.
 inline constexpr std::string_view kSearchedWinsCompactValueEncoding = "wdl-dtc/6";
+// Every value encoding this version reads, oldest first.
+inline constexpr std::string_view kValueEncodings[] = {
+    kValueEncoding,           kCompactValueEncoding,         kOrderedCompactValueEncoding,
+    kMirroredCompactValueEncoding, kOneSideCompactValueEncoding, kSearchedWinsCompactValueEncoding};
+// Their names for messages: "wdl-dtc/1, wdl-dtc/2, ...".
+inline std::string value_encoding_names() {
+    std::string names;
+    for (const std::string_view e : kValueEncodings) names += (names.empty() ? "" : ", ") + std::string(e);
+    return names;
+}
 // wdl-dtc/2 to /6: only some slots hold their value.
 inline bool is_compact_encoding(std::string_view encoding) {
-    return encoding == kCompactValueEncoding || encoding == kOrderedCompactValueEncoding ||
-           encoding == kMirroredCompactValueEncoding || encoding == kOneSideCompactValueEncoding ||
-           encoding == kSearchedWinsCompactValueEncoding;
+    for (const std::string_view e : kValueEncodings) {
+        if (e == encoding) return e != kValueEncoding;
+    }
+    return false;
 }
 // wdl-dtc/3 to /6: the table's index is in the group order its counter
 // kIndexOrderCounter names.
@@ -84,14 +95,6 @@ inline bool is_ordered_encoding(std::string_view encoding) {
 inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
     return encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
            (encoding == kMirroredCompactValueEncoding && material == material.flipped());
-}
-// Whether the children of a one-ply search are kept near each other in the
-// index: wdl-dtc/5 where the sides have different units (the search off
-// the DTC side), every wdl-dtc/6 table (with the same units, a win's search
-// too).
-inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
-    return encoding == kSearchedWinsCompactValueEncoding ||
-           (encoding == kOneSideCompactValueEncoding && material != material.flipped());
 }
 // Whether a table of `material` in `encoding` stores its DTC side's won free
 // positions as their WDL alone (wdl-dtc/6, the same units on both sides).
