@@ -584,9 +584,18 @@ std::string work_subdir(const std::string& work_dir, const std::string& name) {
 // blocks are read on every thread and reduced to its WDL as they come
 // (WdlTable::from), one table at a time. Only the sides to move that the
 // run's conversions read are kept.
+//
+// A compact table built in this run is offered here from its values in RAM
+// (WdlTable::from_codes) while later tables of the run will read it and the
+// offered tables stay within `offer_budget` bytes: read back from storage,
+// its slots off the DTC side and those bound to convert would each be
+// valued by one ply when first read, which cost the pawn tables' initial
+// passes three to ten times their time under wdl-dtc/1 (promotions reach
+// such slots in their 4-unit sub-tables).
 class ResidentTables {
 public:
-    ResidentTables(VariantId variant, const std::vector<index::Material>& order) {
+    ResidentTables(VariantId variant, const std::vector<index::Material>& order, std::uint64_t offer_budget)
+        : offer_budget_(offer_budget) {
         for (std::size_t k = 0; k < order.size(); ++k) {
             // The mover hands the move over; a sub-table stored with the
             // colours swapped is read with them swapped.
@@ -632,9 +641,37 @@ public:
         tables_.emplace(m.name(), table);
         return std::shared_ptr<const WdlTable>(table);
     }
+    // Offers table k of the order, just built, through `make(sides, map)`
+    // (a WdlTable of those sides to move, with its placement map if `map`),
+    // when a later table reads it and its bytes fit the budget.
+    template <class Make>
+    void offer(const index::Material& m, const index::Indexer& ix, std::size_t k, Make&& make) {
+        const std::string name = m.name();
+        const auto use = last_use_.find(name);
+        if (use == last_use_.end() || use->second <= k || tables_.contains(name)) return;
+        const auto capture_use = last_capture_use_.find(name);
+        const bool map = capture_use != last_capture_use_.end() && capture_use->second > k;
+        const unsigned sides = sides_[name];
+        const auto kept = static_cast<std::uint64_t>(std::popcount(sides));
+        const std::uint64_t bytes = WdlTable::bytes_for(kept * ix.size()) +
+                                    (map ? kept * WdlTable::map_bytes(ix.unit_count()) : 0);
+        if (offered_bytes_ + bytes > offer_budget_) return;
+        tables_.emplace(name, std::make_shared<WdlTable>(make(sides, map)));
+        offered_bytes_ += bytes;
+        offered_[name] = bytes;
+    }
+
     // Table k of the order is done (with its conversions: tables are built
     // one after the other, so no build reads a map as it goes).
     void done(std::size_t k) {
+        for (auto it = offered_.begin(); it != offered_.end();) {
+            if (last_use_[it->first] <= k) {
+                offered_bytes_ -= it->second;
+                it = offered_.erase(it);
+            } else {
+                ++it;
+            }
+        }
         std::erase_if(tables_, [&](const auto& entry) { return last_use_[entry.first] <= k; });
         for (auto& [name, table] : tables_) {
             const auto capture_use = last_capture_use_.find(name);
@@ -647,6 +684,9 @@ private:
     std::unordered_map<std::string, unsigned> sides_;  // WdlTable::side_bit
     std::unordered_map<std::string, std::size_t> last_capture_use_;  // the last table reading it by a capture
     std::unordered_map<std::string, std::shared_ptr<WdlTable>> tables_;
+    std::uint64_t offer_budget_ = 0;
+    std::uint64_t offered_bytes_ = 0;
+    std::unordered_map<std::string, std::uint64_t> offered_;  // offered tables still kept, with their bytes
 };
 
 // Where a finished table is read from: the database being written, else
@@ -772,6 +812,14 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         ExactValues values = build_table_values<R>(*indexer, child_value, on_progress);
         progress.finish();
         if (!subtables.error().empty()) return io_error("building " + name + ": " + subtables.error());
+        if (probe::is_compact_encoding(options.value_encoding)) {
+            resident.offer(index::canonical(material), *indexer, order_index, [&](unsigned sides, bool map) {
+                return WdlTable::from_codes(*indexer, sides, map,
+                                            [&](Color side, std::uint64_t first, std::span<std::uint16_t> out) {
+                                                values.read(side, first, out);
+                                            });
+            });
+        }
         const auto store_start = std::chrono::steady_clock::now();
         // wdl-dtc/3 to /6: the group order whose sampled blocks are smallest, and
         // the values' checksum in the rule's order before they are read in it.
@@ -938,7 +986,10 @@ Result<std::vector<TableSummary>> generate(
         }
         std::erase_if(order, [&](const index::Material& m) { return !needed.contains(m); });
     }
-    ResidentTables resident(variant, order);
+    // Offered tables (ResidentTables) take at most an eighth of the memory
+    // cap, or a sixteenth of the machine's memory without one.
+    ResidentTables resident(variant, order,
+                            options.memory_bytes != 0 ? options.memory_bytes / 8 : physical_memory() / 16);
     for (std::size_t k = 0; k < order.size(); resident.done(k), ++k) {
         const index::Material& material = order[k];
         const std::string name = probe::table_name(variant, material);

@@ -117,6 +117,43 @@ public:
         return out;
     }
 
+    // The WDL of a table this run has just built, from the codes of every
+    // slot (wdl-dtc/1 codes, exact values), for the sides in `sides`:
+    // nothing is left to resolve, so a compact table's later readers skip
+    // the one-ply valuations its stored form would need. `read(side,
+    // first, out)` gives the codes of slots [first, first + out.size()) in
+    // `ix`'s order. `map`: also keep the placement map where the table has one.
+    template <class ReadCodes>
+    static WdlTable from_codes(const index::Indexer& ix, unsigned sides, bool map, ReadCodes&& read) {
+        WdlTable out(ix);
+        const std::uint64_t n = out.ix_.size();
+        out.sides_ = sides & kBothSides;
+        out.first_[1] = out.sides_ & 1 ? n : 0;
+        const std::uint64_t slots = static_cast<std::uint64_t>(std::popcount(out.sides_)) * n;
+        out.words_.assign((slots + 31) / 32, 0);
+        // A multiple of 32 slots a chunk, so that no word spans two chunks
+        // of one side (a side's first slot may share a word with the other's).
+        constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+        std::vector<std::uint16_t> codes(kChunk);
+        for (int c = 0; c < 2; ++c) {
+            const auto side = static_cast<Color>(c);
+            if (!(out.sides_ & side_bit(side))) continue;
+            for (std::uint64_t first = 0; first < n; first += kChunk) {
+                const auto count = static_cast<std::int64_t>(std::min(kChunk, n - first));
+                read(side, first, std::span<std::uint16_t>(codes.data(), static_cast<std::size_t>(count)));
+                const std::uint64_t base = out.first_[c] + first;
+#pragma omp parallel for schedule(static) if (count >= (std::int64_t{1} << 16))
+                for (std::int64_t k = 0; k < count; ++k) {
+                    const std::uint64_t slot = base + static_cast<std::uint64_t>(k);
+                    const auto bits = static_cast<std::uint64_t>(bits_of(probe::decode_value(codes[static_cast<std::size_t>(k)]).wdl));
+                    if (bits != 0) std::atomic_ref(out.words_[slot / 32]).fetch_or(bits << (2 * (slot % 32)), std::memory_order_relaxed);
+                }
+            }
+        }
+        if (map) out.map_placements();
+        return out;
+    }
+
     WdlTable(WdlTable&& other) noexcept
         : ix_(std::move(other.ix_)),
           words_(std::move(other.words_)),

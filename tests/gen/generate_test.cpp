@@ -595,6 +595,38 @@ TEST_CASE("one and two threads store identical bytes and statistics") {
     omp_set_num_threads(before);
 }
 
+TEST_CASE("compact sub-tables handed over in RAM value a parent as when read back from storage") {
+    // Built in one run, a compact sub-table reaches its parents as the WDL
+    // of its values in RAM (ResidentTables::offer); built in an earlier
+    // run, it is read back from storage and its slots valued one ply at a
+    // time. KPvK's promotions land in 3-unit tables off their DTC side,
+    // its captures in 2-unit ones; PvP's promotions in 2-unit ones.
+    const std::string table = test::kSanitized ? "PvP" : "KPvK";
+    const auto m = index::canonical(*index::parse_table(table, VariantId::Antichess));
+    for (const std::string_view encoding :
+         {probe::kOneSideCompactValueEncoding, probe::kSearchedWinsCompactValueEncoding}) {
+        CAPTURE(encoding);
+        test::ScratchDir dir;
+        gen::GenerateOptions options;
+        options.value_encoding = std::string(encoding);
+        probe::Tablebase one_run(test::open_rw(dir.sub("one")));
+        REQUIRE(gen::generate(one_run, VariantId::Antichess, {m}, options).ok());
+        probe::Tablebase two_runs(test::open_rw(dir.sub("two")));
+        REQUIRE(gen::generate(two_runs, VariantId::Antichess, index::sub_tables(m, VariantId::Antichess), options).ok());
+        auto parent = gen::generate(two_runs, VariantId::Antichess, {m}, options);
+        REQUIRE(parent.ok());
+        // The second run built the parent alone, over stored sub-tables.
+        std::size_t built = 0;
+        for (const auto& t : *parent) built += t.built ? 1 : 0;
+        REQUIRE(built == 1);
+        const std::string name = probe::table_name(VariantId::Antichess, m);
+        CHECK(table_digest(one_run, name) == table_digest(two_runs, name));
+        auto info = one_run.database().table_info(name);
+        REQUIRE(info.ok());
+        CHECK(info->spec.value_encoding == encoding);
+    }
+}
+
 TEST_CASE("an unknown value encoding is refused before anything is built") {
     test::ScratchDir dir;
     probe::Tablebase tb(test::open_rw(dir.sub("db")));
