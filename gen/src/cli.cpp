@@ -254,6 +254,7 @@ Json table_json(const gen::TableSummary& t) {
                               {"levels", t.phases.levels},
                               {"renumber", t.phases.renumber},
                               {"store", t.phases.store}};
+        if (t.phases.order > 0) line["phases"]["order"] = t.phases.order;
     }
     return line;
 }

@@ -367,6 +367,12 @@ constexpr int kCompactZstdStrategy = 7;
 constexpr int kCompactZstdSearchLog = 6;
 constexpr int kCompactZstdTargetLength = 4095;
 
+// Tables of at most this many slots a side are read for storing both sides
+// at once, Black's codes kept meanwhile (2 bytes a slot: 128 MiB at most,
+// within the 4 bytes an exact slot that plan_memory counts for renumbered
+// values).
+constexpr std::uint64_t kBothSidesReadSlots = std::uint64_t{1} << 26;
+
 // How a compact table's blocks are laid out, from the sampled blocks that
 // hold more than one code (one record each, of the default size; a block
 // of one code is a fill in any layout). A table whose blocks compress to a
@@ -821,13 +827,17 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
             });
         }
         const auto store_start = std::chrono::steady_clock::now();
+        const double renumbered_before_store = values.renumber_seconds();  // the offer's read
         // wdl-dtc/3 to /6: the group order whose sampled blocks are smallest, and
         // the values' checksum in the rule's order before they are read in it.
         const index::Indexer* stored_index = &*indexer;
         std::optional<ChosenOrder> chosen;
         std::optional<std::uint64_t> rule_order_checksum;
+        double order_seconds = 0;
         if (probe::is_ordered_encoding(options.value_encoding)) {
+            const auto order_start = std::chrono::steady_clock::now();
             chosen = choose_group_order<R>(*indexer, values, sample_write_options(options), options.value_encoding);
+            order_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - order_start).count();
             if (chosen->indexer.group_order() != indexer->group_order()) {
                 rule_order_checksum = values_checksum(values, indexer->size());
                 values.set_stored_order(chosen->indexer);
@@ -841,6 +851,24 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
             constexpr std::size_t kRead = std::size_t{1} << 20;
             std::vector<std::uint16_t> codes(kRead);
             const std::uint64_t n = stored_index->size();
+            if (n <= kBothSidesReadSlots) {
+                // Black's codes read with White's and kept until White's are
+                // stored: each slot of the stored order is placed into the
+                // built index once rather than once a side.
+                std::vector<std::uint16_t> black(n);
+                for (std::uint64_t read = 0; read < n; read += kRead) {
+                    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - read));
+                    values.read_both(read, std::span(codes).first(count), std::span(black).subspan(read, count));
+                    sink(Color::White, read, std::span<const std::uint16_t>(codes).first(count));
+                }
+                if (last) values.release(Color::White);
+                for (std::uint64_t read = 0; read < n; read += kRead) {
+                    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kRead, n - read));
+                    sink(Color::Black, read, std::span<const std::uint16_t>(black).subspan(read, count));
+                }
+                if (last) values.release(Color::Black);
+                return;
+            }
             for (int c = 0; c < 2; ++c) {
                 const auto side = static_cast<Color>(c);
                 for (std::uint64_t read = 0; read < n; read += kRead) {
@@ -856,10 +884,12 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
         summary.phases.initial = values.stats().initial_seconds;
         summary.phases.levels = values.stats().seconds - values.stats().initial_seconds;
         summary.phases.renumber = values.renumber_seconds();
-        // Storing includes the renumbering it drives; the phases count it once.
+        // Storing includes the renumbering it drives and the order's choice;
+        // the phases count each once.
+        summary.phases.order = order_seconds;
         summary.phases.store =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count() -
-            summary.phases.renumber;
+            (summary.phases.renumber - renumbered_before_store) - order_seconds;
     } else {
         OutOfCoreOptions ooc_options;
         ooc_options.work_dir = work_subdir(options.work_dir, name);

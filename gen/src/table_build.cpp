@@ -53,26 +53,73 @@ ExactValues::PlacedReader::PlacedReader(const ExactValues& values, const index::
     if (values.work_) cursor_.emplace(*values.work_);
 }
 
-std::uint16_t ExactValues::PlacedReader::code(Color side, const Square* squares) {
+index::Index ExactValues::PlacedReader::slot(const Square* squares) {
     Square placed[kMaxTableUnits];
     for (int u = 0; u < units_; ++u) placed[position_[u]] = squares[u];
-    const index::Index slot = cursor_ ? cursor_->encode(placed) : values_.exact_.encode(placed);
-    return slot == index::kNoIndex ? 0 : values_.built_.code(side, slot);
+    return cursor_ ? cursor_->encode(placed) : values_.exact_.encode(placed);
 }
 
-void ExactValues::PlacedReader::codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
-                                            std::uint16_t* out) {
+std::uint16_t ExactValues::PlacedReader::code(Color side, const Square* squares) {
+    const index::Index at = slot(squares);
+    return at == index::kNoIndex ? 0 : values_.built_.code(side, at);
+}
+
+void ExactValues::PlacedReader::slots_moved(Square* squares, int unit, const Square* next, int count,
+                                            index::Index* out) {
     const int built_unit = position_[unit];
     if (cursor_ && cursor_->moves_one_digit(built_unit)) {
         // One digit of the work slot follows the unit.
-        for (int k = 0; k < count; ++k) out[k] = values_.built_.code(side, cursor_->moved(built_unit, next[k]));
+        for (int k = 0; k < count; ++k) out[k] = cursor_->moved(built_unit, next[k]);
         squares[unit] = next[count - 1];
         return;
     }
     for (int k = 0; k < count; ++k) {
         squares[unit] = next[k];
-        out[k] = code(side, squares);
+        out[k] = slot(squares);
     }
+}
+
+void ExactValues::PlacedReader::codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
+                                            std::uint16_t* out) {
+    index::Index slots[64];
+    for (int done = 0; done < count; done += 64) {
+        const int part = std::min(64, count - done);
+        slots_moved(squares, unit, next + done, part, slots);
+        for (int k = 0; k < part; ++k) out[done + k] = slots[k] == index::kNoIndex ? 0 : values_.built_.code(side, slots[k]);
+    }
+}
+
+template <class Visit>
+void ExactValues::for_each_slot(std::uint64_t first, std::uint64_t count, Visit&& visit) {
+    const auto start = std::chrono::steady_clock::now();
+    const index::Indexer& order = stored_ ? *stored_ : exact_;
+    // Runs of consecutive slots, each decoded from its first
+    // (Indexer::decode_next), the work slots following the moves of the
+    // last unit (WorkIndex::Cursor).
+    constexpr std::int64_t kRun = 1 << 12;
+    const auto n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
+        Square squares[kMaxTableUnits];
+        PlacedReader reader(*this, order);
+        const std::int64_t end = std::min(n, (run + 1) * kRun);
+        const int last = order.unit_count() - 1;
+        Square next[64];
+        index::Index moved[64];
+        for (std::int64_t k = run * kRun; k < end; ++k) {
+            const index::Index i = first + static_cast<std::uint64_t>(k);
+            const bool decoded = k == run * kRun ? order.decode(i, squares) : order.decode_next(i, squares);
+            visit(k, decoded ? reader.slot(squares) : index::kNoIndex);
+            if (!decoded) continue;
+            // The slots after it where only the last unit moves, together.
+            const int more = order.last_unit_run(i, squares, next, static_cast<int>(std::min<std::int64_t>(end - k - 1, 64)));
+            if (more == 0) continue;
+            reader.slots_moved(squares, last, next, more, moved);
+            for (int m = 0; m < more; ++m) visit(k + 1 + m, moved[m]);
+            k += more;
+        }
+    }
+    renumber_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t> out) {
@@ -81,33 +128,25 @@ void ExactValues::read(Color side, std::uint64_t first, std::span<std::uint16_t>
         for (std::size_t k = 0; k < out.size(); ++k) out[k] = from.code(side, first + k);
         return;
     }
-    const auto start = std::chrono::steady_clock::now();
-    const index::Indexer& order = stored_ ? *stored_ : exact_;
-    // Runs of consecutive slots, each decoded from its first
-    // (Indexer::decode_next), the work slots following the moves of the
-    // last unit (WorkIndex::Cursor).
-    constexpr std::int64_t kRun = 1 << 12;
-    const auto n = static_cast<std::int64_t>(out.size());
-#pragma omp parallel for schedule(static)
-    for (std::int64_t run = 0; run < (n + kRun - 1) / kRun; ++run) {
-        Square squares[kMaxTableUnits];
-        PlacedReader reader(*this, order);
-        const std::int64_t end = std::min(n, (run + 1) * kRun);
-        const int last = order.unit_count() - 1;
-        Square next[64];
-        for (std::int64_t k = run * kRun; k < end; ++k) {
-            const index::Index i = first + static_cast<std::uint64_t>(k);
-            const bool decoded = k == run * kRun ? order.decode(i, squares) : order.decode_next(i, squares);
-            out[static_cast<std::size_t>(k)] = decoded ? reader.code(side, squares) : 0;
-            if (!decoded) continue;
-            // The slots after it where only the last unit moves, together.
-            const int more = order.last_unit_run(i, squares, next, static_cast<int>(end - k - 1));
-            if (more == 0) continue;
-            reader.codes_moved(side, squares, last, next, more, &out[static_cast<std::size_t>(k + 1)]);
-            k += more;
+    for_each_slot(first, out.size(), [&](std::int64_t k, index::Index slot) {
+        out[static_cast<std::size_t>(k)] = slot == index::kNoIndex ? 0 : from.code(side, slot);
+    });
+}
+
+void ExactValues::read_both(std::uint64_t first, std::span<std::uint16_t> white, std::span<std::uint16_t> black) {
+    const TableValues& from = built_;
+    if (!work_ && !stored_) {
+        for (std::size_t k = 0; k < white.size(); ++k) {
+            white[k] = from.code(Color::White, first + k);
+            black[k] = from.code(Color::Black, first + k);
         }
+        return;
     }
-    renumber_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for_each_slot(first, white.size(), [&](std::int64_t k, index::Index slot) {
+        const auto at = static_cast<std::size_t>(k);
+        white[at] = slot == index::kNoIndex ? 0 : from.code(Color::White, slot);
+        black[at] = slot == index::kNoIndex ? 0 : from.code(Color::Black, slot);
+    });
 }
 
 template <Ruleset R>

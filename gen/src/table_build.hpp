@@ -34,6 +34,9 @@ public:
     // Codes of the exact slots [first, first + out.size()) with `side` to
     // move, in parallel; the slots of the stored order once one is set.
     void read(Color side, std::uint64_t first, std::span<std::uint16_t> out);
+    // read() of both sides at once (white.size() == black.size()): a slot
+    // of another order is placed into the built one once for both.
+    void read_both(std::uint64_t first, std::span<std::uint16_t> white, std::span<std::uint16_t> black);
     // From now on read() answers in the slots of `stored`, an indexer of the
     // same table in another group order (wdl-dtc/3).
     void set_stored_order(const index::Indexer& stored);
@@ -44,6 +47,11 @@ public:
         PlacedReader(const ExactValues& values, const index::Indexer& from);
         // 0 where the placement has no slot.
         std::uint16_t code(Color side, const Square* squares);
+        // The built slot of a placement, index::kNoIndex where it has none.
+        index::Index slot(const Square* squares);
+        // slot() of the placements after `squares`, with unit `unit` of
+        // `from` on next[0], next[1], ... (squares ends on the last).
+        void slots_moved(Square* squares, int unit, const Square* next, int count, index::Index* out);
         // code() of the placements after the one code() was last given,
         // `squares`, with unit `unit` of `from` on next[0], next[1], ...
         void codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
@@ -61,6 +69,9 @@ public:
     double renumber_seconds() const { return renumber_seconds_; }
 
 private:
+    template <class Visit>  // visit(k, built slot or index::kNoIndex) for the slots [first, first + n)
+    void for_each_slot(std::uint64_t first, std::uint64_t n, Visit&& visit);
+
     const index::Indexer& exact_;
     std::optional<index::WorkIndex> work_;
     std::optional<index::Indexer> stored_;

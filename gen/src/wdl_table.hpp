@@ -131,9 +131,7 @@ public:
         out.first_[1] = out.sides_ & 1 ? n : 0;
         const std::uint64_t slots = static_cast<std::uint64_t>(std::popcount(out.sides_)) * n;
         out.words_.assign((slots + 31) / 32, 0);
-        // A multiple of 32 slots a chunk, so that no word spans two chunks
-        // of one side (a side's first slot may share a word with the other's).
-        constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+        constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;  // codes read at a time
         std::vector<std::uint16_t> codes(kChunk);
         for (int c = 0; c < 2; ++c) {
             const auto side = static_cast<Color>(c);
@@ -141,12 +139,20 @@ public:
             for (std::uint64_t first = 0; first < n; first += kChunk) {
                 const auto count = static_cast<std::int64_t>(std::min(kChunk, n - first));
                 read(side, first, std::span<std::uint16_t>(codes.data(), static_cast<std::size_t>(count)));
+                // A word at a time; a word at a chunk's edge may hold slots of
+                // the next chunk or of the other side too, so each is or-ed in.
                 const std::uint64_t base = out.first_[c] + first;
+                const std::uint64_t end = base + static_cast<std::uint64_t>(count);
+                const auto words = static_cast<std::int64_t>((end + 31) / 32 - base / 32);
 #pragma omp parallel for schedule(static) if (count >= (std::int64_t{1} << 16))
-                for (std::int64_t k = 0; k < count; ++k) {
-                    const std::uint64_t slot = base + static_cast<std::uint64_t>(k);
-                    const auto bits = static_cast<std::uint64_t>(bits_of(probe::decode_value(codes[static_cast<std::size_t>(k)]).wdl));
-                    if (bits != 0) std::atomic_ref(out.words_[slot / 32]).fetch_or(bits << (2 * (slot % 32)), std::memory_order_relaxed);
+                for (std::int64_t w = 0; w < words; ++w) {
+                    const std::uint64_t word = base / 32 + static_cast<std::uint64_t>(w);
+                    std::uint64_t bits = 0;
+                    for (std::uint64_t slot = std::max(base, word * 32); slot < std::min(end, word * 32 + 32); ++slot) {
+                        const std::uint16_t code = codes[static_cast<std::size_t>(slot - base)];
+                        bits |= static_cast<std::uint64_t>(bits_of(probe::decode_value(code).wdl)) << (2 * (slot % 32));
+                    }
+                    if (bits != 0) std::atomic_ref(out.words_[word]).fetch_or(bits, std::memory_order_relaxed);
                 }
             }
         }

@@ -85,9 +85,10 @@ struct TableSummary {
     std::uint64_t stored_bytes = 0;
     double seconds = 0;
     // In-RAM builds: where the time went (initial pass, level passes,
-    // renumbering into the exact index, storing with statistics).
+    // renumbering into the exact index, storing with statistics; wdl-dtc/3
+    // to /6: choosing the index order apart from storing).
     struct Phases {
-        double initial = 0, levels = 0, renumber = 0, store = 0;
+        double initial = 0, levels = 0, renumber = 0, store = 0, order = 0;
         double sparse = 0, write_back = 0;  // out-of-core: levels in memory, their values written back
     } phases;
     int max_dtc = 0;
