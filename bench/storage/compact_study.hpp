@@ -5,10 +5,14 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/probe/slot_kind.hpp"
+#include "tbforge/probe/tablebase.hpp"
 #include "tbforge/storage/table.hpp"
 
 namespace tbf::study {
@@ -31,6 +35,39 @@ inline void use_stored_compact_parser(storage::TableWriteOptions& options) {
     options.zstd_strategy = 7;
     options.zstd_search_log = 6;
     options.zstd_target_length = 4095;
+}
+
+// A study's failure: the message on stderr, named by `tool`, and the exit
+// code (2 bad input, 3 database).
+[[noreturn]] inline void study_failure(const char* tool, const Status& status, int code) {
+    std::fprintf(stderr, "%s: %s\n", tool, status.to_string().c_str());
+    std::exit(code);
+}
+
+// The database at `path` opened for probing.
+inline probe::Tablebase open_study_tablebase(const char* tool, const char* path,
+                                             const probe::TablebaseOptions& options = {}) {
+    auto tb = probe::Tablebase::open(path, options);
+    if (!tb.ok()) study_failure(tool, tb.status(), 3);
+    return std::move(*tb);
+}
+
+// The table named `name` ("antichess/KQvK") and its wdl-dtc/1 codes, every
+// slot resolved (Table::read_codes, White to move first).
+struct StudyTable {
+    std::shared_ptr<const probe::Table> table;
+    std::vector<std::uint16_t> codes;
+};
+inline StudyTable open_study_codes(const char* tool, const probe::Tablebase& tb, const char* name) {
+    auto id = probe::parse_table_name(name);
+    if (!id.ok()) study_failure(tool, id.status(), 2);
+    auto table = tb.table(id->variant, id->material);
+    if (!table.ok()) study_failure(tool, table.status(), 3);
+    StudyTable out{*table, std::vector<std::uint16_t>(2 * (*table)->indexer().size())};
+    if (auto read = out.table->read_codes(0, out.codes.size(), out.codes.data()); !read.ok()) {
+        study_failure(tool, read.status(), 3);
+    }
+    return out;
 }
 
 // Per slot (White to move first), 1 where the slot is free: classified as

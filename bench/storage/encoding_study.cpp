@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "compact_study.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/movegen.hpp"
 
@@ -84,34 +85,17 @@ int main(int argc, char** argv) {
     }
     probe::TablebaseOptions options;
     options.cache_bytes = 0;
-    auto tb = probe::Tablebase::open(argv[1], options);
-    if (!tb.ok()) {
-        std::fprintf(stderr, "encoding_study: %s\n", tb.status().to_string().c_str());
-        return 3;
-    }
+    const probe::Tablebase tb = study::open_study_tablebase("encoding_study", argv[1], options);
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
     std::size_t sum_wdc_bytes = 0;
     std::size_t sum_codes = 0, sum_dc = 0, sum_wdl = 0, sum_one = 0, sum_both = 0, sum_wdc = 0, sum_wdc_one = 0, sum_single = 0, sum_single_proxy = 0;
     std::printf("%-10s %11s %6s %6s %6s | %11s %11s %10s %11s %11s %11s\n", "table", "slots", "conv%",
                 "term%", "draw%", "codes", "codes-dc", "wdl", "dtc-dc[w]", "dtc-dc[b]", "wdl+min");
     for (int t = 2; t < argc; ++t) {
-        auto id = probe::parse_table_name(argv[t]);
-        if (!id.ok()) {
-            std::fprintf(stderr, "encoding_study: %s\n", id.status().to_string().c_str());
-            return 3;
-        }
-        auto table = tb->table(id->variant, id->material);
-        if (!table.ok()) {
-            std::fprintf(stderr, "encoding_study: %s\n", table.status().to_string().c_str());
-            return 3;
-        }
-        const index::Indexer& indexer = (*table)->indexer();
+        const study::StudyTable opened = study::open_study_codes("encoding_study", tb, argv[t]);
+        const std::vector<std::uint16_t>& codes = opened.codes;
+        const index::Indexer& indexer = opened.table->indexer();
         const std::uint64_t n = indexer.size();
-        std::vector<std::uint16_t> codes(2 * n);
-        if (auto r = (*table)->read_codes(0, 2 * n, codes.data()); !r.ok()) {
-            std::fprintf(stderr, "encoding_study: %s\n", r.status().to_string().c_str());
-            return 3;
-        }
         std::vector<Kind> kind(2 * n, Kind::Free);
         std::uint64_t converting = 0, terminal = 0, draws = 0;
         MoveList moves;

@@ -96,25 +96,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: fill_study DB TABLE...\n");
         return 2;
     }
-    auto tb = probe::Tablebase::open(argv[1]);
-    if (!tb.ok()) {
-        std::fprintf(stderr, "fill_study: %s\n", tb.status().to_string().c_str());
-        return 3;
-    }
+    const probe::Tablebase tb = study::open_study_tablebase("fill_study", argv[1]);
     const storage::TableWriteOptions options = study::compact_table_options();
     std::vector<std::uint64_t> total(kFills, 0);
     for (int a = 2; a < argc; ++a) {
-        auto id = probe::parse_table_name(argv[a]);
-        if (!id.ok()) return 2;
-        auto table = tb->table(id->variant, id->material);
-        if (!table.ok()) {
-            std::fprintf(stderr, "fill_study: %s\n", table.status().to_string().c_str());
-            return 3;
-        }
-        const index::Indexer& ix = (*table)->indexer();
+        const study::StudyTable opened = study::open_study_codes("fill_study", tb, argv[a]);
+        const std::vector<std::uint16_t>& codes = opened.codes;
+        const index::Indexer& ix = opened.table->indexer();
         const std::uint64_t n = ix.size();
-        std::vector<std::uint16_t> codes(2 * n);
-        if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
         const std::vector<std::uint8_t> is_free = study::free_slots(ix);
         const std::uint64_t period = row_period(ix);
         std::vector<std::uint64_t> best(kFills, ~std::uint64_t{0});

@@ -40,7 +40,10 @@ std::uint16_t wdl_code(std::uint16_t code) { return code == 0 ? 0 : static_cast<
 
 std::string order_name(const std::vector<Unit>& order) {
     std::string s;
-    for (const Unit u : order) s += (s.empty() ? "" : " ") + index::unit_label(u);
+    for (const Unit u : order) {
+        if (!s.empty()) s += ' ';
+        s += index::unit_label(u);
+    }
     return s;
 }
 
@@ -63,11 +66,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: order_study DB [--sample K] [--dtc-side-alone] TABLE...\n");
         return 2;
     }
-    auto tb = probe::Tablebase::open(argv[1]);
-    if (!tb.ok()) {
-        std::fprintf(stderr, "order_study: %s\n", tb.status().to_string().c_str());
-        return 3;
-    }
+    const probe::Tablebase tb = study::open_study_tablebase("order_study", argv[1]);
     int first_table = 2;
     std::uint64_t sample = 1;
     bool dtc_side_alone = false;
@@ -86,21 +85,10 @@ int main(int argc, char** argv) {
     const storage::TableWriteOptions options = study::compact_table_options();
     std::uint64_t total_default = 0, total_best = 0, total_worst = 0;
     for (int a = first_table; a < argc; ++a) {
-        auto id = probe::parse_table_name(argv[a]);
-        if (!id.ok()) {
-            std::fprintf(stderr, "order_study: %s\n",
-                         id.status().to_string().c_str());
-            return 2;
-        }
-        auto table = tb->table(id->variant, id->material);
-        if (!table.ok()) {
-            std::fprintf(stderr, "order_study: %s\n", table.status().to_string().c_str());
-            return 3;
-        }
-        const index::Indexer& base = (*table)->indexer();
+        const study::StudyTable opened = study::open_study_codes("order_study", tb, argv[a]);
+        const std::vector<std::uint16_t>& codes = opened.codes;
+        const index::Indexer& base = opened.table->indexer();
         const std::uint64_t n = base.size();
-        std::vector<std::uint16_t> codes(2 * n);
-        if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
         const std::vector<std::uint8_t> is_free = study::free_slots(base);
         const std::vector<Unit> default_order = base.group_order();
         std::uint64_t default_bytes = 0, best = ~0ULL, worst = 0;
@@ -111,7 +99,7 @@ int main(int argc, char** argv) {
         for (std::uint64_t s = 0; s < 2 * n; ++s) {
             if (is_free[s]) side_max[s / n] = std::max(side_max[s / n], codes[s]);
         }
-        for (index::GroupOrders orders(id->variant, id->material); auto made = orders.next();) {
+        for (index::GroupOrders orders(base.variant(), base.material()); auto made = orders.next();) {
             const index::Indexer& ix = *made;
             if (ix.size() != n) {
                 std::fprintf(stderr, "order_study: %s: %llu slots, not %llu\n", order_name(ix.group_order()).c_str(),

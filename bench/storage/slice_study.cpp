@@ -84,31 +84,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: slice_study DB TABLE...\n");
         return 2;
     }
-    auto tb = probe::Tablebase::open(argv[1]);
-    if (!tb.ok()) {
-        std::fprintf(stderr, "slice_study: %s\n", tb.status().to_string().c_str());
-        return 3;
-    }
+    const probe::Tablebase tb = study::open_study_tablebase("slice_study", argv[1]);
     storage::TableWriteOptions options = study::compact_table_options();
     study::use_stored_compact_parser(options);
     for (int a = 2; a < argc; ++a) {
-        auto id = probe::parse_table_name(argv[a]);
-        if (!id.ok()) {
-            std::fprintf(stderr, "slice_study: %s\n", id.status().to_string().c_str());
-            return 2;
-        }
-        auto table = tb->table(id->variant, id->material);
-        if (!table.ok()) {
-            std::fprintf(stderr, "slice_study: %s\n", table.status().to_string().c_str());
-            return 3;
-        }
-        const index::Indexer& ix = (*table)->indexer();
+        const study::StudyTable opened = study::open_study_codes("slice_study", tb, argv[a]);
+        const probe::Table& table = *opened.table;
+        const std::vector<std::uint16_t>& codes = opened.codes;
+        const index::Indexer& ix = table.indexer();
         const std::uint64_t n = ix.size();
-        const int d = static_cast<int>((*table)->dtc_side());
-        std::vector<std::uint16_t> codes(2 * n);
-        if (!(*table)->read_codes(0, codes.size(), codes.data()).ok()) return 3;
+        const int d = static_cast<int>(table.dtc_side());
         const std::vector<std::uint8_t> is_free = study::free_slots(ix);
-        const std::uint64_t spb = (*table)->info().slots_per_block;
+        const std::uint64_t spb = table.info().slots_per_block;
 
         // The DTC side as stored (free codes, other slots repeating the
         // previous free code), then the empty side.
@@ -125,7 +112,7 @@ int main(int argc, char** argv) {
         const std::uint64_t plain = compressed(layout([](std::uint64_t, std::uint16_t c) { return c; }), spb, options);
         std::printf("%-8s slots %10llu DTC side %s stored %llu plain %llu", argv[a],
                     static_cast<unsigned long long>(n), d == 0 ? "white" : "black",
-                    static_cast<unsigned long long>((*table)->info().stored_bytes),
+                    static_cast<unsigned long long>(table.info().stored_bytes),
                     static_cast<unsigned long long>(plain));
         const std::uint64_t wdl_only = compressed(
             layout([](std::uint64_t, std::uint16_t c) -> std::uint16_t { return c == 0 ? 0 : static_cast<std::uint16_t>(2 - (c & 1)); }), spb, options);
