@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Stored bytes of each table against Syzygy's files for the same table.
 
-Usage: bench/storage/syzygy_sizes.py INFO_JSON SYZYGY_DIR [--worst N]
+Usage: bench/storage/syzygy_sizes.py INFO_JSON SYZYGY [--worst N] [--write-tsv FILE]
 
 INFO_JSON   the output of `tbprobe info --db DB --json` (one object a line)
-SYZYGY_DIR  Syzygy's giveaway files of the same tables (NAME.gtbw and, where
-            the generator wrote one, NAME.gtbz), e.g. WORK_DIR/syzygy of
-            bench/gen/syzygy_side_by_side.sh
+SYZYGY      Syzygy's giveaway files of the same tables (a directory of
+            NAME.gtbw and, where the generator wrote one, NAME.gtbz), e.g.
+            WORK_DIR/syzygy of bench/gen/syzygy_side_by_side.sh; or a
+            table of their sizes as --write-tsv writes it (no files needed)
+--write-tsv FILE  also write the sizes read from a directory as such a table
 
 Prints the totals, how many tables are larger than Syzygy's WDL+DTZ, the
 ratio and excess by the size of Syzygy's files, by pawns, the split of our
@@ -23,21 +25,42 @@ def file_size(path):
     return os.path.getsize(path) if os.path.exists(path) else 0
 
 
+def read_tsv(path):
+    """Sizes by table name from a table written by --write-tsv."""
+    sizes = {}
+    with open(path) as lines:
+        for line in lines:
+            if line.startswith("#") or line.startswith("table\t") or not line.strip():
+                continue
+            name, wdl, dtz = line.rstrip("\n").split("\t")
+            sizes[name] = (int(wdl), int(dtz))
+    return sizes
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("info_json")
-    parser.add_argument("syzygy_dir")
+    parser.add_argument("syzygy")
     parser.add_argument("--worst", type=int, default=10)
+    parser.add_argument("--write-tsv")
     args = parser.parse_args()
 
+    from_files = os.path.isdir(args.syzygy)
+    sizes = {} if from_files else read_tsv(args.syzygy)
     tables = []
     missing = []
+    written = []
     with open(args.info_json) as lines:
         for line in lines:
             info = json.loads(line)
             name = info["table"]
-            wdl = file_size(os.path.join(args.syzygy_dir, name + ".gtbw"))
-            dtz = file_size(os.path.join(args.syzygy_dir, name + ".gtbz"))
+            if from_files:
+                wdl = file_size(os.path.join(args.syzygy, name + ".gtbw"))
+                dtz = file_size(os.path.join(args.syzygy, name + ".gtbz"))
+                if wdl:
+                    written.append((name, wdl, dtz))
+            else:
+                wdl, dtz = sizes.get(name, (0, 0))
             if wdl == 0:
                 missing.append(name)
                 continue
@@ -45,7 +68,15 @@ def main():
             tables.append({"name": name, "ours": info["bytes"], "wdl": wdl, "dtz": dtz,
                            "values": split.get("values", 0), "metadata": split.get("index_metadata", 0)})
     if not tables:
-        sys.exit("syzygy_sizes: no table of the database has a Syzygy file in " + args.syzygy_dir)
+        sys.exit("syzygy_sizes: no table of the database has a Syzygy size in " + args.syzygy)
+    if args.write_tsv:
+        if not from_files:
+            sys.exit("syzygy_sizes: --write-tsv needs a directory of Syzygy's files")
+        with open(args.write_tsv, "w") as out:
+            out.write("# Sizes in bytes of Syzygy's giveaway files (WDL .gtbw, DTZ .gtbz; 0: no DTZ file)\n")
+            out.write("table\twdl\tdtz\n")
+            for name, wdl, dtz in sorted(written):
+                out.write(f"{name}\t{wdl}\t{dtz}\n")
 
     def line(label, group):
         ours = sum(t["ours"] for t in group)
