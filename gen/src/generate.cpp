@@ -670,14 +670,11 @@ public:
     // Table k of the order is done (with its conversions: tables are built
     // one after the other, so no build reads a map as it goes).
     void done(std::size_t k) {
-        for (auto it = offered_.begin(); it != offered_.end();) {
-            if (last_use_[it->first] <= k) {
-                offered_bytes_ -= it->second;
-                it = offered_.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        std::erase_if(offered_, [&](const auto& entry) {
+            if (last_use_[entry.first] > k) return false;
+            offered_bytes_ -= entry.second;
+            return true;
+        });
         std::erase_if(tables_, [&](const auto& entry) { return last_use_[entry.first] <= k; });
         for (auto& [name, table] : tables_) {
             const auto capture_use = last_capture_use_.find(name);

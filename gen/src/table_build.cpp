@@ -79,16 +79,6 @@ void ExactValues::PlacedReader::slots_moved(Square* squares, int unit, const Squ
     }
 }
 
-void ExactValues::PlacedReader::codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
-                                            std::uint16_t* out) {
-    index::Index slots[64];
-    for (int done = 0; done < count; done += 64) {
-        const int part = std::min(64, count - done);
-        slots_moved(squares, unit, next + done, part, slots);
-        for (int k = 0; k < part; ++k) out[done + k] = slots[k] == index::kNoIndex ? 0 : values_.built_.code(side, slots[k]);
-    }
-}
-
 template <class Visit>
 void ExactValues::for_each_slot(std::uint64_t first, std::uint64_t count, Visit&& visit) {
     const auto start = std::chrono::steady_clock::now();

@@ -52,10 +52,6 @@ public:
         // slot() of the placements after `squares`, with unit `unit` of
         // `from` on next[0], next[1], ... (squares ends on the last).
         void slots_moved(Square* squares, int unit, const Square* next, int count, index::Index* out);
-        // code() of the placements after the one code() was last given,
-        // `squares`, with unit `unit` of `from` on next[0], next[1], ...
-        void codes_moved(Color side, Square* squares, int unit, const Square* next, int count,
-                         std::uint16_t* out);
 
     private:
         const ExactValues& values_;
