@@ -111,7 +111,7 @@ std::string gen_usage() {
     "                (wdl-dtc/5; a table with the same units on both sides stores its\n"
     "                wins' WDL alone, their DTC by a one-ply search: smallest)\n"
     "  --blocks-per-record N  blocks stored in one record: 8 (default, storage\n"
-    "                format 4; compact encodings: 8 to 256, chosen per table) or\n"
+    "                format 5; compact encodings: 8 to 256, chosen per table) or\n"
     "                another power of two up to 256; 1 writes format 2\n"
     "                (docs/storage-format.md sections 4 and 11)\n"
     "  --quiet       no progress or per-table lines\n"

@@ -523,6 +523,7 @@ bool zstd_has_bare_frames() {
 std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) {
     auto decoding = std::make_shared<BlockDecoding>();
     decoding->bare_frames = info.format_version >= 4;
+    decoding->fills_in_directory = info.format_version >= 5;
     if (!info.dictionary.empty()) {
         decoding->ddict.reset(ZSTD_createDDict(info.dictionary.data(), info.dictionary.size()));
         if (!decoding->ddict) throw std::bad_alloc();
@@ -699,7 +700,7 @@ bool get_leb128(std::string_view in, std::size_t& at, std::uint64_t& v) {
 }  // namespace
 
 void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
-                  std::string& record) {
+                  std::string& record, bool fills_in_directory) {
     record.clear();
     ByteWriter w(record);
     w.u8(static_cast<std::uint8_t>(BlockCodec::Group));
@@ -709,18 +710,30 @@ void encode_group(std::string_view key, std::span<const std::string> members, st
     for (const std::string& m : members) slots += get_le<std::uint32_t>(m.data() + 4);
     w.u32(slots);
     w.u64(0);  // the checksum, once the rest is there
+    const auto in_directory = [&](const std::string& m) {
+        return fills_in_directory && static_cast<MemberCodec>(m[0]) == MemberCodec::Fill;
+    };
     for (const std::string& m : members) {
-        const std::uint64_t size = m.size() - kBlockHeaderBytes;
-        put_leb128(record, size << 2 | static_cast<std::uint8_t>(m[0]));
+        std::uint64_t field = m.size() - kBlockHeaderBytes;
+        if (in_directory(m)) {
+            field = 0;  // the value, little-endian after the member's header
+            for (std::uint32_t i = 0; i < width; ++i) {
+                field |= std::uint64_t{static_cast<std::uint8_t>(m[kBlockHeaderBytes + i])} << (8 * i);
+            }
+        }
+        put_leb128(record, field << 2 | static_cast<std::uint8_t>(m[0]));
     }
-    for (const std::string& m : members) record.append(m, kBlockHeaderBytes);
+    for (const std::string& m : members) {
+        if (!in_directory(m)) record.append(m, kBlockHeaderBytes);
+    }
     const std::uint64_t sum = record_checksum(key, record);
     for (int i = 0; i < 8; ++i) record[8 + i] = static_cast<char>(sum >> (8 * i));
 }
 
 Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint64_t first_block,
                   std::string_view key, std::string_view record, std::uint32_t width,
-                  std::uint32_t expected_members, std::uint64_t expected_slots, GroupView& view) {
+                  std::uint32_t expected_members, std::uint64_t expected_slots, GroupView& view,
+                  bool fills_in_directory) {
     const auto fail = [&](StatusCode code, const std::string& problem) {
         return Status(code, "table '" + std::string(table_name) + "' block " +
                                 std::to_string(block_no) + " (record of blocks " +
@@ -746,6 +759,18 @@ Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint
         std::uint64_t entry = 0;
         if (!get_leb128(record, at, entry)) return fail(StatusCode::Corruption, "damaged directory");
         m.codec = static_cast<MemberCodec>(entry & 3);
+        m.fill_value.reset();
+        if (fills_in_directory && m.codec == MemberCodec::Fill) {
+            // The value itself, no payload.
+            const std::uint64_t value = entry >> 2;
+            if (width > 4 || value >> (8 * width) != 0) {
+                return fail(StatusCode::Corruption, "fill value " + std::to_string(value) + " wider than " +
+                                                        std::to_string(width) + "-byte values");
+            }
+            m.fill_value = static_cast<std::uint32_t>(value);
+            m.payload = {};
+            continue;
+        }
         const std::uint64_t size = entry >> 2;
         if (size > record.size()) return fail(StatusCode::Corruption, "directory past the record");
         payload_bytes += size;
@@ -755,6 +780,7 @@ Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint
         return fail(StatusCode::Corruption, "directory does not add up to the record's size");
     }
     for (GroupMember& m : view.members) {
+        if (m.fill_value) continue;
         m.payload = record.substr(at, m.payload.size());
         at += m.payload.size();
     }
@@ -800,16 +826,23 @@ Status decode_member(std::string_view table_name, std::uint64_t block_no, const 
                      std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding,
                      std::uint8_t* out) {
     if (member.codec == MemberCodec::Fill) {
-        if (member.payload.size() != width) {
+        std::uint8_t value[4] = {};
+        if (member.fill_value) {
+            for (std::uint32_t i = 0; i < width && i < 4; ++i) {
+                value[i] = static_cast<std::uint8_t>(*member.fill_value >> (8 * i));
+            }
+        } else if (member.payload.size() != width) {
             return block_error(table_name, block_no, StatusCode::Corruption,
                                "fill payload of " + std::to_string(member.payload.size()) +
                                    " bytes for " + std::to_string(width) + "-byte values");
+        } else {
+            std::memcpy(value, member.payload.data(), width);
         }
         // One value, then the bytes so far copied after themselves: a few
         // large copies instead of one per slot.
         const std::size_t size = std::size_t{slots} * width;
         if (size == 0) return {};
-        std::memcpy(out, member.payload.data(), width);
+        std::memcpy(out, value, width);
         for (std::size_t done = width; done < size; done *= 2) {
             std::memcpy(out + done, out, std::min(done, size - done));
         }

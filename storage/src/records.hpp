@@ -3,6 +3,7 @@
 // the reference; keep the two in step). Decoders are strict: any deviation is
 // an error naming the record, never a guess.
 
+#include <optional>
 #include <zstd.h>
 
 #include <cstdint>
@@ -94,6 +95,8 @@ struct BlockEncoding {
     // zstd frames without their magic number and content size (format 4
     // group members): the record says both.
     bool bare_frames = false;
+    // Fill members' values in the group directory, no payload (format 5).
+    bool fills_in_directory = false;
     const ZSTD_CDict* cdict = nullptr;
 };
 
@@ -109,7 +112,8 @@ struct BlockEncoding {
 // its zstd dictionary, prepared once (null when the table has none).
 struct BlockDecoding {
     ZstdDDict ddict;
-    bool bare_frames = false;  // format 4: see BlockEncoding
+    bool bare_frames = false;         // format 4: see BlockEncoding
+    bool fills_in_directory = false;  // format 5: see BlockEncoding
 };
 [[nodiscard]] std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info);
 
@@ -144,9 +148,10 @@ enum class MemberCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2, Fill = 3 };
 // Group records. `members` are single-block records as encode_block makes
 // them (their own keys and checksums are dropped), or fill_member's; the
 // group keeps each member's codec and payload under one header and one
-// checksum.
+// checksum. `fills_in_directory` (format 5): a fill member's value takes
+// the place of its payload size in the directory, and it has no payload.
 void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
-                  std::string& record);
+                  std::string& record, bool fills_in_directory = false);
 // Whether the values of `raw` (of `width` bytes) all equal its first one;
 // if so, `member` becomes the block's fill member (untouched otherwise).
 [[nodiscard]] bool fill_member(std::span<const std::uint8_t> raw, std::uint32_t width, std::string& member);
@@ -166,6 +171,8 @@ struct RecordLayout {
 struct GroupMember {
     MemberCodec codec = MemberCodec::Raw;
     std::string_view payload;
+    // A fill of a format-5 group: its value, read from the directory.
+    std::optional<std::uint32_t> fill_value;
 };
 struct GroupView {
     std::vector<GroupMember> members;
@@ -175,11 +182,12 @@ struct GroupView {
 // `first_block`): its checksum, header and directory, against
 // `expected_members` blocks of `expected_slots` slots in all. Errors name
 // the table, the block `block_no` being read and the record's blocks.
+// `fills_in_directory`: the group is of format 5 (see encode_group).
 [[nodiscard]] Status open_group(std::string_view table_name, std::uint64_t block_no,
                                 std::uint64_t first_block, std::string_view key,
                                 std::string_view record, std::uint32_t width,
                                 std::uint32_t expected_members, std::uint64_t expected_slots,
-                                GroupView& view);
+                                GroupView& view, bool fills_in_directory = false);
 
 // Decodes one member of an opened group into `out` (slots * width bytes).
 [[nodiscard]] Status decode_member(std::string_view table_name, std::uint64_t block_no,

@@ -95,7 +95,8 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
             const std::string_view stored = it->value().ToStringView();
             if (info.blocks_per_record > 1) {
                 if (Status s = detail::open_group(info.spec.name, layout.first_block, layout.first_block,
-                                                   key, stored, width, layout.blocks, layout.slots, view);
+                                                   key, stored, width, layout.blocks, layout.slots, view,
+                                                   info.format_version >= 5);
                     !s.ok()) {
                     return s.with_context(what);
                 }

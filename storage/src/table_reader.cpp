@@ -56,7 +56,8 @@ Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64
     const std::string key = detail::block_key(info.storage_id, record_no);
     if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
     return detail::open_group(info.spec.name, block_no, layout.first_block, key, record.ToStringView(),
-                              info.spec.value_width, layout.blocks, layout.slots, view);
+                              info.spec.value_width, layout.blocks, layout.slots, view,
+                              info.format_version >= 5);
 }
 
 BlockRef make_block(const TableInfo& info, std::uint64_t block_no,

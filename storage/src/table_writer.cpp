@@ -44,6 +44,7 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     encoding_.zstd_target_length = options_.zstd_target_length;
     encoding_.bare_frames = options_.compression == Compression::Zstd && options_.blocks_per_record > 1 &&
                             options_.bare_zstd_frames;
+    encoding_.fills_in_directory = encoding_.bare_frames && options_.fills_in_directory;
     if (options_.compression == Compression::Zstd) {
         for (std::size_t i = 0; i < threads; ++i) {
             cctx_.emplace_back(ZSTD_createCCtx());
@@ -100,8 +101,12 @@ Status TableWriterImpl::flush_group() {
     if (group_.empty()) return {};
     const std::uint64_t record_no = (blocks_written_ - group_.size()) / options_.blocks_per_record;
     const std::string key = block_key(storage_id_, record_no);
-    for (const std::string& member : group_) payload_bytes_ += member.size() - kBlockHeaderBytes;
-    encode_group(key, group_, spec_.value_width, group_record_);
+    for (const std::string& member : group_) {
+        const bool in_directory = encoding_.fills_in_directory &&
+                                  static_cast<detail::MemberCodec>(member[0]) == detail::MemberCodec::Fill;
+        if (!in_directory) payload_bytes_ += member.size() - kBlockHeaderBytes;
+    }
+    encode_group(key, group_, spec_.value_width, group_record_, encoding_.fills_in_directory);
     group_.clear();
     return store(key, group_record_);
 }
@@ -264,11 +269,13 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     info.spec = spec_;
     info.statistics = statistics;
     info.values_checksum = values_hash_.digest();
-    // Each table takes the oldest format that holds it: grouped blocks with
-    // bare zstd frames need format 4, grouped blocks format 3, zstd blocks
-    // format 2; LZ4 and raw tables are written exactly as format 1 was.
-    // Older libraries still read what they can.
-    info.format_version = encoding_.bare_frames                        ? 4
+    // Each table takes the oldest format that holds it: fills in the group
+    // directory need format 5, grouped blocks with bare zstd frames format
+    // 4, grouped blocks format 3, zstd blocks format 2; LZ4 and raw tables
+    // are written exactly as format 1 was. Older libraries still read what
+    // they can.
+    info.format_version = encoding_.fills_in_directory                 ? 5
+                          : encoding_.bare_frames                      ? 4
                           : options_.blocks_per_record > 1             ? 3
                           : options_.compression == Compression::Zstd ? 2
                                                                        : 1;

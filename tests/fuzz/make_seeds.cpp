@@ -195,10 +195,13 @@ void storage_seeds(const fs::path& out) {
             }
         }
     }
-    // Groups: byte 0 width code | reseal | format 4 (8), byte 1 the blocks
-    // - 1, byte 2 the slots of each - 1; the members raw, LZ4, zstd and fill.
+    // Groups: byte 0 width code | reseal | format 4 (8) | format 5 (8 + 16),
+    // byte 1 the blocks - 1, byte 2 the slots of each - 1; the members raw,
+    // LZ4, zstd and fill.
     const std::string group_key = detail::block_key(7, 2);
-    for (const bool bare : {false, true}) {
+    for (const int format : {3, 4, 5}) {
+        const bool bare = format >= 4;
+        const bool fills_in_directory = format == 5;
         for (const std::uint32_t width_code : {0u, 1u, 2u}) {
             const std::uint32_t width = 1u << width_code;
             for (const std::uint32_t members : {1u, 3u, 8u}) {
@@ -221,8 +224,9 @@ void storage_seeds(const fs::path& out) {
                     detail::encode_block("", raw, width, encoding, cctx.get(), scratch, singles[m]);
                 }
                 std::string record;
-                detail::encode_group(group_key, singles, width, record);
-                groups.add(std::string{static_cast<char>(width_code | (bare ? 8 : 0)), static_cast<char>(members - 1),
+                detail::encode_group(group_key, singles, width, record, fills_in_directory);
+                groups.add(std::string{static_cast<char>(width_code | (bare ? 8 : 0) | (fills_in_directory ? 16 : 0)),
+                                       static_cast<char>(members - 1),
                                        static_cast<char>(slots - 1)} +
                            record);
             }

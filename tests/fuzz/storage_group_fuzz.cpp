@@ -1,9 +1,10 @@
-// A group record of format 3 or 4 (detail::open_group and
+// A group record of format 3, 4 or 5 (detail::open_group and
 // detail::decode_member, docs/storage-format.md section 4): several blocks
 // under one header, directory and checksum. Input: a byte with the value
 // width (bits 0-1: 1, 2, 4, or the invalid 3), the "reseal" option (bit 2:
 // the checksum is recomputed so that the fuzzer reaches the header and the
-// directory) and the table's format (bit 3: 4, zstd blocks as bare frames), a
+// directory) and the table's format (bit 3: 4, zstd blocks as bare frames;
+// bits 3 and 4: 5, fill values in the directory), a
 // byte giving the blocks the table expects in the record (1 to 8), a byte
 // giving the slots of each (1 to 256), then the record. Whatever opens must
 // have a matching checksum and header and a directory that covers the
@@ -34,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool resealed = tbf::fuzz::input_resealed(data[0]);
     detail::BlockDecoding decoding;
     decoding.bare_frames = (data[0] & 8) != 0;
+    decoding.fills_in_directory = decoding.bare_frames && (data[0] & 16) != 0;
     const std::uint32_t members = 1 + (data[1] & 7);
     const std::uint32_t slots = 1 + data[2];
     std::string record(reinterpret_cast<const char*>(data + 3), size - 3);
@@ -42,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     detail::GroupView view;
     if (!detail::open_group("antichess/KQvK", 16, 16, key, record, width, members,
-                            std::uint64_t{members} * slots, view)
+                            std::uint64_t{members} * slots, view, decoding.fills_in_directory)
              .ok()) {
         return 0;
     }
@@ -57,6 +59,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The payloads follow one another after the directory and end with the record.
     const char* end = record.data() + record.size();
     for (std::size_t i = view.members.size(); i-- > 0;) {
+        if (view.members[i].fill_value) {
+            FUZZ_CHECK(decoding.fills_in_directory && view.members[i].codec == detail::MemberCodec::Fill &&
+                           view.members[i].payload.empty(),
+                       "a fill value outside a format-5 fill");
+            continue;
+        }
         const std::string_view p = view.members[i].payload;
         FUZZ_CHECK(p.data() >= record.data() + detail::kBlockHeaderBytes && p.data() + p.size() == end,
                    "payloads not contiguous up to the record's end");
@@ -76,8 +84,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         if (view.members[i].codec == detail::MemberCodec::Fill) {
             for (std::size_t at = 0; at < raw_size; at += width) {
-                FUZZ_CHECK(std::memcmp(out.get() + at, view.members[i].payload.data(), width) == 0,
-                           "a fill member decoded to other values");
+                std::uint32_t value = 0;
+                for (std::uint32_t b = 0; b < width; ++b) value |= std::uint32_t{out[at + b]} << (8 * b);
+                const bool same = view.members[i].fill_value
+                                      ? value == *view.members[i].fill_value
+                                      : std::memcmp(out.get() + at, view.members[i].payload.data(), width) == 0;
+                FUZZ_CHECK(same, "a fill member decoded to other values");
             }
         }
         decoded.push_back(std::move(out));
@@ -94,10 +106,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                  scratch, singles[i]);
         }
     }
-    detail::encode_group(key, singles, width, again);
+    detail::encode_group(key, singles, width, again, decoding.fills_in_directory);
     detail::GroupView reopened;
     FUZZ_CHECK(detail::open_group("antichess/KQvK", 16, 16, key, again, width, members,
-                                  std::uint64_t{members} * slots, reopened)
+                                  std::uint64_t{members} * slots, reopened, decoding.fills_in_directory)
                    .ok(),
                "a group made again does not open");
     for (std::uint32_t i = 0; i < members; ++i) {

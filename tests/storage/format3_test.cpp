@@ -1,8 +1,9 @@
-// Formats 3 and 4: several consecutive blocks in one record
+// Formats 3, 4 and 5: several consecutive blocks in one record
 // (docs/storage-format.md section 4). Each block keeps the payload it has in
 // its own record (format 4: a zstd block without the frame's magic number and
-// content size), so a grouped table holds the same values and the same
-// payload bytes or fewer, under one key, header and checksum per group.
+// content size; format 5: a block of one value is that value in the
+// directory), so a grouped table holds the same values and the same payload
+// bytes or fewer, under one key, header and checksum per group.
 
 #include <doctest/doctest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "raw_db.hpp"
+#include "record_seal.hpp"
 #include "scratch_db.hpp"
 #include "storage_support.hpp"
 #include "synthetic_checks.hpp"
@@ -31,9 +33,11 @@ using tbf::test::write_synthetic;
 
 namespace {
 
-TableWriteOptions grouped(Compression compression, std::uint32_t blocks_per_record, bool bare_frames = true) {
+TableWriteOptions grouped(Compression compression, std::uint32_t blocks_per_record, bool bare_frames = true,
+                          bool fills_in_directory = true) {
     TableWriteOptions o;
     o.bare_zstd_frames = bare_frames;
+    o.fills_in_directory = fills_in_directory;
     o.compression = compression;
     o.zstd_level = 5;
     o.dictionary_bytes = 0;
@@ -88,9 +92,10 @@ TEST_CASE("grouped tables round-trip with the payloads of single-block records")
             CAPTURE(c.name);
             const TableInfo info = *db.table_info(c.name);
             const TableInfo single = *db.table_info(c.single);
-            // Bare frames need format 4 only where there are zstd blocks.
+            // Bare frames (and with them fills in the directory, format 5)
+            // only where there are zstd blocks.
             const bool bare = c.bare_frames && c.compression == Compression::Zstd;
-            CHECK(info.format_version == (bare ? 4u : 3u));
+            CHECK(info.format_version == (bare ? 5u : 3u));
             // Ungrouped tables keep the oldest format that holds them.
             CHECK(single.format_version == (c.compression == Compression::Zstd ? 2u : 1u));
             CHECK(single.blocks_per_record == 1);
@@ -106,7 +111,8 @@ TEST_CASE("grouped tables round-trip with the payloads of single-block records")
                 CHECK(info.payload_bytes == single.stored_bytes - 16 * single.block_count);
             }
             CHECK(info.stored_bytes >= info.payload_bytes + 16 * record_count(info) + info.block_count);
-            CHECK(info.stored_bytes <= info.payload_bytes + 16 * record_count(info) + 3 * info.block_count);
+            // A directory entry: 1-3 bytes, or up to 5 for a 4-byte fill value.
+            CHECK(info.stored_bytes <= info.payload_bytes + 16 * record_count(info) + 5 * info.block_count);
             if (info.block_count > 1) CHECK(info.stored_bytes < single.stored_bytes);
             check_synthetic_table(db, c.name, c.seed);
             // Record by record: the blocks in order, as read one by one.
@@ -156,10 +162,13 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
     for (std::uint64_t i = 0; i < slots; ++i) {
         values[i] = i < 5 * 1024 ? 0x0207 : i < 10 * 1024 ? 0 : static_cast<std::uint16_t>(i % 5 + i / 7);
     }
-    // One block a record, 4 a record in format 3 (full zstd frames) and 4.
-    for (const auto& [name, g, bare] : {std::tuple{"fill/g1", 1u, false}, std::tuple{"fill/g4", 4u, false},
-                                        std::tuple{"fill/g4bare", 4u, true}}) {
-        auto writer = db.create_table(tbf::test::synthetic_spec(name, slots, 2), grouped(Compression::Zstd, g, bare));
+    // One block a record, 4 a record in format 3 (full zstd frames), 4 and 5
+    // (fills in the directory).
+    for (const auto& [name, g, bare, in_directory] :
+         {std::tuple{"fill/g1", 1u, false, false}, std::tuple{"fill/g4", 4u, false, false},
+          std::tuple{"fill/g4bare", 4u, true, false}, std::tuple{"fill/g4f5", 4u, true, true}}) {
+        auto writer = db.create_table(tbf::test::synthetic_spec(name, slots, 2),
+                                      grouped(Compression::Zstd, g, bare, in_directory));
         REQUIRE(writer.ok());
         REQUIRE(writer->append(std::span<const std::uint16_t>(values)).ok());
         REQUIRE(writer->commit().ok());
@@ -167,8 +176,16 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
     const TableInfo single = *db.table_info("fill/g1");
     const TableInfo info = *db.table_info("fill/g4");
     const TableInfo bare = *db.table_info("fill/g4bare");
+    const TableInfo f5 = *db.table_info("fill/g4f5");
     CHECK(info.format_version == 3);
     CHECK(bare.format_version == 4);
+    CHECK(f5.format_version == 5);
+    // Format 5: the 10 fills lose their 2-byte payloads; the directory entry
+    // of 0x0207 (0x0207 * 4 + 3) takes two bytes where a size of 2 took one,
+    // that of 0 one byte as before.
+    CHECK(f5.payload_bytes == bare.payload_bytes - 10 * 2);
+    CHECK(f5.stored_bytes == bare.stored_bytes - 10 * 2 + 5);
+    CHECK(f5.values_checksum == single.values_checksum);
     // Format 4: the three zstd blocks lose the magic number (4 bytes) and
     // the content size, which a bare frame replaces by one window byte when
     // the size takes two (the full blocks), not when it takes one (the last).
@@ -186,7 +203,7 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
     const std::size_t frame_0 = block_record_bytes(block, 2, grouped(Compression::Zstd, 1)) - 16;
     CHECK(info.payload_bytes == single.stored_bytes - 16 * single.block_count - 5 * (frame_7 - 2) -
                                     5 * (frame_0 - 2));
-    for (const char* name : {"fill/g4", "fill/g4bare"}) {
+    for (const char* name : {"fill/g4", "fill/g4bare", "fill/g4f5"}) {
         CAPTURE(name);
         auto reader = db.open_table(name);
         REQUIRE(reader.ok());
@@ -199,6 +216,52 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
         }
         CHECK(reader->verify().ok());
     }
+}
+
+TEST_CASE("format 5: a fill value wider than the table's values is an error naming table and block") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    const std::uint64_t slots = 5 * 1024;
+    std::uint64_t id = 0;
+    {
+        auto db = test::open_rw(path);
+        // Blocks 0-3 (record 0) all 0x0207: four fills, no payload.
+        std::vector<std::uint16_t> values(slots, 0x0207);
+        for (std::uint64_t i = 4 * 1024; i < slots; ++i) values[i] = static_cast<std::uint16_t>(i % 7);
+        auto writer = db.create_table(tbf::test::synthetic_spec("antichess/KRvK", slots, 2),
+                                      grouped(Compression::Zstd, 4));
+        REQUIRE(writer.ok());
+        REQUIRE(writer->append(std::span<const std::uint16_t>(values)).ok());
+        REQUIRE(writer->commit().ok());
+        REQUIRE(db.table_info("antichess/KRvK")->format_version == 5);
+        id = db.table_info("antichess/KRvK")->storage_id;
+    }
+    const std::string key = block_key(id, 0);
+    {
+        RawDb raw(path);
+        std::string record = raw.get("blocks", key);
+        // The header, four 2-byte directory entries (0x0207 * 4 + 3), nothing after.
+        REQUIRE(record.size() == 16 + 4 * 2);
+        // Block 2's entry becomes 0x10000 * 4 + 3, a value no 2-byte slot holds,
+        // and the record is sealed again: only the directory's check can tell.
+        record.replace(16 + 2 * 2, 2, std::string{'\x83', '\x80', '\x10'});
+        tbf::test::reseal_record(key, record);
+        raw.put("blocks", key, record);
+    }
+    auto db = Database::open(path);
+    REQUIRE(db.ok());
+    auto reader = db->open_table("antichess/KRvK");
+    REQUIRE(reader.ok());
+    const Status damaged = reader->get(2 * 1024 + 5).status();
+    CHECK(damaged.code() == StatusCode::Corruption);
+    CHECK(damaged.message().find("antichess/KRvK") != std::string::npos);
+    CHECK(damaged.message().find("block 2 ") != std::string::npos);
+    CHECK(damaged.message().find("fill value") != std::string::npos);
+    CHECK_FALSE(reader->verify().ok());
+    // Blocks of other records still read.
+    auto v = reader->get(4 * 1024 + 3);
+    REQUIRE(v.ok());
+    CHECK(*v == (4 * 1024 + 3) % 7);
 }
 
 TEST_CASE("blocks per record: a power of two up to 256") {
@@ -283,7 +346,7 @@ TEST_CASE("grouped zstd blocks compressed with a table's dictionary read back in
             CAPTURE(name);
             REQUIRE(write_synthetic(db, name, 40 * 1024 + 17, 2, 700, o).ok());
             const TableInfo info = *db.table_info(name);
-            CHECK(info.format_version == (bare ? 4u : 3u));
+            CHECK(info.format_version == (bare ? 5u : 3u));
             CHECK_FALSE(info.dictionary.empty());
             check_synthetic_table(db, name, 700);
         }

@@ -21,7 +21,7 @@ namespace tbf::storage {
 // Version 2 added zstd blocks and per-table dictionaries, version 3 records
 // that hold several blocks, version 4 their zstd blocks as bare frames;
 // databases and tables of versions 1 to 3 are still read.
-inline constexpr std::uint32_t kFormatVersion = 4;
+inline constexpr std::uint32_t kFormatVersion = 5;
 
 enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
 

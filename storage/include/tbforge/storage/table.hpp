@@ -123,6 +123,10 @@ struct TableWriteOptions {
     // the record already implies (format 4). false writes format 3, for
     // readers of that format.
     bool bare_zstd_frames = true;
+    // With bare zstd frames: a block whose slots all hold one value is that
+    // value in the group's directory, with no payload (format 5). false
+    // writes format 4, for readers of that format.
+    bool fills_in_directory = true;
     bool replace = false;  // allow replacing an existing table of the same name
     // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
     // The stored table is the same for any number.
