@@ -3,14 +3,18 @@
 // table reads back the same value (Table::read_codes and Table::value; a
 // wdl-dtc/3 slot compared with the wdl-dtc/1 slot of the same placement), and
 // probe(), probe_wdl(), probe_moves() and the C API agree on sampled
-// positions. A stored WDL that disagrees with the moves is Corruption.
+// positions. A stored WDL that disagrees with the moves is Corruption. The
+// wdl-dtc/6 tables of up to 3 units are held to the size of Syzygy's files.
 
 #include <algorithm>
 #include <bit>
 #include <functional>
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -499,6 +503,52 @@ TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with t
         }
         CHECK(searched_wins > 0);
     }
+}
+
+TEST_CASE("wdl-dtc/6 stores the antichess tables up to 3 units in no more bytes than Syzygy's files but PPvN") {
+    // Syzygy's WDL and DTZ files of the same tables (tests/reference/syzygy,
+    // giveaway_sizes.tsv). PPvN is the one table of up to 3 units still
+    // larger: its DTC counts through pawn moves, which Syzygy's DTZ does not.
+    std::map<std::string, std::uint64_t> syzygy;
+    {
+        std::ifstream in(std::string(TBF_REFERENCE_DIR) + "/syzygy/giveaway_sizes.tsv");
+        REQUIRE(in);
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#' || line.rfind("table\t", 0) == 0) continue;
+            std::istringstream fields(line);
+            std::string name;
+            std::uint64_t wdl = 0, dtz = 0;
+            REQUIRE(static_cast<bool>(fields >> name >> wdl >> dtz));
+            syzygy[name] = wdl + dtz;
+        }
+    }
+    REQUIRE(syzygy.size() == 714);
+    const auto tables = test::sanitized_sample(index::enumerate_tables(VariantId::Antichess, 3));
+    test::ScratchDir dir;
+    test::build_tables(dir.sub("v6"), VariantId::Antichess, tables, gen::GenerateOptions{}.compression, kV6);
+    auto tb = probe::Tablebase::open(dir.sub("v6"));
+    REQUIRE(tb.ok());
+    std::vector<std::string> larger;
+    std::uint64_t ours = 0, theirs = 0;
+    for (const index::Material& material : tables) {
+        CAPTURE(material.name());
+        auto table = tb->table(VariantId::Antichess, material);
+        REQUIRE(table.ok());
+        const auto found = syzygy.find(material.name());
+        REQUIRE((found != syzygy.end()));
+        ours += (*table)->info().stored_bytes;
+        theirs += found->second;
+        if ((*table)->info().stored_bytes > found->second) larger.push_back(material.name());
+    }
+    MESSAGE(tables.size() << " tables: " << ours << " B against Syzygy's " << theirs << " B");
+    const bool ppvn_built = std::ranges::any_of(tables, [](const index::Material& m) { return m.name() == "PPvN"; });
+    const std::vector<std::string> expected = ppvn_built ? std::vector<std::string>{"PPvN"} : std::vector<std::string>{};
+    std::string listed;
+    for (const std::string& name : larger) listed += name + " ";
+    INFO("larger than Syzygy's: " << listed);
+    CHECK(larger == expected);
+    CHECK(ours < theirs / 2);
 }
 
 TEST_CASE("wdl-dtc/6: a stored win that none of its moves wins is Corruption naming table and slot") {
