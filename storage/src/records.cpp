@@ -520,10 +520,12 @@ bool zstd_has_bare_frames() {
            d.upperBound >= ZSTD_f_zstd1_magicless;
 }
 
+bool fills_in_directory(const TableInfo& info) { return info.format_version >= 5; }
+
 std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) {
     auto decoding = std::make_shared<BlockDecoding>();
     decoding->bare_frames = info.format_version >= 4;
-    decoding->fills_in_directory = info.format_version >= 5;
+    decoding->fills_in_directory = fills_in_directory(info);
     if (!info.dictionary.empty()) {
         decoding->ddict.reset(ZSTD_createDDict(info.dictionary.data(), info.dictionary.size()));
         if (!decoding->ddict) throw std::bad_alloc();
@@ -699,8 +701,8 @@ bool get_leb128(std::string_view in, std::size_t& at, std::uint64_t& v) {
 
 }  // namespace
 
-void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
-                  std::string& record, bool fills_in_directory) {
+std::uint64_t encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
+                           std::string& record, bool fills_in_directory) {
     record.clear();
     ByteWriter w(record);
     w.u8(static_cast<std::uint8_t>(BlockCodec::Group));
@@ -723,11 +725,13 @@ void encode_group(std::string_view key, std::span<const std::string> members, st
         }
         put_leb128(record, field << 2 | static_cast<std::uint8_t>(m[0]));
     }
+    const std::size_t directory_end = record.size();
     for (const std::string& m : members) {
         if (!in_directory(m)) record.append(m, kBlockHeaderBytes);
     }
     const std::uint64_t sum = record_checksum(key, record);
     for (int i = 0; i < 8; ++i) record[8 + i] = static_cast<char>(sum >> (8 * i));
+    return record.size() - directory_end;
 }
 
 Status open_group(std::string_view table_name, std::uint64_t block_no, std::uint64_t first_block,
@@ -826,17 +830,17 @@ Status decode_member(std::string_view table_name, std::uint64_t block_no, const 
                      std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding,
                      std::uint8_t* out) {
     if (member.codec == MemberCodec::Fill) {
-        std::uint8_t value[4] = {};
+        // The value: the payload, or (format 5) the directory's, which
+        // open_group checked fits `width`.
+        std::uint8_t from_directory[4];
+        const void* value = member.payload.data();
         if (member.fill_value) {
-            for (std::uint32_t i = 0; i < width && i < 4; ++i) {
-                value[i] = static_cast<std::uint8_t>(*member.fill_value >> (8 * i));
-            }
+            for (std::uint32_t i = 0; i < width; ++i) from_directory[i] = static_cast<std::uint8_t>(*member.fill_value >> (8 * i));
+            value = from_directory;
         } else if (member.payload.size() != width) {
             return block_error(table_name, block_no, StatusCode::Corruption,
                                "fill payload of " + std::to_string(member.payload.size()) +
                                    " bytes for " + std::to_string(width) + "-byte values");
-        } else {
-            std::memcpy(value, member.payload.data(), width);
         }
         // One value, then the bytes so far copied after themselves: a few
         // large copies instead of one per slot.

@@ -3,10 +3,10 @@
 // the reference; keep the two in step). Decoders are strict: any deviation is
 // an error naming the record, never a guess.
 
-#include <optional>
 #include <zstd.h>
 
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -116,6 +116,9 @@ struct BlockDecoding {
     bool fills_in_directory = false;  // format 5: see BlockEncoding
 };
 [[nodiscard]] std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info);
+// Whether the table's group records keep fill values in their directory
+// (format 5), for open_group.
+[[nodiscard]] bool fills_in_directory(const TableInfo& info);
 
 // Trains a zstd dictionary of at most `capacity` bytes from `samples` (the
 // byte-plane form of whole blocks, section 4 of docs/storage-format.md).
@@ -150,8 +153,9 @@ enum class MemberCodec : std::uint8_t { Raw = 0, Lz4 = 1, Zstd = 2, Fill = 3 };
 // group keeps each member's codec and payload under one header and one
 // checksum. `fills_in_directory` (format 5): a fill member's value takes
 // the place of its payload size in the directory, and it has no payload.
-void encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
-                  std::string& record, bool fills_in_directory = false);
+// Returns the payload bytes the record holds.
+std::uint64_t encode_group(std::string_view key, std::span<const std::string> members, std::uint32_t width,
+                           std::string& record, bool fills_in_directory = false);
 // Whether the values of `raw` (of `width` bytes) all equal its first one;
 // if so, `member` becomes the block's fill member (untouched otherwise).
 [[nodiscard]] bool fill_member(std::span<const std::uint8_t> raw, std::uint32_t width, std::string& member);

@@ -96,7 +96,7 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
             if (info.blocks_per_record > 1) {
                 if (Status s = detail::open_group(info.spec.name, layout.first_block, layout.first_block,
                                                    key, stored, width, layout.blocks, layout.slots, view,
-                                                   info.format_version >= 5);
+                                                   detail::fills_in_directory(info));
                     !s.ok()) {
                     return s.with_context(what);
                 }

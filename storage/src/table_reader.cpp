@@ -57,7 +57,7 @@ Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64
     if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
     return detail::open_group(info.spec.name, block_no, layout.first_block, key, record.ToStringView(),
                               info.spec.value_width, layout.blocks, layout.slots, view,
-                              info.format_version >= 5);
+                              detail::fills_in_directory(info));
 }
 
 BlockRef make_block(const TableInfo& info, std::uint64_t block_no,

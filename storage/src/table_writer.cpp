@@ -101,12 +101,7 @@ Status TableWriterImpl::flush_group() {
     if (group_.empty()) return {};
     const std::uint64_t record_no = (blocks_written_ - group_.size()) / options_.blocks_per_record;
     const std::string key = block_key(storage_id_, record_no);
-    for (const std::string& member : group_) {
-        const bool in_directory = encoding_.fills_in_directory &&
-                                  static_cast<detail::MemberCodec>(member[0]) == detail::MemberCodec::Fill;
-        if (!in_directory) payload_bytes_ += member.size() - kBlockHeaderBytes;
-    }
-    encode_group(key, group_, spec_.value_width, group_record_, encoding_.fills_in_directory);
+    payload_bytes_ += encode_group(key, group_, spec_.value_width, group_record_, encoding_.fills_in_directory);
     group_.clear();
     return store(key, group_record_);
 }

@@ -19,8 +19,9 @@ namespace tbf::storage {
 // Version of the on-disk format (keys, block records, metadata records)
 // written by this library; docs/storage-format.md describes each version.
 // Version 2 added zstd blocks and per-table dictionaries, version 3 records
-// that hold several blocks, version 4 their zstd blocks as bare frames;
-// databases and tables of versions 1 to 3 are still read.
+// that hold several blocks, version 4 their zstd blocks as bare frames,
+// version 5 a block of one value as that value in its record's directory;
+// databases and tables of versions 1 to 4 are still read.
 inline constexpr std::uint32_t kFormatVersion = 5;
 
 enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
