@@ -350,23 +350,6 @@ Status database_failure(const char* step, const std::string& name, const Status&
     return {cause.code(), std::string(step) + " " + name + ": " + cause.to_string()};
 }
 
-
-constexpr int kCompactZstdMinMatch = 6;
-// wdl-dtc/1 blocks: matches of 6 bytes or more and a search log of 5
-// instead of level 7's 4 and 6 store 1.4 % fewer bytes of the <=4 set in
-// 0.55 of the compression CPU (docs/storage-format.md section 12).
-constexpr int kCodesZstdMinMatch = 6;
-constexpr int kCodesZstdSearchLog = 5;
-// wdl-dtc/2, /3 and /4 blocks are stored with zstd's optimal parser
-// (ZSTD_btopt, 7), a search log of 6 and a target length of 4095: 11 %
-// smaller than level 7's own parser for about 6.5 times its compression
-// CPU, a few percent of the store phase (docs/storage-format.md section
-// 12). The DTC side's and the group order's samples keep level 7's parser:
-// the choice costs little and stays what it was.
-constexpr int kCompactZstdStrategy = 7;
-constexpr int kCompactZstdSearchLog = 6;
-constexpr int kCompactZstdTargetLength = 4095;
-
 // Tables of at most this many slots a side are read for storing both sides
 // at once, Black's codes kept meanwhile (2 bytes a slot: 128 MiB at most,
 // within the 4 bytes an exact slot that plan_memory counts for renumbered
@@ -419,11 +402,13 @@ storage::TableWriteOptions sample_write_options(const GenerateOptions& options) 
     write_options.compression_threads = std::clamp(omp_get_max_threads(), 1, 256);
     // wdl-dtc/2's codes come in runs: matches of 6 bytes or more make them
     // 2 % smaller than the level's 5, and compress faster (docs/values.md).
+    // The DTC side's and the group order's samples keep level 7's own parser
+    // with that: the choice costs little and stays what it was; the store
+    // takes the whole compact parser (choose_compact_layout's caller).
     if (probe::is_compact_encoding(options.value_encoding)) {
-        write_options.zstd_min_match = kCompactZstdMinMatch;
+        write_options.zstd_min_match = storage::kCompactCodesParser.min_match;
     } else if (options.compression == storage::Compression::Zstd) {
-        write_options.zstd_min_match = kCodesZstdMinMatch;
-        write_options.zstd_search_log = kCodesZstdSearchLog;
+        storage::set_parser(storage::kCodesParser, write_options);
     }
     return write_options;
 }
@@ -508,9 +493,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         if (free_slots->surveyed()) width = free_slots->max_code() <= 0xFF ? 1 : 2;
         choose_compact_layout(free_slots->sampled_record_bytes(), free_slots->sampled_blocks(),
                               options.blocks_per_record != 0, write_options);
-        write_options.zstd_strategy = kCompactZstdStrategy;
-        write_options.zstd_search_log = kCompactZstdSearchLog;
-        write_options.zstd_target_length = kCompactZstdTargetLength;
+        storage::set_parser(storage::kCompactCodesParser, write_options);
     }
     storage::TableSpec spec;
     spec.name = name;

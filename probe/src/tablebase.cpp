@@ -905,6 +905,48 @@ ByteSplit byte_split(const storage::TableInfo& t) {
     return split;
 }
 
+Result<WdlDtcSplit> wdl_dtc_split(const storage::Database& database, const storage::TableInfo& t) {
+    const bool known = std::find(std::begin(kValueEncodings), std::end(kValueEncodings),
+                                 t.spec.value_encoding) != std::end(kValueEncodings);
+    if (!known) {
+        return Status(StatusCode::InvalidArgument,
+                      "table '" + t.spec.name + "' has no WDL/DTC encoding (" + t.spec.value_encoding + ")");
+    }
+    if (t.format_version < 4 || t.blocks_per_record < 2) {
+        return Status(StatusCode::InvalidArgument,
+                      "table '" + t.spec.name + "' is not stored in groups of zstd frames (storage format " +
+                          std::to_string(t.format_version) + ")");
+    }
+    storage::TableWriteOptions options = storage::compact_write_options();
+    storage::set_parser(is_compact_encoding(t.spec.value_encoding) ? storage::kCompactCodesParser
+                                                                    : storage::kCodesParser,
+                        options);
+    options.slots_per_block = t.slots_per_block;
+    options.blocks_per_record = t.blocks_per_record;
+    options.fills_in_directory = t.format_version >= 5;
+    auto reader = database.open_table(t.spec.name);
+    if (!reader.ok()) return probe_status(reader.status());
+    std::vector<std::uint8_t> wdl;
+    WdlDtcSplit split;
+    for (std::uint64_t r = 0; r < reader->record_count(); ++r) {
+        auto blocks = reader->read_record(r);
+        if (!blocks.ok()) return probe_status(blocks.status());
+        for (const storage::BlockRef& block : *blocks) {
+            wdl.resize(block->size());
+            // Codes as wdl-dtc/1 numbers them: 0 a draw, odd a win, even a loss.
+            for (std::uint32_t i = 0; i < block->size(); ++i) {
+                const std::uint32_t code = block->value(i);
+                wdl[i] = static_cast<std::uint8_t>(code == 0 ? 0 : (code & 1) ? 1 : 2);
+            }
+            split.wdl += storage::block_payload_bytes(wdl, 1, options);
+        }
+    }
+    const std::uint64_t values = byte_split(t).values;
+    split.wdl = std::min(split.wdl, values);
+    split.dtc = values - split.wdl;
+    return split;
+}
+
 std::uint64_t pack_group_order(std::span<const Unit> order) {
     std::uint64_t packed = 0;
     for (std::size_t g = 0; g < order.size() && g < 16; ++g) {

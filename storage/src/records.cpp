@@ -427,6 +427,25 @@ void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const
     out.resize(at + n);
 }
 
+}  // namespace
+
+BlockEncoding block_encoding(const TableWriteOptions& options) {
+    BlockEncoding encoding;
+    encoding.compression = options.compression;
+    encoding.lz4hc_level = options.lz4hc_level;
+    encoding.zstd_level = options.zstd_level;
+    encoding.zstd_min_match = options.zstd_min_match;
+    encoding.zstd_strategy = options.zstd_strategy;
+    encoding.zstd_search_log = options.zstd_search_log;
+    encoding.zstd_target_length = options.zstd_target_length;
+    encoding.bare_frames = options.compression == Compression::Zstd && options.blocks_per_record > 1 &&
+                           options.bare_zstd_frames;
+    encoding.fills_in_directory = encoding.bare_frames && options.fills_in_directory;
+    return encoding;
+}
+
+namespace {
+
 bool zstd_decode(const ZSTD_DDict* ddict, bool bare_frame, std::string_view src, std::uint8_t* dst,
                  std::size_t expected) {
     ZSTD_DCtx* dctx = thread_dctx();

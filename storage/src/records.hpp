@@ -100,6 +100,10 @@ struct BlockEncoding {
     const ZSTD_CDict* cdict = nullptr;
 };
 
+// How a writer with `options` compresses its blocks (no dictionary yet):
+// bare frames and fills in the directory where the options group blocks.
+[[nodiscard]] BlockEncoding block_encoding(const TableWriteOptions& options);
+
 // Whether the zstd linked in writes and reads bare frames (its magicless
 // format, an advanced parameter of its API).
 [[nodiscard]] bool zstd_has_bare_frames();

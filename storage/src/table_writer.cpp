@@ -35,16 +35,7 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
     if (batch > 1) batch_.resize(batch * block_bytes);
     records_.resize(batch);
     scratch_.resize(threads);
-    encoding_.compression = options_.compression;
-    encoding_.lz4hc_level = options_.lz4hc_level;
-    encoding_.zstd_level = options_.zstd_level;
-    encoding_.zstd_min_match = options_.zstd_min_match;
-    encoding_.zstd_strategy = options_.zstd_strategy;
-    encoding_.zstd_search_log = options_.zstd_search_log;
-    encoding_.zstd_target_length = options_.zstd_target_length;
-    encoding_.bare_frames = options_.compression == Compression::Zstd && options_.blocks_per_record > 1 &&
-                            options_.bare_zstd_frames;
-    encoding_.fills_in_directory = encoding_.bare_frames && options_.fills_in_directory;
+    encoding_ = block_encoding(options_);
     if (options_.compression == Compression::Zstd) {
         for (std::size_t i = 0; i < threads; ++i) {
             cctx_.emplace_back(ZSTD_createCCtx());
@@ -352,18 +343,29 @@ void TableWriter::abort() {
 
 std::size_t block_record_bytes(std::span<const std::uint8_t> values, std::uint32_t value_width,
                                const TableWriteOptions& options) {
-    detail::BlockEncoding encoding;
-    encoding.compression = options.compression;
-    encoding.lz4hc_level = options.lz4hc_level;
-    encoding.zstd_level = options.zstd_level;
-    encoding.zstd_min_match = options.zstd_min_match;
-    encoding.zstd_strategy = options.zstd_strategy;
-    encoding.zstd_search_log = options.zstd_search_log;
-    encoding.zstd_target_length = options.zstd_target_length;
+    detail::BlockEncoding encoding = detail::block_encoding(options);
+    // A record of its own: a whole frame, whatever the options' grouping.
+    encoding.bare_frames = false;
     detail::ZstdCCtx cctx(options.compression == Compression::Zstd ? ZSTD_createCCtx() : nullptr);
     std::string scratch, record;
     detail::encode_block("", values, value_width, encoding, cctx.get(), scratch, record);
     return record.size();
+}
+
+std::size_t block_payload_bytes(std::span<const std::uint8_t> values, std::uint32_t value_width,
+                                const TableWriteOptions& options) {
+    const detail::BlockEncoding encoding = detail::block_encoding(options);
+    std::string record;
+    if (options.blocks_per_record > 1 && detail::fill_member(values, value_width, record)) {
+        return encoding.fills_in_directory ? 0 : value_width;
+    }
+    // One context a thread: a caller measures a table block by block, and a
+    // context at the optimal parser's settings costs megabytes to set up.
+    thread_local detail::ZstdCCtx cctx(ZSTD_createCCtx());
+    if (options.compression == Compression::Zstd && !cctx) throw std::bad_alloc();
+    std::string scratch;
+    detail::encode_block("", values, value_width, encoding, cctx.get(), scratch, record);
+    return record.size() - detail::kBlockHeaderBytes;
 }
 
 }  // namespace tbf::storage

@@ -271,6 +271,80 @@ TEST_CASE("tbprobe info: every table, with --json one object per line") {
     CHECK(tbprobe({"info"}).rc == 2);
 }
 
+TEST_CASE("tbprobe info --split: the WDL alone in the table's blocks, and what the DTC adds") {
+    ScratchDir dir;
+    const index::Material kqvk = table_material(VariantId::Antichess, "KQvK");
+    build_tables(dir.sub("db"), VariantId::Antichess, {kqvk}, storage::Compression::Zstd, "wdl-dtc/6");
+    const Run r = tbprobe({"info", "--db", dir.sub("db"), "--json", "--split"});
+    REQUIRE(r.rc == 0);
+    json::Value kqvk_line;
+    for (const auto& line : r.lines()) {
+        const json::Value v = json::parse(line);
+        CAPTURE(line);
+        REQUIRE(v["split"]["wdl"].is_number());
+        CHECK(v["split"]["wdl"].number() + v["split"]["dtc"].number() == v["split"]["values"].number());
+        if (v["table"].string() == "KQvK") kqvk_line = v;
+    }
+    REQUIRE(kqvk_line.is_object());
+    // KQvK's DTC reaches 35 plies: its values take more than their WDL.
+    CHECK(kqvk_line["split"]["dtc"].number() > 0);
+    CHECK(kqvk_line["split"]["wdl"].number() > 0);
+
+    // The WDL figure is what a table of KQvK's WDL alone stores in KQvK's
+    // layout, written by the storage library and measured by its payload.
+    auto tb = probe::Tablebase::open(dir.sub("db"));
+    REQUIRE(tb.ok());
+    auto info = tb->database().table_info("antichess/KQvK");
+    REQUIRE(info.ok());
+    auto reader = tb->database().open_table("antichess/KQvK");
+    REQUIRE(reader.ok());
+    std::vector<std::uint8_t> wdl;
+    for (std::uint64_t slot = 0; slot < info->spec.slot_count; ++slot) {
+        const std::uint32_t code = *reader->get(slot);
+        wdl.push_back(static_cast<std::uint8_t>(code == 0 ? 0 : code % 2 == 1 ? 1 : 2));
+    }
+    storage::TableWriteOptions options = storage::compact_write_options();
+    storage::set_parser(storage::kCompactCodesParser, options);
+    options.slots_per_block = info->slots_per_block;
+    options.blocks_per_record = info->blocks_per_record;
+    storage::Database scratch = test::open_rw(dir.sub("wdl"));
+    storage::TableSpec spec = info->spec;
+    spec.value_width = 1;
+    auto writer = scratch.create_table(spec, options);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->append(std::span<const std::uint8_t>(wdl)).ok());
+    REQUIRE(writer->commit().ok());
+    auto wdl_only = scratch.table_info("antichess/KQvK");
+    REQUIRE(wdl_only.ok());
+    CHECK(kqvk_line["split"]["wdl"].number() == static_cast<double>(wdl_only->payload_bytes));
+    // A table of WDL alone has nothing for a DTC.
+    auto split = probe::wdl_dtc_split(scratch, *wdl_only);
+    REQUIRE(split.ok());
+    CHECK(split->wdl == wdl_only->payload_bytes);
+    CHECK(split->dtc == 0);
+
+    // Blocks of their own record (not grouped zstd frames): no split.
+    storage::TableWriteOptions lz4;
+    lz4.compression = storage::Compression::Lz4;
+    spec.name = "antichess/lz4";
+    auto lz4_writer = scratch.create_table(spec, lz4);
+    REQUIRE(lz4_writer.ok());
+    REQUIRE(lz4_writer->append(std::span<const std::uint8_t>(wdl)).ok());
+    REQUIRE(lz4_writer->commit().ok());
+    auto lz4_split = probe::wdl_dtc_split(scratch, *scratch.table_info("antichess/lz4"));
+    REQUIRE_FALSE(lz4_split.ok());
+    CHECK(lz4_split.status().code() == StatusCode::InvalidArgument);
+
+    const Run text = tbprobe({"info", "--db", dir.sub("db"), "--split"});
+    REQUIRE(text.rc == 0);
+    CHECK(text.out.find(" = WDL " + std::to_string(static_cast<std::uint64_t>(kqvk_line["split"]["wdl"].number())) +
+                        " + DTC ") != std::string::npos);
+    // Without --split the listing reads no table.
+    const Run plain = tbprobe({"info", "--db", dir.sub("db"), "--json"});
+    REQUIRE(plain.rc == 0);
+    CHECK(plain.out.find("\"wdl\"") == std::string::npos);
+}
+
 TEST_CASE("tbprobe info: the value encoding and, for wdl-dtc/2, the DTC side") {
     ScratchDir dir;
     build_tables(dir.sub("db"), VariantId::Antichess, {table_material(VariantId::Antichess, "KQvK")},

@@ -216,6 +216,27 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
         }
         CHECK(reader->verify().ok());
     }
+    // block_payload_bytes measures each block as the writer stores it: the
+    // payloads of every format add up to the table's payload bytes (format
+    // 1's record headers aside).
+    for (const auto& [name, g, bare_frames, in_directory] :
+         {std::tuple{"fill/g1", 1u, false, false}, std::tuple{"fill/g4", 4u, false, false},
+          std::tuple{"fill/g4bare", 4u, true, false}, std::tuple{"fill/g4f5", 4u, true, true}}) {
+        CAPTURE(name);
+        const TableWriteOptions options = grouped(Compression::Zstd, g, bare_frames, in_directory);
+        std::uint64_t measured = 0;
+        for (std::uint64_t first = 0; first < slots; first += 1024) {
+            const std::uint64_t count = std::min<std::uint64_t>(1024, slots - first);
+            std::vector<std::uint8_t> raw(2 * count);
+            for (std::uint64_t i = 0; i < count; ++i) {
+                raw[2 * i] = static_cast<std::uint8_t>(values[first + i]);
+                raw[2 * i + 1] = static_cast<std::uint8_t>(values[first + i] >> 8);
+            }
+            measured += block_payload_bytes(raw, 2, options);
+        }
+        const TableInfo t = *db.table_info(name);
+        CHECK(measured == (g == 1 ? t.stored_bytes - 16 * t.block_count : t.payload_bytes));
+    }
 }
 
 TEST_CASE("format 5: a fill value wider than the table's values is an error naming table and block") {

@@ -300,6 +300,20 @@ struct ByteSplit {
 };
 ByteSplit byte_split(const storage::TableInfo& t);
 
+// The values' bytes of a table split between its WDL and its DTC, which
+// are coded together (docs/probe.md, "tbprobe info"): `wdl` is what the WDL
+// alone takes (every stored code reduced to draw, win or loss, slot for
+// slot, one byte each) in the table's own blocks and records, compressed
+// with the settings the generator stores the table's encoding with;
+// `dtc` is the rest of ByteSplit::values. Reads and compresses the whole
+// table. InvalidArgument for a table that is not of a WDL/DTC encoding or
+// not stored in groups of zstd frames (storage format 4 on).
+struct WdlDtcSplit {
+    std::uint64_t wdl = 0;
+    std::uint64_t dtc = 0;
+};
+Result<WdlDtcSplit> wdl_dtc_split(const storage::Database& database, const storage::TableInfo& t);
+
 // "white" or "black": the DTC side of a wdl-dtc/2 table as its metadata
 // records it; empty for other encodings (and a damaged record).
 std::string dtc_side_name(const storage::TableInfo& t);
