@@ -21,9 +21,14 @@
 //
 // Usage: zstd_study DB [TABLE...] [--sets SPEC;SPEC;...] [--skip N] [--slots N] [--rank]
 //   SPEC is "level=7,strategy=7,search=3,target=64,min=6,chain=..,hash=..,window=..,row=..,
-//   magicless=..,size=..,dict=.." (row: zstd's row match finder, 1 on, 2 off; magicless=1:
-//   frames without the magic number; size=0: no content size in the frame header)
+//   magicless=..,size=..,lit=..,flush=..,dict=.." (row: zstd's row match finder, 1 on, 2 off;
+//   magicless=1: frames without the magic number; size=0: no content size in the frame header;
+//   lit: the literals Huffman-coded 1 or stored raw 2; flush=N: a zstd block ends every N bytes
+//   of planes inside the frame, still one frame a block)
 //   (missing keys keep the level's own); --skip N keeps one block in N.
+//   Decoding is timed kRepeats times a block: the whole frame, and one value
+//   (at kRepeats places a block, the same for every set) decoded with zstd's
+//   block-by-block API up to the zstd block that holds it.
 
 #define ZSTD_STATIC_LINKING_ONLY  // the row match finder and the magicless format
 #include <zstd.h>
@@ -54,6 +59,10 @@ struct ParameterSet {
     std::string label;
     std::vector<std::pair<ZSTD_cParameter, int>> parameters;
     std::size_t dictionary_bytes = 0;
+    // zstd blocks of at most this many bytes of planes inside each frame
+    // (0: one, as ZSTD_compress2 writes them): where a reader decoding one
+    // value may stop.
+    std::size_t flush_bytes = 0;
 };
 
 // Whole blocks, about a hundred times the dictionary, spread evenly, given to
@@ -90,8 +99,12 @@ ParameterSet parse_set(const std::string& spec) {
         else if (key == "row") p = ZSTD_c_useRowMatchFinder;
         else if (key == "magicless") p = ZSTD_c_format;
         else if (key == "size") p = ZSTD_c_contentSizeFlag;
+        else if (key == "lit") p = ZSTD_c_literalCompressionMode;
         else if (key == "dict") {
             set.dictionary_bytes = static_cast<std::size_t>(value);
+            continue;
+        } else if (key == "flush") {
+            set.flush_bytes = static_cast<std::size_t>(value);
             continue;
         } else die("unknown parameter '" + key + "'");
         set.parameters.emplace_back(p, value);
@@ -118,6 +131,9 @@ const char* const kDefaultSets[] = {
     "level=15",
     "level=19",
 };
+
+// Each decoding timed this many times (values at as many places).
+constexpr int kRepeats = 64;
 
 double thread_seconds() {
     timespec t{};
@@ -224,6 +240,8 @@ int main(int argc, char** argv) {
         double compress_s = 0;
         double decode_s = 0;
         double train_s = 0;
+        double one_s = 0;
+        std::uint64_t one_count = 0;
         ZSTD_DDict* ddict = nullptr;
         std::size_t table = 0;
         for (std::size_t index = 0; index < blocks.size(); ++index) {
@@ -257,30 +275,77 @@ int main(int argc, char** argv) {
             } else {
                 ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
             }
-            out.resize(ZSTD_compressBound(block.size()));
-            const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), block.data(), block.size());
-            if (ZSTD_isError(n)) die(ZSTD_getErrorName(n));
+            // Each zstd block a flush ends adds a 3-byte header at most.
+            out.resize(ZSTD_compressBound(block.size()) +
+                       3 * (block.size() / std::max<std::size_t>(set.flush_bytes, 1) + 1));
+            std::size_t n = 0;
+            if (set.flush_bytes == 0) {
+                n = ZSTD_compress2(cctx, out.data(), out.size(), block.data(), block.size());
+                if (ZSTD_isError(n)) die(ZSTD_getErrorName(n));
+            } else {
+                // The size pledged keeps the parameters ZSTD_compress2 picks.
+                ZSTD_CCtx_setPledgedSrcSize(cctx, block.size());
+                ZSTD_outBuffer o{out.data(), out.size(), 0};
+                for (std::size_t at = 0; at < block.size(); at += set.flush_bytes) {
+                    const std::size_t len = std::min(set.flush_bytes, block.size() - at);
+                    const bool last = at + len == block.size();
+                    ZSTD_inBuffer in{block.data() + at, len, 0};
+                    std::size_t left = 0;
+                    do {
+                        left = ZSTD_compressStream2(cctx, &o, &in, last ? ZSTD_e_end : ZSTD_e_flush);
+                        if (ZSTD_isError(left)) die(ZSTD_getErrorName(left));
+                    } while (left != 0 || in.pos < in.size);
+                }
+                n = o.pos;
+            }
             double t1 = thread_seconds();
             compress_s += t1 - t0;
             // A block that does not shrink is stored raw.
             bytes += std::min(n, block.size()) + 32;
             back.resize(block.size());
+            std::size_t m = 0;
             t0 = thread_seconds();
-            const std::size_t m = ddict != nullptr
-                                      ? ZSTD_decompress_usingDDict(dctx, back.data(), back.size(), out.data(), n, ddict)
-                                      : ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
+            for (int r = 0; r < kRepeats; ++r) {
+                m = ddict != nullptr
+                        ? ZSTD_decompress_usingDDict(dctx, back.data(), back.size(), out.data(), n, ddict)
+                        : ZSTD_decompressDCtx(dctx, back.data(), back.size(), out.data(), n);
+            }
             t1 = thread_seconds();
-            decode_s += t1 - t0;
+            decode_s += (t1 - t0) / kRepeats;
             if (ZSTD_isError(m) || m != block.size() || back != block) die("round trip failed");
+            // One value: the zstd blocks up to the one holding it.
+            if (ddict == nullptr && n < block.size()) {
+                for (int r = 0; r < kRepeats; ++r) {
+                    const std::size_t target =
+                        static_cast<std::size_t>(((index * kRepeats + r) * 2654435761u) % block.size());
+                    back[target] = static_cast<char>(~block[target]);  // what the decoding must undo
+                    t0 = thread_seconds();
+                    if (ZSTD_isError(ZSTD_decompressBegin(dctx))) die("decompressBegin");
+                    std::size_t in = 0, pos = 0;
+                    while (pos <= target) {
+                        const std::size_t want = ZSTD_nextSrcSizeToDecompress(dctx);
+                        if (want == 0 || in + want > n) die("frame ended before the value");
+                        const std::size_t made = ZSTD_decompressContinue(dctx, back.data() + pos, back.size() - pos,
+                                                                         out.data() + in, want);
+                        if (ZSTD_isError(made)) die(std::string("decompressContinue: ") + ZSTD_getErrorName(made));
+                        in += want;
+                        pos += made;
+                    }
+                    one_s += thread_seconds() - t0;
+                    if (back[target] != block[target]) die("value decoded wrong");
+                    ++one_count;
+                }
+            }
         }
         ZSTD_freeDDict(ddict);
         bytes += dictionaries;
         if (base_bytes == 0) base_bytes = static_cast<double>(bytes);
         std::printf("%-48s %12llu B (dict %llu)  %.4f  compress %7.2f s  train %5.2f s  decode %6.2f s"
-                    "  (%.2f us/block)\n",
+                    "  (%.2f us/block, %.2f us/value)\n",
                     set.label.c_str(), static_cast<unsigned long long>(bytes),
                     static_cast<unsigned long long>(dictionaries), static_cast<double>(bytes) / base_bytes,
-                    compress_s, train_s, decode_s, 1e6 * decode_s / static_cast<double>(blocks.size()));
+                    compress_s, train_s, decode_s, 1e6 * decode_s / static_cast<double>(blocks.size()),
+                    one_count == 0 ? 0.0 : 1e6 * one_s / static_cast<double>(one_count));
         std::fflush(stdout);
     }
     ZSTD_freeCCtx(cctx);
