@@ -12,6 +12,7 @@
 
 #include "json_lite.hpp"
 #include "probe_fixture.hpp"
+#include "raw_db.hpp"
 
 using namespace tbf;
 using namespace tbf::test;
@@ -292,48 +293,53 @@ TEST_CASE("tbprobe info --split: the WDL alone in the table's blocks, and what t
 
     // The WDL figure is what a table of KQvK's WDL alone stores in KQvK's
     // layout, written by the storage library and measured by its payload.
-    auto tb = probe::Tablebase::open(dir.sub("db"));
-    REQUIRE(tb.ok());
-    auto info = tb->database().table_info("antichess/KQvK");
-    REQUIRE(info.ok());
-    auto reader = tb->database().open_table("antichess/KQvK");
-    REQUIRE(reader.ok());
+    std::uint64_t storage_id = 0;
     std::vector<std::uint8_t> wdl;
-    for (std::uint64_t slot = 0; slot < info->spec.slot_count; ++slot) {
-        const std::uint32_t code = *reader->get(slot);
-        wdl.push_back(static_cast<std::uint8_t>(code == 0 ? 0 : code % 2 == 1 ? 1 : 2));
-    }
-    storage::TableWriteOptions options = storage::compact_write_options();
-    storage::set_parser(storage::kCompactCodesParser, options);
-    options.slots_per_block = info->slots_per_block;
-    options.blocks_per_record = info->blocks_per_record;
-    storage::Database scratch = test::open_rw(dir.sub("wdl"));
-    storage::TableSpec spec = info->spec;
-    spec.value_width = 1;
-    auto writer = scratch.create_table(spec, options);
-    REQUIRE(writer.ok());
-    REQUIRE(writer->append(std::span<const std::uint8_t>(wdl)).ok());
-    REQUIRE(writer->commit().ok());
-    auto wdl_only = scratch.table_info("antichess/KQvK");
-    REQUIRE(wdl_only.ok());
-    CHECK(kqvk_line["split"]["wdl"].number() == static_cast<double>(wdl_only->payload_bytes));
-    // A table of WDL alone has nothing for a DTC.
-    auto split = probe::wdl_dtc_split(scratch, *wdl_only);
-    REQUIRE(split.ok());
-    CHECK(split->wdl == wdl_only->payload_bytes);
-    CHECK(split->dtc == 0);
+    storage::TableSpec spec;
+    {
+        auto tb = probe::Tablebase::open(dir.sub("db"));
+        REQUIRE(tb.ok());
+        auto info = tb->database().table_info("antichess/KQvK");
+        REQUIRE(info.ok());
+        storage_id = info->storage_id;
+        auto reader = tb->database().open_table("antichess/KQvK");
+        REQUIRE(reader.ok());
+        for (std::uint64_t slot = 0; slot < info->spec.slot_count; ++slot) {
+            const std::uint32_t code = *reader->get(slot);
+            wdl.push_back(static_cast<std::uint8_t>(code == 0 ? 0 : code % 2 == 1 ? 1 : 2));
+        }
+        storage::TableWriteOptions options = storage::compact_write_options();
+        storage::set_parser(storage::kCompactCodesParser, options);
+        options.slots_per_block = info->slots_per_block;
+        options.blocks_per_record = info->blocks_per_record;
+        storage::Database scratch = test::open_rw(dir.sub("wdl"));
+        spec = info->spec;
+        spec.value_width = 1;
+        auto writer = scratch.create_table(spec, options);
+        REQUIRE(writer.ok());
+        REQUIRE(writer->append(std::span<const std::uint8_t>(wdl)).ok());
+        REQUIRE(writer->commit().ok());
+        auto wdl_only = scratch.table_info("antichess/KQvK");
+        REQUIRE(wdl_only.ok());
+        CHECK(kqvk_line["split"]["wdl"].number() == static_cast<double>(wdl_only->payload_bytes));
+        // A table of WDL alone has nothing for a DTC.
+        auto split = probe::wdl_dtc_split(scratch, *wdl_only);
+        REQUIRE(split.ok());
+        CHECK(split->wdl == wdl_only->payload_bytes);
+        CHECK(split->dtc == 0);
 
-    // Blocks of their own record (not grouped zstd frames): no split.
-    storage::TableWriteOptions lz4;
-    lz4.compression = storage::Compression::Lz4;
-    spec.name = "antichess/lz4";
-    auto lz4_writer = scratch.create_table(spec, lz4);
-    REQUIRE(lz4_writer.ok());
-    REQUIRE(lz4_writer->append(std::span<const std::uint8_t>(wdl)).ok());
-    REQUIRE(lz4_writer->commit().ok());
-    auto lz4_split = probe::wdl_dtc_split(scratch, *scratch.table_info("antichess/lz4"));
-    REQUIRE_FALSE(lz4_split.ok());
-    CHECK(lz4_split.status().code() == StatusCode::InvalidArgument);
+        // Blocks of their own record (not grouped zstd frames): no split.
+        storage::TableWriteOptions lz4;
+        lz4.compression = storage::Compression::Lz4;
+        spec.name = "antichess/lz4";
+        auto lz4_writer = scratch.create_table(spec, lz4);
+        REQUIRE(lz4_writer.ok());
+        REQUIRE(lz4_writer->append(std::span<const std::uint8_t>(wdl)).ok());
+        REQUIRE(lz4_writer->commit().ok());
+        auto lz4_split = probe::wdl_dtc_split(scratch, *scratch.table_info("antichess/lz4"));
+        REQUIRE_FALSE(lz4_split.ok());
+        CHECK(lz4_split.status().code() == StatusCode::InvalidArgument);
+    }
 
     const Run text = tbprobe({"info", "--db", dir.sub("db"), "--split"});
     REQUIRE(text.rc == 0);
@@ -343,6 +349,22 @@ TEST_CASE("tbprobe info --split: the WDL alone in the table's blocks, and what t
     const Run plain = tbprobe({"info", "--db", dir.sub("db"), "--json"});
     REQUIRE(plain.rc == 0);
     CHECK(plain.out.find("\"wdl\"") == std::string::npos);
+
+    // A damaged record: --split stops with an error naming table and block,
+    // the listing without it (which reads no block) still works.
+    {
+        RawDb raw(dir.sub("db"));
+        const std::string key = be64(storage_id) + be64(0);
+        std::string record = raw.get("blocks", key);
+        record[record.size() - 1] = static_cast<char>(record[record.size() - 1] ^ 0x10);
+        raw.put("blocks", key, record);
+    }
+    const Run damaged = tbprobe({"info", "--db", dir.sub("db"), "--split"});
+    CHECK(damaged.rc == 3);
+    CHECK(damaged.err.find("antichess/KQvK") != std::string::npos);
+    CHECK(damaged.err.find("block 0") != std::string::npos);
+    CHECK(damaged.err.find('\n') == damaged.err.size() - 1);
+    CHECK(tbprobe({"info", "--db", dir.sub("db")}).rc == 0);
 }
 
 TEST_CASE("tbprobe info: the value encoding and, for wdl-dtc/2, the DTC side") {
