@@ -145,24 +145,45 @@ public:
     // One tuple per table in name order: (variant, material, slots, stored
     // bytes, values checksum, value width, generator, format, bytes per
     // position, values and index bytes, statistics JSON text, value
-    // encoding, DTC side or "").
-    py::list tables() const {
+    // encoding, DTC side or "", index order or "", WDL and DTC bytes or -1).
+    // The WDL and DTC bytes only with `split` (tbprobe info --split), -1
+    // for a table that has no such split.
+    py::list tables(bool split_values) const {
         const auto tablebase = handle_->use();
         std::optional<tbf::Result<std::vector<tbf::storage::TableInfo>>> listed;
+        std::vector<std::optional<tbf::probe::WdlDtcSplit>> wdl_dtc;
+        tbf::Status failure;
         {
             py::gil_scoped_release release;
             listed.emplace(tablebase->database().list_tables());
+            if (listed->ok() && split_values) {
+                for (const auto& t : **listed) {
+                    auto measured = tbf::probe::wdl_dtc_split(tablebase->database(), t);
+                    if (measured.ok()) {
+                        wdl_dtc.emplace_back(*measured);
+                    } else if (measured.status().code() == tbf::StatusCode::InvalidArgument) {
+                        wdl_dtc.emplace_back();
+                    } else {
+                        failure = measured.status();
+                        break;
+                    }
+                }
+            }
         }
         if (!listed->ok()) raise_status(tbf::probe::probe_status(listed->status()));
+        if (!failure.ok()) raise_status(failure);
         py::list out;
-        for (const auto& t : **listed) {
+        for (std::size_t i = 0; i < (*listed)->size(); ++i) {
+            const auto& t = (**listed)[i];
             const tbf::probe::ByteSplit split = tbf::probe::byte_split(t);
-            out.append(py::make_tuple(t.spec.variant, t.spec.material, t.spec.slot_count,
-                                      t.stored_bytes, t.values_checksum, t.spec.value_width,
-                                      t.spec.generator_version, t.format_version,
-                                      split.per_position, split.values, split.index,
-                                      t.statistics.json, t.spec.value_encoding,
-                                      tbf::probe::dtc_side_name(t), tbf::probe::index_order_name(t)));
+            const bool measured = i < wdl_dtc.size() && wdl_dtc[i];
+            out.append(py::make_tuple(
+                t.spec.variant, t.spec.material, t.spec.slot_count, t.stored_bytes, t.values_checksum,
+                t.spec.value_width, t.spec.generator_version, t.format_version, split.per_position,
+                split.values, split.index, t.statistics.json, t.spec.value_encoding,
+                tbf::probe::dtc_side_name(t), tbf::probe::index_order_name(t),
+                measured ? static_cast<std::int64_t>(wdl_dtc[i]->wdl) : std::int64_t{-1},
+                measured ? static_cast<std::int64_t>(wdl_dtc[i]->dtc) : std::int64_t{-1}));
         }
         return out;
     }
@@ -364,7 +385,7 @@ PYBIND11_MODULE(_core, m) {
         .def(py::init<const std::string&, std::size_t>(), py::arg("path"), py::arg("cache_bytes"))
         .def("value", &CoreTablebase::value, py::arg("variant"), py::arg("fen"))
         .def("probe", &CoreTablebase::probe, py::arg("variant"), py::arg("fen"))
-        .def("tables", &CoreTablebase::tables)
+        .def("tables", &CoreTablebase::tables, py::arg("split") = false)
         .def("strategies", &CoreTablebase::strategies)
         .def("strategy", &CoreTablebase::strategy, py::arg("name"))
         .def("close", &CoreTablebase::close)

@@ -208,11 +208,14 @@ class TableInfo(NamedTuple):
     value_width: bytes per stored value (1 or 2).
     generator: the generator's version.
     format: the storage format of its blocks (1: LZ4, 2: zstd, 3: blocks
-        grouped several to a record, 4: the same with bare zstd frames).
+        grouped several to a record, 4: the same with bare zstd frames, 5:
+        blocks of one value kept in the group's directory).
     bytes_per_position: stored bytes per slot, index metadata included.
     split: where the bytes go: {"values": compressed values,
         "index_metadata": record headers, group directories, keys and
-        the table's dictionary}.
+        the table's dictionary}; with ``info(split=True)`` also "wdl",
+        the bytes of the WDL alone in the table's blocks, and "dtc", what
+        the DTC adds to them (``tbprobe info --split``).
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
     encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2", "wdl-dtc/3",
@@ -376,15 +379,23 @@ class Tablebase:
             [MoveValue(uci, conversion, Value._from_core(after), Value._from_core(score))
              for uci, conversion, after, score in moves])
 
-    def info(self) -> List[TableInfo]:
-        """The tables of the database in name order (``tbprobe info --json``)."""
-        return [
-            TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator, fmt,
-                      per_position, {"values": values, "index_metadata": index},
-                      _json_object(statistics), encoding, dtc_side or None, index_order or None)
-            for (variant, table, slots, stored, checksum, width, generator, fmt, per_position, values,
-                 index, statistics, encoding, dtc_side, index_order) in self._core.tables()
-        ]
+    def info(self, split: bool = False) -> List[TableInfo]:
+        """The tables of the database in name order (``tbprobe info --json``).
+
+        With ``split``, each table's values are also split into the bytes
+        of its WDL and of its DTC (``tbprobe info --json --split``): this
+        reads and compresses every table.
+        """
+        tables = []
+        for (variant, table, slots, stored, checksum, width, generator, fmt, per_position, values,
+             index, statistics, encoding, dtc_side, index_order, wdl, dtc) in self._core.tables(split):
+            parts = {"values": values, "index_metadata": index}
+            if wdl >= 0:
+                parts.update(wdl=wdl, dtc=dtc)
+            tables.append(TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator,
+                                    fmt, per_position, parts, _json_object(statistics), encoding,
+                                    dtc_side or None, index_order or None))
+        return tables
 
     def strategies(self) -> List[StrategyInfo]:
         """The strategies of the database in name order."""

@@ -94,6 +94,18 @@ def test_info_equals_tbprobe_info(tools, db):
     assert {t["variant"] for t in got} == {"antichess", "antichess-fics", "antichess-joint", "fourfile"}
 
 
+def test_info_split_equals_tbprobe_info_split(tools, db):
+    want = [json.loads(line)
+            for line in run_ok(tools["tbprobe"], "info", "--db", db, "--json", "--split").splitlines()]
+    with tbforge.open_tablebase(db) as tb:
+        got = [t._asdict() for t in tb.info(split=True)]
+        plain = tb.info()
+    assert got == want
+    for table in got:
+        assert table["split"]["wdl"] + table["split"]["dtc"] == table["split"]["values"]
+    assert "wdl" not in plain[0].split
+
+
 def test_missing_tables_are_key_errors(db):
     with tbforge.open_tablebase(db) as tb:
         fen = "8/8/8/8/8/8/8/KQR2k2 b - - 0 1"
