@@ -368,16 +368,26 @@ constexpr std::uint64_t kBothSidesReadSlots = std::uint64_t{1} << 26;
 // 16-byte header and checksum) as many at a time as keep it near
 // kRecordTargetBytes, from the writer's eight up to the 256 a record may
 // hold, so a cold read still fetches and checks about that much at most.
+// A table of fewer than kLargerBlocksMinBlocks blocks keeps its blocks:
+// larger ones would save a few dozen bytes in all (3 % of the tables of up
+// to 3 units, 10 KB), while every cold read of it, and the small tables are
+// read by each table that converts into them, would decode up to 4 times
+// the slots (bench/storage/README.md, "small tables keep their blocks").
 constexpr std::uint64_t kSmallBlockPayload = 256;
 constexpr std::uint64_t kMidBlockPayload = 1024;
 constexpr std::uint64_t kRecordTargetBytes = 4096;
+constexpr std::uint64_t kLargerBlocksMinBlocks = 16;
 
-void choose_compact_layout(std::uint64_t sampled_record_bytes, std::uint64_t sampled_blocks, bool group_given,
-                           storage::TableWriteOptions& write_options) {
+void choose_compact_layout(std::uint64_t slot_count, std::uint64_t sampled_record_bytes, std::uint64_t sampled_blocks,
+                           bool group_given, storage::TableWriteOptions& write_options) {
     // Every sampled block a fill: the table's blocks are as small as they get.
     const std::uint64_t record = sampled_blocks == 0 ? 0 : sampled_record_bytes / sampled_blocks;
     std::uint64_t payload = record > storage::kRecordHeaderBytes ? record - storage::kRecordHeaderBytes : 1;
-    const std::uint32_t factor = payload < kSmallBlockPayload ? 4 : payload < kMidBlockPayload ? 2 : 1;
+    const bool small_table = slot_count < kLargerBlocksMinBlocks * write_options.slots_per_block;
+    const std::uint32_t factor = small_table                   ? 1
+                                 : payload < kSmallBlockPayload ? 4
+                                 : payload < kMidBlockPayload   ? 2
+                                                                : 1;
     write_options.slots_per_block *= factor;
     payload *= factor;
     if (group_given) return;
@@ -491,7 +501,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
         // Every code fits a byte unless the table's largest does not; then
         // the survey tells what the DTC side stores.
         if (free_slots->surveyed()) width = free_slots->max_code() <= 0xFF ? 1 : 2;
-        choose_compact_layout(free_slots->sampled_record_bytes(), free_slots->sampled_blocks(),
+        choose_compact_layout(2 * ix.size(), free_slots->sampled_record_bytes(), free_slots->sampled_blocks(),
                               options.blocks_per_record != 0, write_options);
         storage::set_parser(storage::kCompactCodesParser, write_options);
     }

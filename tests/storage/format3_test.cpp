@@ -219,11 +219,14 @@ TEST_CASE("a block of one repeated value is stored as that value in a group") {
     // block_payload_bytes measures each block as the writer stores it: the
     // payloads of every format add up to the table's payload bytes (format
     // 1's record headers aside).
-    for (const auto& [name, g, bare_frames, in_directory] :
-         {std::tuple{"fill/g1", 1u, false, false}, std::tuple{"fill/g4", 4u, false, false},
-          std::tuple{"fill/g4bare", 4u, true, false}, std::tuple{"fill/g4f5", 4u, true, true}}) {
+    for (const auto& layout : {std::tuple{"fill/g1", 1u, false, false}, std::tuple{"fill/g4", 4u, false, false},
+                               std::tuple{"fill/g4bare", 4u, true, false}, std::tuple{"fill/g4f5", 4u, true, true}}) {
+        // Plain names rather than structured bindings: CAPTURE takes them by reference.
+        const char* name = std::get<0>(layout);
+        const std::uint32_t g = std::get<1>(layout);
         CAPTURE(name);
-        const TableWriteOptions options = grouped(Compression::Zstd, g, bare_frames, in_directory);
+        const TableWriteOptions options =
+            grouped(Compression::Zstd, g, std::get<2>(layout), std::get<3>(layout));
         std::uint64_t measured = 0;
         for (std::uint64_t first = 0; first < slots; first += 1024) {
             const std::uint64_t count = std::min<std::uint64_t>(1024, slots - first);
