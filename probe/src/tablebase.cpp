@@ -933,10 +933,9 @@ Result<WdlDtcSplit> wdl_dtc_split(const storage::Database& database, const stora
         if (!blocks.ok()) return probe_status(blocks.status());
         for (const storage::BlockRef& block : *blocks) {
             wdl.resize(block->size());
-            // Codes as wdl-dtc/1 numbers them: 0 a draw, odd a win, even a loss.
             for (std::uint32_t i = 0; i < block->size(); ++i) {
-                const std::uint32_t code = block->value(i);
-                wdl[i] = static_cast<std::uint8_t>(code == 0 ? 0 : (code & 1) ? 1 : 2);
+                const Wdl w = decode_value(static_cast<std::uint16_t>(block->value(i))).wdl;
+                wdl[i] = w == Wdl::Draw ? 0 : w == Wdl::Win ? 1 : 2;
             }
             split.wdl += storage::block_payload_bytes(wdl, 1, options);
         }

@@ -345,7 +345,8 @@ TEST_CASE("tbprobe info --split: the WDL alone in the table's blocks, and what t
     REQUIRE(text.rc == 0);
     CHECK(text.out.find(" = WDL " + std::to_string(static_cast<std::uint64_t>(kqvk_line["split"]["wdl"].number())) +
                         " + DTC ") != std::string::npos);
-    // Without --split the listing reads no table.
+    // Without --split, no split of the values (and no block is read: the
+    // damaged database below still lists).
     const Run plain = tbprobe({"info", "--db", dir.sub("db"), "--json"});
     REQUIRE(plain.rc == 0);
     CHECK(plain.out.find("\"wdl\"") == std::string::npos);
