@@ -34,12 +34,21 @@ using ValueReader = std::function<void(Color side, std::uint64_t first, std::spa
 // code before it, like every slot that stores no value).
 // `sides.wins_as_wdl` (wdl-dtc/6, the same units on both sides): a win of the
 // DTC side is stored as its WDL alone, code 1.
+// `sides.derives[d]` (wdl-dtc/7): with DTC side d, the free slots of d in
+// derived pawn structures store nothing (probe/pawn_structures.hpp).
 struct StoredSides {
     bool dtc_side_alone = false;
     bool wins_as_wdl = false;
+    std::array<bool, 2> derives{};
+    // Whether DTC side d stores nothing in side d's free slot at `squares`.
+    bool derived(const index::Indexer& ix, int d, const Square* squares) const {
+        return derives[static_cast<std::size_t>(d)] && probe::derived_structure(ix, static_cast<Color>(d), squares);
+    }
 };
 inline StoredSides stored_sides(std::string_view encoding, const index::Material& material) {
-    return {probe::stores_dtc_side_alone(encoding, material), probe::stores_wins_as_wdl(encoding, material)};
+    return {probe::stores_dtc_side_alone(encoding, material), probe::stores_wins_as_wdl(encoding, material),
+            {probe::derives_pawn_structures(encoding, material, Color::White),
+             probe::derives_pawn_structures(encoding, material, Color::Black)}};
 }
 inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, StoredSides sides) {
     if (side == dtc_side) return sides.wins_as_wdl && (code & 1) ? std::uint16_t{1} : code;
@@ -241,6 +250,9 @@ private:
                 Position pos;
                 for (int u = 0; u < ix_.unit_count(); ++u) pos.put(squares[u], ix_.unit(u));
                 for (int c = 0; c < 2; ++c) {
+                    // A derived slot is free for no candidate: with the other
+                    // side as DTC side, side c stores nothing anyway.
+                    if (sides_.derived(ix_, c, squares)) continue;
                     pos.set_side_to_move(static_cast<Color>(c));
                     if (is_free_slot<R>(pos, moves)) bits_[c][i / 64] |= std::uint64_t{1} << (i % 64);
                 }

@@ -50,10 +50,11 @@ inline constexpr std::uint64_t kNearMinBlockBytesSameUnits = 48;
 
 // Whether `encoding` prefers an order that keeps a one-ply search's children
 // near for a table of `material`: wdl-dtc/5 where the sides have different
-// units (the search off the DTC side), every wdl-dtc/6 table (with the same
-// units, a win's search too).
+// units (the search off the DTC side), every wdl-dtc/6 and /7 table (with
+// the same units, a win's search too).
 inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
     return encoding == probe::kSearchedWinsCompactValueEncoding ||
+           encoding == probe::kDerivedStructuresCompactValueEncoding ||
            (encoding == probe::kOneSideCompactValueEncoding && material != material.flipped());
 }
 
@@ -119,7 +120,8 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
                 return reader.code(side, squares);
             };
             // A free slot's code as DTC side d stores it (or nothing).
-            auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d) {
+            auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d, const Square* squares) {
+                if (to_index(side) == d && sides.derived(ix, d, squares)) return;  // wdl-dtc/7: stores nothing
                 if (auto stored = stored_code(code, side, static_cast<Color>(d), sides)) previous = *stored;
             };
             const std::uint64_t begin = sampled[b] * per_block;
@@ -131,7 +133,7 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
             for (std::uint64_t s = begin; s > side_start && begin - s < kOrderLookBack;) {
                 --s;
                 if (auto code = free_code(s, squares, false)) {
-                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d);
+                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d, squares);
                     break;
                 }
             }
@@ -141,7 +143,7 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
                 if (s % n == 0) previous[0] = previous[1] = 0;
                 const bool next = s != begin && s % n != 0;
                 if (auto code = free_code(s, squares, next)) {
-                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d);
+                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d, squares);
                 }
                 for (int d = 0; d < 2; ++d) {
                     raw[d][(s - begin) * width] = static_cast<std::uint8_t>(previous[d]);

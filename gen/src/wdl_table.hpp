@@ -295,6 +295,9 @@ private:
                         std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
                         if (!kind) kind = probe::slot_kind<R>(pos, moves);
                         if (*kind != probe::SlotKind::Free) return false;
+                        // wdl-dtc/7: a derived pawn structure's slot stores
+                        // nothing; the probe searches it.
+                        if (resolver_->derived_slot(side, squares)) return false;
                         if (one_ply_here) {
                             const std::optional<Wdl> searched = one_ply<R>(pos, moves);
                             failed = !searched;

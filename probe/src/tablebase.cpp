@@ -351,6 +351,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     table->dtc_side_ = dtc_side;
     table->dtc_side_alone_ = stores_dtc_side_alone(spec.value_encoding, material);
     table->wins_as_wdl_ = stores_wins_as_wdl(spec.value_encoding, material);
+    table->derives_structures_ = derives_pawn_structures(spec.value_encoding, material, dtc_side);
     table->same_units_ = material == material.flipped();
     table->key_ = table_key(variant, material);
     table->ordinal_ = ResolvedCache::next_ordinal();
@@ -500,6 +501,13 @@ ProbeResult<Value> detail::TablebaseState::dtc_search(const Table& t, Color side
         if (slot == index::kNoIndex) {
             return invalid_argument("a move of a position of table " + t.info().spec.name + " leaves its index");
         }
+        if (t.derived_slot(~side, moved)) {
+            // wdl-dtc/7: the child stores nothing; its own moves value it.
+            auto child = probe(variant, pos.after(m), need);
+            if (!child.ok()) return child.status();
+            if (better(move_value(*child, false))) return result();
+            continue;
+        }
         auto code = reader.code(child_base + slot);
         if (!code.ok()) return code.status();
         if (better(move_value(decode_value(*code), false))) return result();
@@ -597,6 +605,16 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
             // the DTC side, where the losses keep their DTC.
             if (!listed) generate_legal<R>(pos, moves);
             return checked_win_search(side, pos, moves, image);
+        }
+        if (t.derives_structures_ && side == t.dtc_side_) {
+            Square squares[index::kMaxUnits];
+            if (t.indexer().decode(idx, squares) && t.derived_slot(side, squares)) {
+                // wdl-dtc/7: a derived pawn structure stores nothing. Its
+                // in-table children (off the DTC side) search one ply over
+                // structures that are stored.
+                if (!listed) generate_legal<R>(pos, moves);
+                return best_move(variant, pos, moves, need);
+            }
         }
         auto code = read_stored();
         if (!code.ok()) return code.status();
@@ -821,6 +839,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->dtc_side_ = source.dtc_side_;
     copy->dtc_side_alone_ = source.dtc_side_alone_;
     copy->wins_as_wdl_ = source.wins_as_wdl_;
+    copy->derives_structures_ = source.derives_structures_;
     copy->same_units_ = source.same_units_;
     copy->key_ = source.key_;
     copy->ordinal_ = source.ordinal_;  // the same values

@@ -553,15 +553,16 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
 
 TEST_CASE("one and two threads store identical bytes and statistics") {
     const int before = omp_get_max_threads();
-    // wdl-dtc/3 to /6 too: their group order and DTC side come from
-    // samples compressed on every thread (wdl-dtc/4 to /6 on tables storing
-    // one side to move).
+    // wdl-dtc/3 to /7 too: their group order and DTC side come from
+    // samples compressed on every thread (wdl-dtc/4 to /7 on tables storing
+    // one side to move; wdl-dtc/7's PPvN deriving pawn structures).
     const std::string plain = test::kSanitized ? "KPvP" : "KRvKN";
     const std::string same_units = test::kSanitized ? "NvN" : "KNvKN";
     for (const auto& job : {std::pair{probe::kValueEncoding, plain}, std::pair{probe::kOrderedCompactValueEncoding, plain},
                             std::pair{probe::kMirroredCompactValueEncoding, same_units},
                             std::pair{probe::kOneSideCompactValueEncoding, plain},
-                            std::pair{probe::kSearchedWinsCompactValueEncoding, same_units}}) {
+                            std::pair{probe::kSearchedWinsCompactValueEncoding, same_units},
+                            std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("PPvN")}}) {
         const std::string_view encoding = job.first;
         const std::string& table = job.second;
         CAPTURE(encoding);
@@ -600,12 +601,18 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
     // of its values in RAM (ResidentTables::offer); built in an earlier
     // run, it is read back from storage and its slots valued one ply at a
     // time. KPvK's promotions land in 3-unit tables off their DTC side,
-    // its captures in 2-unit ones; PvP's promotions in 2-unit ones.
-    const std::string table = test::kSanitized ? "PvP" : "KPvK";
-    const auto m = index::canonical(*index::parse_table(table, VariantId::Antichess));
-    for (const std::string_view encoding :
-         {probe::kOneSideCompactValueEncoding, probe::kSearchedWinsCompactValueEncoding}) {
+    // its captures in 2-unit ones; PvP's promotions in 2-unit ones. As
+    // wdl-dtc/7, NPvP's captures land in NvP and its promotions in tables
+    // such as NQvP, which derive pawn structures: read back, their derived
+    // slots are searched.
+    const std::string plain = test::kSanitized ? "PvP" : "KPvK";
+    for (const auto& job : {std::pair{probe::kOneSideCompactValueEncoding, plain},
+                            std::pair{probe::kSearchedWinsCompactValueEncoding, plain},
+                            std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("NPvP")}}) {
+        const std::string_view encoding = job.first;
+        const std::string& table = job.second;
         CAPTURE(encoding);
+        const auto m = index::canonical(*index::parse_table(table, VariantId::Antichess));
         test::ScratchDir dir;
         gen::GenerateOptions options;
         options.value_encoding = std::string(encoding);
@@ -624,6 +631,15 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
         auto info = one_run.database().table_info(name);
         REQUIRE(info.ok());
         CHECK(info->spec.value_encoding == encoding);
+        if (encoding == probe::kDerivedStructuresCompactValueEncoding) {
+            std::size_t deriving = 0;
+            for (const index::Material& sub : index::sub_tables(m, VariantId::Antichess)) {
+                auto t = two_runs.table(VariantId::Antichess, sub);
+                REQUIRE(t.ok());
+                deriving += (*t)->derives_pawn_structures() ? 1 : 0;
+            }
+            CHECK(deriving > 0);
+        }
     }
 }
 

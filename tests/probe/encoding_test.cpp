@@ -1,10 +1,10 @@
-// Value encodings wdl-dtc/2 to /5 against wdl-dtc/1 (docs/values.md):
+// Value encodings wdl-dtc/2 to /7 against wdl-dtc/1 (docs/values.md):
 // the generator builds the same tables in two encodings; every slot of every
 // table reads back the same value (Table::read_codes and Table::value; a
 // wdl-dtc/3 slot compared with the wdl-dtc/1 slot of the same placement), and
 // probe(), probe_wdl(), probe_moves() and the C API agree on sampled
 // positions. A stored WDL that disagrees with the moves is Corruption. The
-// wdl-dtc/6 tables of up to 3 units are held to the size of Syzygy's files.
+// wdl-dtc/7 tables of up to 3 units are held to the size of Syzygy's files.
 
 #include <algorithm>
 #include <bit>
@@ -43,6 +43,7 @@ const std::string kV3(probe::kOrderedCompactValueEncoding);
 const std::string kV4(probe::kMirroredCompactValueEncoding);
 const std::string kV5(probe::kOneSideCompactValueEncoding);
 const std::string kV6(probe::kSearchedWinsCompactValueEncoding);
+const std::string kV7(probe::kDerivedStructuresCompactValueEncoding);
 
 // The same tables built as wdl-dtc/1 and in a compact encoding, opened read-only.
 struct Pair {
@@ -106,10 +107,15 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
         // wdl-dtc/4 stores one side exactly when both sides have the same
         // units, wdl-dtc/5 always.
-        CHECK(t2.dtc_side_alone() ==
-              (p.encoding == kV5 || p.encoding == kV6 || (p.encoding == kV4 && material == material.flipped())));
-        CHECK(t2.wins_as_wdl() == (p.encoding == kV6 && material == material.flipped()));
-        if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5 || p.encoding == kV6) {
+        CHECK(t2.dtc_side_alone() == (p.encoding == kV5 || p.encoding == kV6 || p.encoding == kV7 ||
+                                      (p.encoding == kV4 && material == material.flipped())));
+        CHECK(t2.wins_as_wdl() == ((p.encoding == kV6 || p.encoding == kV7) && material == material.flipped()));
+        // wdl-dtc/7 derives pawn structures exactly where the side off the
+        // DTC side has pawns alone and the units differ.
+        const int off_pawns = material.count(~t2.dtc_side(), UnitType::Pawn);
+        CHECK(t2.derives_pawn_structures() == (p.encoding == kV7 && material != material.flipped() && off_pawns > 0 &&
+                                               off_pawns == material.count(~t2.dtc_side())));
+        if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5 || p.encoding == kV6 || p.encoding == kV7) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
             std::string labels;  // as tbprobe info shows the order
             for (const Unit u : t2.indexer().group_order()) labels += (labels.empty() ? "" : " ") + index::unit_label(u);
@@ -169,6 +175,8 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
             }
         }
         CHECK(wrong == 0);
+        // Every slot, as read_codes resolves it.
+        CHECK(x == y);
         // A range that starts mid-table, through the C API as tbverify reads it.
         const std::uint64_t first = n / 3, count = std::min<std::uint64_t>(n, 5000);
         std::vector<tbf_value> cy(count);
@@ -289,6 +297,15 @@ const probe::Table& one_side_table(const Pair& p, const index::Material& materia
     REQUIRE((*t)->dtc_side_alone());
     CHECK(test::codes_off_dtc_side(**t) == 0);
     return **t;
+}
+
+// Whether a side of `m` has pawns and nothing else: wdl-dtc/7 may then
+// derive pawn structures of the other side's positions.
+bool side_of_pawns_alone(const index::Material& m) {
+    for (const Color c : {Color::White, Color::Black}) {
+        if (m.count(c) > 0 && m.count(c) == m.count(c, UnitType::Pawn)) return true;
+    }
+    return false;
 }
 
 // A probe of `position` is Corruption naming `slot` ("antichess/NvN slot 12").
@@ -507,10 +524,82 @@ TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with t
     }
 }
 
-TEST_CASE("wdl-dtc/6 stores the antichess tables up to 3 units in no more bytes than Syzygy's files but PPvN") {
+TEST_CASE("wdl-dtc/7 answers every value as wdl-dtc/1, the derived pawn structures searched") {
+    // Every table of up to 3 units with a side of pawns alone and different
+    // units on the other (sanitized: a sample), and PvP (the same units:
+    // stored as wdl-dtc/6). Tables of three pawns are 4-unit tables whose
+    // promotions reach dozens of others: the ≤4 set checks them
+    // (bench/storage/README.md, tbverify tables).
+    std::vector<index::Material> tables;
+    for (const index::Material& m : index::enumerate_tables(VariantId::Antichess, 3)) {
+        if (side_of_pawns_alone(m) && m != m.flipped() && m.count(Color::White) > 0 && m.count(Color::Black) > 0) {
+            tables.push_back(m);
+        }
+    }
+    tables = test::sanitized_sample(tables);
+    tables.push_back(test::table_material(VariantId::Antichess, "PvP"));
+    const Pair p(VariantId::Antichess, tables, kV7);
+    check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+    std::uint64_t deriving = 0;
+    for (const index::Material& material : tables) {
+        CAPTURE(material.name());
+        const probe::Table& table = one_side_table(p, material);
+        if (!table.derives_pawn_structures()) continue;
+        ++deriving;
+        // The rule's promise: no in-table grandchild of a derived slot lies
+        // in a derived structure, whatever the two moves.
+        const index::Indexer& ix = table.indexer();
+        const Color dtc = table.dtc_side();
+        std::uint64_t derived = 0, grandchildren = 0, derived_grandchildren = 0, off_side = 0, unplaced = 0;
+        for (std::uint64_t i = 0; i < ix.size(); ++i) {
+            Square squares[index::kMaxUnits];
+            if (!ix.decode(i, squares)) {
+                ++unplaced;
+                continue;
+            }
+            off_side += table.derived_slot(~dtc, squares) ? 1 : 0;
+            if (!table.derived_slot(dtc, squares)) continue;
+            ++derived;
+            const auto pos = ix.position(i, dtc);
+            if (!pos) {
+                ++unplaced;
+                continue;
+            }
+            MoveList moves;
+            generate_legal<Antichess>(*pos, moves);
+            for (const Move m : moves) {
+                if (!probe::stays_in_table(*pos, m)) continue;
+                const Position child = pos->after(m);
+                MoveList replies;
+                generate_legal<Antichess>(child, replies);
+                for (const Move r : replies) {
+                    if (!probe::stays_in_table(child, r)) continue;
+                    const Position grandchild = child.after(r);
+                    Square placed[index::kMaxUnits];
+                    if (!ix.placement_of(grandchild, placed)) {
+                        ++unplaced;
+                        continue;
+                    }
+                    ++grandchildren;
+                    derived_grandchildren += table.derived_slot(dtc, placed) ? 1 : 0;
+                }
+            }
+        }
+        CHECK(unplaced == 0);
+        CHECK(off_side == 0);  // only the DTC side derives
+        CHECK(derived > 0);
+        CHECK(grandchildren > 0);
+        CHECK(derived_grandchildren == 0);
+    }
+    CHECK(deriving > 0);
+}
+
+TEST_CASE("wdl-dtc/7 stores the antichess tables up to 3 units in no more bytes than Syzygy's files") {
     // Syzygy's WDL and DTZ files of the same tables (tests/reference/syzygy,
-    // giveaway_sizes.tsv). PPvN is the one table of up to 3 units still
-    // larger: its DTC counts through pawn moves, which Syzygy's DTZ does not.
+    // giveaway_sizes.tsv). As wdl-dtc/6 PPvN is larger: its DTC counts
+    // through pawn moves, which Syzygy's DTZ does not. wdl-dtc/7 leaves a
+    // third of its Black structures to a search, and changes nothing in a
+    // table without a side of pawns alone.
     std::map<std::string, std::uint64_t> syzygy;
     {
         std::ifstream in(std::string(TBF_REFERENCE_DIR) + "/syzygy/giveaway_sizes.tsv");
@@ -529,28 +618,45 @@ TEST_CASE("wdl-dtc/6 stores the antichess tables up to 3 units in no more bytes 
     const auto tables = test::sanitized_sample(index::enumerate_tables(VariantId::Antichess, 3));
     test::ScratchDir dir;
     test::build_tables(dir.sub("v6"), VariantId::Antichess, tables, gen::GenerateOptions{}.compression, kV6);
-    auto tb = probe::Tablebase::open(dir.sub("v6"));
-    REQUIRE(tb.ok());
-    std::vector<std::string> larger;
-    std::uint64_t ours = 0, theirs = 0;
+    test::build_tables(dir.sub("v7"), VariantId::Antichess, tables, gen::GenerateOptions{}.compression, kV7);
+    auto tb6 = probe::Tablebase::open(dir.sub("v6"));
+    auto tb7 = probe::Tablebase::open(dir.sub("v7"));
+    REQUIRE(tb6.ok());
+    REQUIRE(tb7.ok());
+    std::vector<std::string> larger6, larger7;
+    std::uint64_t ours6 = 0, ours7 = 0, theirs = 0, unchanged = 0;
     for (const index::Material& material : tables) {
         CAPTURE(material.name());
-        auto table = tb->table(VariantId::Antichess, material);
-        REQUIRE(table.ok());
+        auto t6 = tb6->table(VariantId::Antichess, material);
+        auto t7 = tb7->table(VariantId::Antichess, material);
+        REQUIRE(t6.ok());
+        REQUIRE(t7.ok());
         const auto found = syzygy.find(material.name());
         REQUIRE((found != syzygy.end()));
-        ours += (*table)->info().stored_bytes;
+        const std::uint64_t b6 = (*t6)->info().stored_bytes, b7 = (*t7)->info().stored_bytes;
+        ours6 += b6;
+        ours7 += b7;
         theirs += found->second;
-        if ((*table)->info().stored_bytes > found->second) larger.push_back(material.name());
+        if (b6 > found->second) larger6.push_back(material.name());
+        if (b7 > found->second) larger7.push_back(material.name());
+        if (!side_of_pawns_alone(material) || material == material.flipped()) {
+            CHECK(b7 == b6);
+            CHECK((*t7)->info().values_checksum == (*t6)->info().values_checksum);
+            ++unchanged;
+        }
     }
-    MESSAGE(tables.size() << " tables: " << ours << " B against Syzygy's " << theirs << " B");
+    MESSAGE(tables.size() << " tables: " << ours7 << " B (wdl-dtc/7), " << ours6 << " B (wdl-dtc/6) against Syzygy's "
+                          << theirs << " B");
     const bool ppvn_built = std::ranges::any_of(tables, [](const index::Material& m) { return m.name() == "PPvN"; });
-    const std::vector<std::string> expected = ppvn_built ? std::vector<std::string>{"PPvN"} : std::vector<std::string>{};
+    const std::vector<std::string> expected6 = ppvn_built ? std::vector<std::string>{"PPvN"} : std::vector<std::string>{};
     std::string listed;
-    for (const std::string& name : larger) listed += name + " ";
-    INFO("larger than Syzygy's: " << listed);
-    CHECK(larger == expected);
-    CHECK(ours < theirs / 2);
+    for (const std::string& name : larger7) listed += name + " ";
+    INFO("larger than Syzygy's as wdl-dtc/7: " << listed);
+    CHECK(larger6 == expected6);
+    CHECK(larger7.empty());
+    CHECK(unchanged > 0);
+    CHECK(ours7 < ours6);
+    CHECK(ours7 < theirs / 2);
 }
 
 TEST_CASE("wdl-dtc/6: a stored win that none of its moves wins is Corruption naming table and slot") {

@@ -50,10 +50,11 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
     // wdl-dtc/3 is wdl-dtc/2 in another slot order, which the probe's index
     // (tbf_table_decode) follows; wdl-dtc/4 is wdl-dtc/3 with one side to
     // move stored for some tables, wdl-dtc/5 for all, wdl-dtc/6 with some
-    // wins stored as their WDL. tbf_table_values resolves all five.
+    // wins stored as their WDL, wdl-dtc/7 with some pawn structures stored
+    // as nothing. tbf_table_values resolves all six.
     const bool compact = info.spec.value_encoding == "wdl-dtc/2" || info.spec.value_encoding == "wdl-dtc/3" ||
                          info.spec.value_encoding == "wdl-dtc/4" || info.spec.value_encoding == "wdl-dtc/5" ||
-                         info.spec.value_encoding == "wdl-dtc/6";
+                         info.spec.value_encoding == "wdl-dtc/6" || info.spec.value_encoding == "wdl-dtc/7";
     if (info.spec.value_encoding != kValueEncoding && !compact) {
         return Status(StatusCode::Corruption, "table " + name + " has value encoding \"" +
                                                    info.spec.value_encoding +

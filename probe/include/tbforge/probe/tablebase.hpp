@@ -27,6 +27,7 @@
 
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/index/material.hpp"
+#include "tbforge/probe/pawn_structures.hpp"
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/position.hpp"
 #include "tbforge/rules/variant.hpp"
@@ -68,38 +69,47 @@ inline constexpr std::string_view kOneSideCompactValueEncoding = "wdl-dtc/5";
 // of its colour-swapped image, whose quiet moves lead to the DTC side's
 // losses, stored with their DTC.
 inline constexpr std::string_view kSearchedWinsCompactValueEncoding = "wdl-dtc/6";
+// "wdl-dtc/7" (kDerivedStructuresCompactValueEncoding, pawn_structures.hpp):
+// wdl-dtc/6, except that a table whose side off the DTC side has pawns alone
+// stores nothing in the DTC side's free slots of derived pawn structures;
+// each is valued by a search of its moves, whose in-table children are
+// valued by one ply over stored structures.
 // Every value encoding this version reads, oldest first.
 inline constexpr std::string_view kValueEncodings[] = {
     kValueEncoding,           kCompactValueEncoding,         kOrderedCompactValueEncoding,
-    kMirroredCompactValueEncoding, kOneSideCompactValueEncoding, kSearchedWinsCompactValueEncoding};
+    kMirroredCompactValueEncoding, kOneSideCompactValueEncoding, kSearchedWinsCompactValueEncoding,
+    kDerivedStructuresCompactValueEncoding};
 // Their names for messages: "wdl-dtc/1, wdl-dtc/2, ...".
 inline std::string value_encoding_names() {
     std::string names;
     for (const std::string_view e : kValueEncodings) names += (names.empty() ? "" : ", ") + std::string(e);
     return names;
 }
-// wdl-dtc/2 to /6: only some slots hold their value.
+// wdl-dtc/2 to /7: only some slots hold their value.
 inline bool is_compact_encoding(std::string_view encoding) {
     for (const std::string_view e : kValueEncodings) {
         if (e == encoding) return e != kValueEncoding;
     }
     return false;
 }
-// wdl-dtc/3 to /6: the table's index is in the group order its counter
+// wdl-dtc/3 to /7: the table's index is in the group order its counter
 // kIndexOrderCounter names.
 inline bool is_ordered_encoding(std::string_view encoding) {
     return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding ||
-           encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding;
+           encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
+           encoding == kDerivedStructuresCompactValueEncoding;
 }
 // Whether a table of `material` in `encoding` stores its DTC side alone.
 inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
     return encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
+           encoding == kDerivedStructuresCompactValueEncoding ||
            (encoding == kMirroredCompactValueEncoding && material == material.flipped());
 }
 // Whether a table of `material` in `encoding` stores its DTC side's won free
-// positions as their WDL alone (wdl-dtc/6, the same units on both sides).
+// positions as their WDL alone (wdl-dtc/6 and /7, the same units on both sides).
 inline bool stores_wins_as_wdl(std::string_view encoding, const index::Material& material) {
-    return encoding == kSearchedWinsCompactValueEncoding && material == material.flipped();
+    return (encoding == kSearchedWinsCompactValueEncoding || encoding == kDerivedStructuresCompactValueEncoding) &&
+           material == material.flipped();
 }
 // A group order in one counter: 4 bits per group (its Unit), the high digit
 // in the low bits; nullopt for a value that is no such list.
@@ -163,6 +173,15 @@ public:
     // table's DTC side) or at least its WDL (the other side), which all do
     // but those off the DTC side of a table storing that side alone.
     bool stores_free_slots(Color side) const { return !dtc_side_alone_ || side == dtc_side_; }
+    // wdl-dtc/7 where the side off the DTC side has pawns alone: the DTC
+    // side's free slots of derived pawn structures store nothing.
+    bool derives_pawn_structures() const { return derives_structures_; }
+    // Whether the free slot of `side` with placement `squares` (the
+    // indexer's unit order) stores nothing: the DTC side, a derived pawn
+    // structure (pawn_structures.hpp). Its value is a search of its moves.
+    bool derived_slot(Color side, const Square* squares) const {
+        return derives_structures_ && side == dtc_side_ && derived_structure(indexer_, dtc_side_, squares);
+    }
     // White's units are Black's (KPvKP): a colour swap stays in the table.
     bool same_units() const { return same_units_; }
     // Stored code of slot `index` with `side` to move (canonical orientation):
@@ -208,6 +227,7 @@ private:
     Color dtc_side_ = Color::White;
     bool dtc_side_alone_ = false;
     bool wins_as_wdl_ = false;
+    bool derives_structures_ = false;
     bool same_units_ = false;  // White's units are Black's: a colour swap stays in the table
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::uint32_t ordinal_ = 0;  // names it in caches of resolved values (unique in the process)
