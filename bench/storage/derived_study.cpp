@@ -8,8 +8,12 @@
 // by searching two plies instead of reading its code. A structure can be
 // left out ("derived") when no structure its grandchildren reach is left out
 // too; structures are decided from the most advanced down, each left out
-// when all it reaches are kept. Here the derived structures' slots of the
-// DTC side are made don't-care (the previous free code repeated, as the
+// when all it reaches are kept. Tables with the same units on both sides
+// read the other side at the colour-swapped image instead: there a
+// structure is derived when the XOR of the step game's worths is 0 for the
+// other side's pawns and not 0 for the side to move's (no child's image is
+// then derived). Here the derived structures' slots of the DTC side are
+// made don't-care (the previous free code repeated, as the
 // generator fills) and the table is compressed block by block as stored.
 //
 // Usage: derived_study DB TABLE...
@@ -145,7 +149,25 @@ int main(int argc, char** argv) {
         });
         std::vector<std::uint8_t> derived(structures.size(), 0);
         std::size_t derived_count = 0;
-        if (other_pawns_only) {
+        const bool same_units = ix.material() == ix.material().flipped();
+        if (same_units) {
+            // The same units on both sides: the other side is read at the
+            // colour-swapped image, so a derived position needs only its
+            // children's images stored. The step game's XOR of the other
+            // side's pawns 0 and of the side to move's not 0 ensures it.
+            for (std::uint32_t k = 0; k < structures.size(); ++k) {
+                unsigned own = 0, off = 0;
+                for (const int x : structures[k]) {
+                    const int color = x / 64;
+                    const int sq = x % 64;
+                    const int left = color == 0 ? 6 - rank_of(static_cast<Square>(sq)) : rank_of(static_cast<Square>(sq)) - 1;
+                    const unsigned worth = left == 5 ? 2U : static_cast<unsigned>(left & 1);
+                    (color == d ? own : off) ^= worth;
+                }
+                derived[k] = off == 0 && own != 0;
+                derived_count += derived[k];
+            }
+        } else if (other_pawns_only) {
             for (const std::uint32_t k : order) {
                 std::vector<Structure> first = steps(structures[k], d);
                 first.push_back(structures[k]);
@@ -164,7 +186,8 @@ int main(int argc, char** argv) {
             std::uint16_t previous = 0;
             for (std::uint64_t i = 0; i < n; ++i) {
                 const std::uint64_t s = static_cast<std::uint64_t>(d) * n + i;
-                if (is_free[s] && !(drop_derived && derived[slice[i]])) previous = codes[s];
+                // Same units (wdl-dtc/6): a win stored as its WDL, code 1.
+                if (is_free[s] && !(drop_derived && derived[slice[i]])) previous = same_units && (codes[s] & 1) ? 1 : codes[s];
                 stored[s] = previous;
             }
             return stored;
