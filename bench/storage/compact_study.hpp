@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,30 @@ inline std::vector<std::uint8_t> free_slots(const index::Indexer& ix) {
         }
     }
     return is_free;
+}
+
+// The bytes of `stored` (codes in slot order) as block records of
+// `slots_per_block` slots, one byte a code unless a code needs two,
+// compressed with `options` on every thread.
+inline std::uint64_t compressed_bytes(const std::vector<std::uint16_t>& stored, std::uint64_t slots_per_block,
+                                      const storage::TableWriteOptions& options) {
+    std::uint16_t largest = 0;
+    for (const std::uint16_t c : stored) largest = std::max(largest, c);
+    const unsigned width = largest > 0xFF ? 2 : 1;
+    const std::uint64_t blocks = (stored.size() + slots_per_block - 1) / slots_per_block;
+    std::uint64_t bytes = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes)
+    for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+        const std::uint64_t at = static_cast<std::uint64_t>(b) * slots_per_block;
+        const std::uint64_t count = std::min<std::uint64_t>(slots_per_block, stored.size() - at);
+        std::vector<std::uint8_t> raw(count * width);
+        for (std::uint64_t k = 0; k < count; ++k) {
+            raw[k * width] = static_cast<std::uint8_t>(stored[at + k]);
+            if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[at + k] >> 8);
+        }
+        bytes += storage::block_record_bytes(raw, width, options);
+    }
+    return bytes;
 }
 
 }  // namespace tbf::study

@@ -78,20 +78,6 @@ std::vector<Structure> steps(const Structure& s, int color) {
     return out;
 }
 
-std::uint64_t compressed(const std::vector<std::uint16_t>& stored, std::uint64_t slots_per_block,
-                         const storage::TableWriteOptions& options) {
-    const std::uint64_t blocks = (stored.size() + slots_per_block - 1) / slots_per_block;
-    std::uint64_t bytes = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes)
-    for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-        const std::uint64_t at = static_cast<std::uint64_t>(b) * slots_per_block;
-        const std::uint64_t count = std::min<std::uint64_t>(slots_per_block, stored.size() - at);
-        std::vector<std::uint8_t> raw(count);
-        for (std::uint64_t k = 0; k < count; ++k) raw[k] = static_cast<std::uint8_t>(stored[at + k]);
-        bytes += storage::block_record_bytes(raw, 1, options);
-    }
-    return bytes;
-}
 
 }  // namespace
 
@@ -194,8 +180,8 @@ int main(int argc, char** argv) {
         };
         std::uint64_t derived_slots = 0;
         for (std::uint64_t i = 0; i < n; ++i) derived_slots += derived[slice[i]];
-        const std::uint64_t plain = compressed(layout(false), spb, options);
-        const std::uint64_t dropped = compressed(layout(true), spb, options);
+        const std::uint64_t plain = study::compressed_bytes(layout(false), spb, options);
+        const std::uint64_t dropped = study::compressed_bytes(layout(true), spb, options);
         std::printf("%-18s slots %9llu side %s stored %8llu plain %8llu structures %6zu derived %6zu (%.1f %% of slots) -> %8llu (%.3f)\n",
                     name, static_cast<unsigned long long>(n), d == 0 ? "white" : "black",
                     static_cast<unsigned long long>(table.info().stored_bytes), static_cast<unsigned long long>(plain),

@@ -56,26 +56,6 @@ std::uint64_t slice_key(const index::Indexer& ix, const Square* squares, SliceBy
     return key;
 }
 
-std::uint64_t compressed(const std::vector<std::uint16_t>& stored, std::uint64_t slots_per_block,
-                         const storage::TableWriteOptions& options) {
-    std::uint16_t largest = 0;
-    for (const std::uint16_t c : stored) largest = std::max(largest, c);
-    const unsigned width = largest > 0xFF ? 2 : 1;
-    const std::uint64_t blocks = (stored.size() + slots_per_block - 1) / slots_per_block;
-    std::uint64_t bytes = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes)
-    for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-        const std::uint64_t at = static_cast<std::uint64_t>(b) * slots_per_block;
-        const std::uint64_t count = std::min<std::uint64_t>(slots_per_block, stored.size() - at);
-        std::vector<std::uint8_t> raw(count * width);
-        for (std::uint64_t k = 0; k < count; ++k) {
-            raw[k * width] = static_cast<std::uint8_t>(stored[at + k]);
-            if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(stored[at + k] >> 8);
-        }
-        bytes += storage::block_record_bytes(raw, width, options);
-    }
-    return bytes;
-}
 
 }  // namespace
 
@@ -109,12 +89,12 @@ int main(int argc, char** argv) {
             }
             return stored;
         };
-        const std::uint64_t plain = compressed(layout([](std::uint64_t, std::uint16_t c) { return c; }), spb, options);
+        const std::uint64_t plain = study::compressed_bytes(layout([](std::uint64_t, std::uint16_t c) { return c; }), spb, options);
         std::printf("%-8s slots %10llu DTC side %s stored %llu plain %llu", argv[a],
                     static_cast<unsigned long long>(n), d == 0 ? "white" : "black",
                     static_cast<unsigned long long>(table.info().stored_bytes),
                     static_cast<unsigned long long>(plain));
-        const std::uint64_t wdl_only = compressed(
+        const std::uint64_t wdl_only = study::compressed_bytes(
             layout([](std::uint64_t, std::uint16_t c) -> std::uint16_t { return c == 0 ? 0 : static_cast<std::uint16_t>(2 - (c & 1)); }), spb, options);
         std::uint16_t longest = 0;
         for (std::uint64_t i = 0; i < n; ++i) longest = std::max(longest, codes[static_cast<std::uint64_t>(d) * n + i]);
@@ -134,7 +114,7 @@ int main(int argc, char** argv) {
                     stored[s] = previous;
                 }
             }
-            return compressed(stored, spb, options);
+            return study::compressed_bytes(stored, spb, options);
         };
         std::printf(" | both sides, losses' DTC %llu (%.3f), wins' DTC %llu (%.3f)",
                     static_cast<unsigned long long>(both_sides(1)), static_cast<double>(both_sides(1)) / static_cast<double>(plain),
@@ -158,7 +138,7 @@ int main(int argc, char** argv) {
                 std::uint16_t& b = base[2 * slice[i] + ((c - 1) & 1)];
                 b = std::min(b, dist);
             }
-            const std::uint64_t relative = compressed(
+            const std::uint64_t relative = study::compressed_bytes(
                 layout([&](std::uint64_t i, std::uint16_t c) -> std::uint16_t {
                     if (c == 0) return 0;
                     const std::uint16_t dist = static_cast<std::uint16_t>((c - 1) / 2);
