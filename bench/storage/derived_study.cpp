@@ -16,7 +16,7 @@
 // made don't-care (the previous free code repeated, as the
 // generator fills) and the table is compressed block by block as stored.
 //
-// Usage: derived_study DB TABLE...
+// Usage: derived_study DB TABLE... [--other-side] [--slots N] [--units]
 
 #include <omp.h>
 
@@ -90,12 +90,13 @@ int main(int argc, char** argv) {
     storage::TableWriteOptions options = study::compact_table_options();
     study::use_stored_compact_parser(options);
     // --other-side: the side the generator did not choose; --slots N: blocks of N slots.
-    bool other_side = false;
+    bool other_side = false, units_rule = false;
     std::uint64_t slots_override = 0;
     std::vector<const char*> names;
     for (int a = 2; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--other-side") other_side = true;
+        else if (arg == "--units") units_rule = true;
         else if (arg == "--slots" && a + 1 < argc) slots_override = std::strtoull(argv[++a], nullptr, 10);
         else names.push_back(argv[a]);
     }
@@ -167,19 +168,59 @@ int main(int argc, char** argv) {
                 derived_count += all_stored;
             }
         }
+        // --units: every unit off the DTC side, each square coloured so that
+        // any move of it changes its colour (pawns by the step game, knights
+        // by square colour, kings by file and rank parity, bishops by rank,
+        // rooks by file plus rank mod 8), a position derived when the XOR
+        // of the colours is 0. Sizes only: these colours are not kept by the
+        // tables' symmetries (a mirror changes a square's colour), so a
+        // reader could not rely on them as they stand.
+        std::vector<std::uint8_t> position_derived;
+        if (units_rule && !same_units) {
+            position_derived.assign(n, 0);
+            bool colourable = true;
+            for (int u = 0; u < ix.unit_count(); ++u)
+                if (static_cast<int>(unit_color(ix.unit(u))) != d && unit_type(ix.unit(u)) == UnitType::Queen) colourable = false;
+            if (colourable) {
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    Square sq[index::kMaxUnits];
+                    if (!ix.decode(i, sq)) continue;
+                    unsigned x = 0;
+                    for (int u = 0; u < ix.unit_count(); ++u) {
+                        const Unit unit = ix.unit(u);
+                        if (static_cast<int>(unit_color(unit)) == d) continue;
+                        const int f = file_of(sq[u]), r = rank_of(sq[u]);
+                        switch (unit_type(unit)) {
+                            case UnitType::Pawn: {
+                                const int left = unit_color(unit) == Color::White ? 6 - r : r - 1;
+                                x ^= left == 5 ? 2U : static_cast<unsigned>(left & 1);
+                                break;
+                            }
+                            case UnitType::Knight: x ^= static_cast<unsigned>((f + r) & 1); break;
+                            case UnitType::King: x ^= static_cast<unsigned>((f & 1) | ((r & 1) << 1)); break;
+                            case UnitType::Bishop: x ^= static_cast<unsigned>(r); break;
+                            case UnitType::Rook: x ^= static_cast<unsigned>((f + r) & 7); break;
+                            default: break;
+                        }
+                    }
+                    position_derived[i] = x == 0;
+                }
+            }
+        }
         auto layout = [&](bool drop_derived) {
             std::vector<std::uint16_t> stored(2 * n, 0);
             std::uint16_t previous = 0;
             for (std::uint64_t i = 0; i < n; ++i) {
                 const std::uint64_t s = static_cast<std::uint64_t>(d) * n + i;
                 // Same units (wdl-dtc/6): a win stored as its WDL, code 1.
-                if (is_free[s] && !(drop_derived && derived[slice[i]])) previous = same_units && (codes[s] & 1) ? 1 : codes[s];
+                const bool dropped = drop_derived && (position_derived.empty() ? derived[slice[i]] != 0 : position_derived[i] != 0);
+                if (is_free[s] && !dropped) previous = same_units && (codes[s] & 1) ? 1 : codes[s];
                 stored[s] = previous;
             }
             return stored;
         };
         std::uint64_t derived_slots = 0;
-        for (std::uint64_t i = 0; i < n; ++i) derived_slots += derived[slice[i]];
+        for (std::uint64_t i = 0; i < n; ++i) derived_slots += position_derived.empty() ? derived[slice[i]] : position_derived[i];
         const std::uint64_t plain = study::compressed_bytes(layout(false), spb, options);
         const std::uint64_t dropped = study::compressed_bytes(layout(true), spb, options);
         std::printf("%-18s slots %9llu side %s stored %8llu plain %8llu structures %6zu derived %6zu (%.1f %% of slots) -> %8llu (%.3f)\n",
