@@ -16,7 +16,7 @@
 // made don't-care (the previous free code repeated, as the
 // generator fills) and the table is compressed block by block as stored.
 //
-// Usage: derived_study DB TABLE... [--other-side] [--slots N] [--units]
+// Usage: derived_study DB TABLE... [--other-side] [--slots N] [--units] [--knight-rank]
 
 #include <omp.h>
 
@@ -90,13 +90,14 @@ int main(int argc, char** argv) {
     storage::TableWriteOptions options = study::compact_table_options();
     study::use_stored_compact_parser(options);
     // --other-side: the side the generator did not choose; --slots N: blocks of N slots.
-    bool other_side = false, units_rule = false;
+    bool other_side = false, units_rule = false, knight_rank = false;
     std::uint64_t slots_override = 0;
     std::vector<const char*> names;
     for (int a = 2; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--other-side") other_side = true;
         else if (arg == "--units") units_rule = true;
+        else if (arg == "--knight-rank") units_rule = knight_rank = true;
         else if (arg == "--slots" && a + 1 < argc) slots_override = std::strtoull(argv[++a], nullptr, 10);
         else names.push_back(argv[a]);
     }
@@ -174,7 +175,8 @@ int main(int argc, char** argv) {
         // rooks by file plus rank mod 8), a position derived when the XOR
         // of the colours is 0. Sizes only: these colours are not kept by the
         // tables' symmetries (a mirror changes a square's colour), so a
-        // reader could not rely on them as they stand.
+        // reader could not rely on them as they stand. --knight-rank: a
+        // knight's rank modulo 4 instead, which the file mirror keeps.
         std::vector<std::uint8_t> position_derived;
         if (units_rule && !same_units) {
             position_derived.assign(n, 0);
@@ -196,7 +198,9 @@ int main(int argc, char** argv) {
                                 x ^= left == 5 ? 2U : static_cast<unsigned>(left & 1);
                                 break;
                             }
-                            case UnitType::Knight: x ^= static_cast<unsigned>((f + r) & 1); break;
+                            case UnitType::Knight:
+                                x ^= knight_rank ? static_cast<unsigned>(r & 3) : static_cast<unsigned>((f + r) & 1);
+                                break;
                             case UnitType::King: x ^= static_cast<unsigned>((f & 1) | ((r & 1) << 1)); break;
                             case UnitType::Bishop: x ^= static_cast<unsigned>(r); break;
                             case UnitType::Rook: x ^= static_cast<unsigned>((f + r) & 7); break;
