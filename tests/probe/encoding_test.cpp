@@ -597,9 +597,9 @@ TEST_CASE("wdl-dtc/7 answers every value as wdl-dtc/1, the derived pawn structur
 TEST_CASE("wdl-dtc/7 stores the antichess tables up to 3 units in no more bytes than Syzygy's files") {
     // Syzygy's WDL and DTZ files of the same tables (tests/reference/syzygy,
     // giveaway_sizes.tsv). As wdl-dtc/6 PPvN is larger: its DTC counts
-    // through pawn moves, which Syzygy's DTZ does not. wdl-dtc/7 leaves a
-    // third of its Black structures to a search, and changes nothing in a
-    // table without a side of pawns alone.
+    // through pawn moves, which Syzygy's DTZ does not. wdl-dtc/7 stores
+    // Black's side and leaves 40 % of its positions to a search, and changes
+    // nothing in a table without a side of pawns alone.
     std::map<std::string, std::uint64_t> syzygy;
     {
         std::ifstream in(std::string(TBF_REFERENCE_DIR) + "/syzygy/giveaway_sizes.tsv");
