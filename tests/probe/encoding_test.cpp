@@ -575,8 +575,11 @@ TEST_CASE("wdl-dtc/7 answers every value as wdl-dtc/1, the derived pawn structur
                 for (const Move r : replies) {
                     if (!probe::stays_in_table(child, r)) continue;
                     const Position grandchild = child.after(r);
+                    // The placement its slot holds: the canonical image,
+                    // which is what a reader classifies.
                     Square placed[index::kMaxUnits];
-                    if (!ix.placement_of(grandchild, placed)) {
+                    const index::Index g = ix.index(grandchild);
+                    if (g == index::kNoIndex || !ix.decode(g, placed)) {
                         ++unplaced;
                         continue;
                     }
