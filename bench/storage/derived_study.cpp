@@ -147,9 +147,7 @@ int main(int argc, char** argv) {
                 unsigned own = 0, off = 0;
                 for (const int x : structures[k]) {
                     const int color = x / 64;
-                    const int sq = x % 64;
-                    const int left = color == 0 ? 6 - rank_of(static_cast<Square>(sq)) : rank_of(static_cast<Square>(sq)) - 1;
-                    const unsigned worth = left == 5 ? 2U : static_cast<unsigned>(left & 1);
+                    const unsigned worth = probe::pawn_step_value(static_cast<Color>(color), static_cast<Square>(x % 64));
                     (color == d ? own : off) ^= worth;
                 }
                 derived[k] = off == 0 && own != 0;
@@ -193,11 +191,7 @@ int main(int argc, char** argv) {
                         if (static_cast<int>(unit_color(unit)) == d) continue;
                         const int f = file_of(sq[u]), r = rank_of(sq[u]);
                         switch (unit_type(unit)) {
-                            case UnitType::Pawn: {
-                                const int left = unit_color(unit) == Color::White ? 6 - r : r - 1;
-                                x ^= left == 5 ? 2U : static_cast<unsigned>(left & 1);
-                                break;
-                            }
+                            case UnitType::Pawn: x ^= probe::pawn_step_value(unit_color(unit), sq[u]); break;
                             case UnitType::Knight:
                                 x ^= knight_rank ? static_cast<unsigned>(r & 3) : static_cast<unsigned>((f + r) & 1);
                                 break;

@@ -112,7 +112,7 @@ std::string gen_usage() {
     "                wins' WDL alone, their DTC by a one-ply search) or wdl-dtc/7\n"
     "                (wdl-dtc/6; where one side has pawns alone, the other side's slots\n"
     "                of some pawn structures are valued by a two-ply search: smallest;\n"
-    "                cold probes of those tables cost 2-4 times as much)\n"
+    "                cold probes of those tables cost 2-5 times as much)\n"
     "  --blocks-per-record N  blocks stored in one record: 8 (default, storage\n"
     "                format 5; compact encodings: 8 to 256, chosen per table) or\n"
     "                another power of two up to 256; 1 writes format 2\n"

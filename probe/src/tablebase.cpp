@@ -503,7 +503,7 @@ ProbeResult<Value> detail::TablebaseState::dtc_search(const Table& t, Color side
         }
         if (t.derived_slot(~side, moved)) {
             // wdl-dtc/7: the child stores nothing; its own moves value it.
-            auto child = probe(variant, pos.after(m), need);
+            auto child = slot_value(t, ~side, slot, pos.after(m), need);
             if (!child.ok()) return child.status();
             if (better(move_value(*child, false))) return result();
             continue;
@@ -608,7 +608,8 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
         }
         if (t.derives_structures_ && side == t.dtc_side_) {
             Square squares[index::kMaxUnits];
-            if (t.indexer().decode(idx, squares) && t.derived_slot(side, squares)) {
+            oriented_placement(t.indexer(), pos, pos.side_to_move() != side, squares);
+            if (t.derived_slot(side, squares)) {
                 // wdl-dtc/7: a derived pawn structure stores nothing. Its
                 // in-table children (off the DTC side) search one ply over
                 // structures that are stored.
