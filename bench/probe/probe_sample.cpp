@@ -6,10 +6,12 @@
 // this reads any table in any encoding, so two databases of the same tables
 // compare encodings.
 //
-// Usage: probe_sample DB TABLE... [--variant V]
+// Usage: probe_sample DB TABLE... [--variant V] [--warm N] [--cold N]
+// (--warm, --cold: how many positions each, 200,000 and 20,000 unless given)
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,8 +23,8 @@ namespace {
 
 using namespace tbf;
 
-constexpr std::size_t kWarmPositions = 200000;
-constexpr std::size_t kColdPositions = 20000;
+constexpr std::size_t kDefaultWarmPositions = 200000;
+constexpr std::size_t kDefaultColdPositions = 20000;
 
 [[noreturn]] void fail(const std::string& message, int code) {
     std::fprintf(stderr, "probe_sample: %s\n", message.c_str());
@@ -34,9 +36,14 @@ constexpr std::size_t kColdPositions = 20000;
 int main(int argc, char** argv) {
     std::vector<std::string> names;
     VariantId variant = VariantId::Antichess;
+    std::size_t warm_positions = kDefaultWarmPositions, cold_positions = kDefaultColdPositions;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--variant" && i + 1 < argc) {
+        if ((arg == "--warm" || arg == "--cold") && i + 1 < argc) {
+            const long long n = std::atoll(argv[++i]);
+            if (n <= 0) fail(arg + " needs a positive count", 2);
+            (arg == "--warm" ? warm_positions : cold_positions) = static_cast<std::size_t>(n);
+        } else if (arg == "--variant" && i + 1 < argc) {
             auto v = parse_variant(argv[++i]);
             if (!v) fail("unknown variant '" + std::string(argv[i]) + "'", 2);
             variant = *v;
@@ -44,7 +51,7 @@ int main(int argc, char** argv) {
             names.push_back(arg);
         }
     }
-    if (argc < 3 || names.empty()) fail("usage: probe_sample DB TABLE... [--variant V]", 2);
+    if (argc < 3 || names.empty()) fail("usage: probe_sample DB TABLE... [--variant V] [--warm N] [--cold N]", 2);
     for (const std::string& name : names) {
         auto parsed = index::parse_table(name, variant);
         if (!parsed.ok()) fail(parsed.status().message(), 2);
@@ -59,7 +66,7 @@ int main(int argc, char** argv) {
             const index::Indexer& ix = (*table)->indexer();
             std::mt19937_64 rng(7);
             std::vector<Position> positions;
-            const std::size_t wanted = cold ? kColdPositions : kWarmPositions;
+            const std::size_t wanted = cold ? cold_positions : warm_positions;
             while (positions.size() < wanted) {
                 const Color side = rng() & 1 ? Color::White : Color::Black;
                 if (auto pos = ix.position(rng() % ix.size(), side)) positions.push_back(*pos);

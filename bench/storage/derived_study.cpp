@@ -16,7 +16,7 @@
 // made don't-care (the previous free code repeated, as the
 // generator fills) and the table is compressed block by block as stored.
 //
-// Usage: derived_study DB TABLE... [--other-side] [--slots N] [--units] [--knight-rank]
+// Usage: derived_study DB TABLE... [--other-side] [--slots N] [--units] [--knight-rank] [--knight-worth]
 
 #include <omp.h>
 
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     storage::TableWriteOptions options = study::compact_table_options();
     study::use_stored_compact_parser(options);
     // --other-side: the side the generator did not choose; --slots N: blocks of N slots.
-    bool other_side = false, units_rule = false, knight_rank = false;
+    bool other_side = false, units_rule = false, knight_rank = false, knight_worth_rule = false;
     std::uint64_t slots_override = 0;
     std::vector<const char*> names;
     for (int a = 2; a < argc; ++a) {
@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
         if (arg == "--other-side") other_side = true;
         else if (arg == "--units") units_rule = true;
         else if (arg == "--knight-rank") units_rule = knight_rank = true;
+        else if (arg == "--knight-worth") units_rule = knight_worth_rule = true;
         else if (arg == "--slots" && a + 1 < argc) slots_override = std::strtoull(argv[++a], nullptr, 10);
         else names.push_back(argv[a]);
     }
@@ -174,7 +175,8 @@ int main(int argc, char** argv) {
         // of the colours is 0. Sizes only: these colours are not kept by the
         // tables' symmetries (a mirror changes a square's colour), so a
         // reader could not rely on them as they stand. --knight-rank: a
-        // knight's rank modulo 4 instead, which the file mirror keeps.
+        // knight's rank modulo 4 instead, which the file mirror keeps;
+        // --knight-worth: wdl-dtc/8's knight worth (derived_slots.hpp).
         std::vector<std::uint8_t> position_derived;
         if (units_rule && !same_units) {
             position_derived.assign(n, 0);
@@ -193,7 +195,9 @@ int main(int argc, char** argv) {
                         switch (unit_type(unit)) {
                             case UnitType::Pawn: x ^= probe::pawn_step_value(unit_color(unit), sq[u]); break;
                             case UnitType::Knight:
-                                x ^= knight_rank ? static_cast<unsigned>(r & 3) : static_cast<unsigned>((f + r) & 1);
+                                x ^= knight_worth_rule ? probe::knight_worth(probe::pawn_files_frame(ix, sq), sq[u])
+                                     : knight_rank ? static_cast<unsigned>(r & 3)
+                                                   : static_cast<unsigned>((f + r) & 1);
                                 break;
                             case UnitType::King: x ^= static_cast<unsigned>((f & 1) | ((r & 1) << 1)); break;
                             case UnitType::Bishop: x ^= static_cast<unsigned>(r); break;

@@ -111,8 +111,9 @@ std::string gen_usage() {
     "                (wdl-dtc/5; a table with the same units on both sides stores its\n"
     "                wins' WDL alone, their DTC by a one-ply search) or wdl-dtc/7\n"
     "                (wdl-dtc/6; where one side has pawns alone, the other side's slots\n"
-    "                of some pawn structures are valued by a two-ply search: smallest;\n"
-    "                cold probes of those tables cost 2-5 times as much)\n"
+    "                of some pawn structures are valued by a two-ply search; cold probes\n"
+    "                of those tables cost 2-5 times as much) or wdl-dtc/8 (wdl-dtc/7,\n"
+    "                that side's knights counted too in tables with a pawn: smallest)\n"
     "  --blocks-per-record N  blocks stored in one record: 8 (default, storage\n"
     "                format 5; compact encodings: 8 to 256, chosen per table) or\n"
     "                another power of two up to 256; 1 writes format 2\n"
@@ -153,8 +154,8 @@ std::string plan_usage() {
     "                machine's cores); smaller tables get one\n"
     "  --db DIR      the database the tables go to: tables complete there get no job\n"
     "  --encoding E  value encoding the jobs build with (tbgen gen --encoding): wdl-dtc/1\n"
-    "                (default), wdl-dtc/2, wdl-dtc/3, wdl-dtc/4, wdl-dtc/5, wdl-dtc/6 or\n"
-    "                wdl-dtc/7,\n"
+    "                (default), wdl-dtc/2, wdl-dtc/3, wdl-dtc/4, wdl-dtc/5, wdl-dtc/6,\n"
+    "                wdl-dtc/7 or wdl-dtc/8,\n"
     "                whose sub-tables take 3 bits a slot, not 2\n";
 }
 

@@ -34,21 +34,21 @@ using ValueReader = std::function<void(Color side, std::uint64_t first, std::spa
 // code before it, like every slot that stores no value).
 // `sides.wins_as_wdl` (wdl-dtc/6, the same units on both sides): a win of the
 // DTC side is stored as its WDL alone, code 1.
-// `sides.derives[d]` (wdl-dtc/7): with DTC side d, the free slots of d in
-// derived pawn structures store nothing (probe/pawn_structures.hpp).
+// `sides.derives[d]` (wdl-dtc/7 and /8): with DTC side d, the free slots of d in
+// derived placements store nothing (probe/derived_slots.hpp).
 struct StoredSides {
     bool dtc_side_alone = false;
     bool wins_as_wdl = false;
-    std::array<bool, 2> derives{};
+    std::array<probe::DerivedWorths, 2> derives{};
     // Whether DTC side d stores nothing in side d's free slot at `squares`.
     bool derived(const index::Indexer& ix, int d, const Square* squares) const {
-        return derives[static_cast<std::size_t>(d)] && probe::derived_structure(ix, static_cast<Color>(d), squares);
+        return probe::derived_placement(ix, derives[static_cast<std::size_t>(d)], static_cast<Color>(d), squares);
     }
 };
 inline StoredSides stored_sides(std::string_view encoding, const index::Material& material) {
     return {probe::stores_dtc_side_alone(encoding, material), probe::stores_wins_as_wdl(encoding, material),
-            {probe::derives_pawn_structures(encoding, material, Color::White),
-             probe::derives_pawn_structures(encoding, material, Color::Black)}};
+            {probe::derived_worths(encoding, material, Color::White),
+             probe::derived_worths(encoding, material, Color::Black)}};
 }
 inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, StoredSides sides) {
     if (side == dtc_side) return sides.wins_as_wdl && (code & 1) ? std::uint16_t{1} : code;

@@ -50,11 +50,12 @@ inline constexpr std::uint64_t kNearMinBlockBytesSameUnits = 48;
 
 // Whether `encoding` prefers an order that keeps a one-ply search's children
 // near for a table of `material`: wdl-dtc/5 where the sides have different
-// units (the search off the DTC side), every wdl-dtc/6 and /7 table (with
+// units (the search off the DTC side), every wdl-dtc/6 to /8 table (with
 // the same units, a win's search too).
 inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
     return encoding == probe::kSearchedWinsCompactValueEncoding ||
            encoding == probe::kDerivedStructuresCompactValueEncoding ||
+           encoding == probe::kDerivedKnightsCompactValueEncoding ||
            (encoding == probe::kOneSideCompactValueEncoding && material != material.flipped());
 }
 
@@ -121,7 +122,7 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
             };
             // A free slot's code as DTC side d stores it (or nothing).
             auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d, const Square* squares) {
-                if (to_index(side) == d && sides.derived(ix, d, squares)) return;  // wdl-dtc/7: stores nothing
+                if (to_index(side) == d && sides.derived(ix, d, squares)) return;  // wdl-dtc/7 and /8: stores nothing
                 if (auto stored = stored_code(code, side, static_cast<Color>(d), sides)) previous = *stored;
             };
             const std::uint64_t begin = sampled[b] * per_block;

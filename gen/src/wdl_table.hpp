@@ -295,7 +295,7 @@ private:
                         std::optional<probe::SlotKind> kind = probe::quick_slot_kind<R>(pos);
                         if (!kind) kind = probe::slot_kind<R>(pos, moves);
                         if (*kind != probe::SlotKind::Free) return false;
-                        // wdl-dtc/7: a derived pawn structure's slot stores
+                        // wdl-dtc/7 and /8: a derived placement's slot stores
                         // nothing; the probe searches it.
                         if (resolver_->derived_slot(side, squares)) return false;
                         if (one_ply_here) {

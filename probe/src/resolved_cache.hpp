@@ -86,4 +86,65 @@ private:
     std::unique_ptr<std::atomic<std::uint64_t>[]> entries_;
 };
 
+// Without a cache of answers (a Tablebase opened with no cache), one probe
+// still keeps the answers its own searches reach: a derived position's
+// search and the searches of its children meet the same positions again,
+// and computing each once bounds a cold probe's work. Lives on the thread
+// from the outermost Scope to its end; entries of earlier probes are told
+// apart by a generation, so ending a scope clears nothing. (A value kept
+// under a table's ordinal stays true: after 2^32 probes an old entry could
+// answer again, rightly.)
+class ProbeMemo {
+public:
+    // Begins or nests a probe on this thread; the outermost end forgets.
+    class Scope {
+    public:
+        Scope() noexcept { ++depth(); }
+        ~Scope() {
+            if (--depth() == 0 && ++generation() == 0) generation() = 1;
+        }
+        Scope(const Scope&) = delete;
+        Scope& operator=(const Scope&) = delete;
+    };
+
+    static std::optional<Value> find(std::uint32_t ordinal, std::uint64_t slot, bool exact_dtc) {
+        if (depth() == 0 || ordinal == 0) return std::nullopt;
+        const Entry& e = entries()[position(ordinal, slot)];
+        if (e.generation != generation() || e.ordinal != ordinal || e.slot != slot) return std::nullopt;
+        if (exact_dtc && !e.exact_dtc) return std::nullopt;
+        return decode_value(e.code);
+    }
+
+    static void keep(std::uint32_t ordinal, std::uint64_t slot, Value value, bool exact_dtc) {
+        if (depth() == 0 || ordinal == 0) return;  // 0: a table without an ordinal
+        if (!exact_dtc) value.dtc = 0;
+        entries()[position(ordinal, slot)] = {slot, generation(), ordinal, encode_value(value), exact_dtc};
+    }
+
+private:
+    static constexpr std::size_t kEntries = 8192;
+    struct Entry {
+        std::uint64_t slot = 0;
+        std::uint32_t generation = 0;  // 0: never written (generations start at 1)
+        std::uint32_t ordinal = 0;
+        std::uint16_t code = 0;
+        bool exact_dtc = false;
+    };
+    static int& depth() {
+        thread_local int d = 0;
+        return d;
+    }
+    static std::uint32_t& generation() {
+        thread_local std::uint32_t g = 1;
+        return g;
+    }
+    static Entry* entries() {
+        thread_local std::unique_ptr<Entry[]> table(new Entry[kEntries]);
+        return table.get();
+    }
+    static std::size_t position(std::uint32_t ordinal, std::uint64_t slot) {
+        return static_cast<std::size_t>((slot ^ (std::uint64_t{ordinal} * 0x9E3779B97F4A7C15ull >> 20)) & (kEntries - 1));
+    }
+};
+
 }  // namespace tbf::probe::detail

@@ -111,6 +111,14 @@ private:
     std::unique_ptr<std::atomic<Entry>[]> entries_;
 };
 
+// Without a decoded-block cache, one probe decodes a block it reads again
+// once (storage::ReadScope) and searches a position it meets again once
+// (ProbeMemo, when no answers are kept either).
+struct UncachedScope {
+    storage::ReadScope blocks;
+    detail::ProbeMemo::Scope answers;
+};
+
 // Nonzero key of a table: the variant, then 4 bits per (colour, unit type)
 // count; materials of more than kMaxUnits units never get this far.
 std::uint64_t table_key(VariantId variant, const index::Material& m) {
@@ -351,7 +359,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     table->dtc_side_ = dtc_side;
     table->dtc_side_alone_ = stores_dtc_side_alone(spec.value_encoding, material);
     table->wins_as_wdl_ = stores_wins_as_wdl(spec.value_encoding, material);
-    table->derives_structures_ = derives_pawn_structures(spec.value_encoding, material, dtc_side);
+    table->derived_worths_ = derived_worths(spec.value_encoding, material, dtc_side);
     table->same_units_ = material == material.flipped();
     table->key_ = table_key(variant, material);
     table->ordinal_ = ResolvedCache::next_ordinal();
@@ -502,7 +510,7 @@ ProbeResult<Value> detail::TablebaseState::dtc_search(const Table& t, Color side
             return invalid_argument("a move of a position of table " + t.info().spec.name + " leaves its index");
         }
         if (t.derived_slot(~side, moved)) {
-            // wdl-dtc/7: the child stores nothing; its own moves value it.
+            // wdl-dtc/7 and /8: the child stores nothing; its own moves value it.
             auto child = slot_value(t, ~side, slot, pos.after(m), need);
             if (!child.ok()) return child.status();
             if (better(move_value(*child, false))) return result();
@@ -519,7 +527,7 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
                                                       const Position& pos, Need need,
                                                       const std::uint16_t* stored) const {
     // Without a block cache, blocks read again within this probe decode once.
-    std::optional<storage::ReadScope> scope;
+    std::optional<UncachedScope> scope;
     if (uncached) scope.emplace();
     if (!t.compact_) {
         if (stored != nullptr) return decode_value(*stored);
@@ -528,12 +536,20 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
         return decode_value(*code);
     }
     const std::uint64_t slot = to_index(side) * t.indexer().size() + idx;
-    if (auto kept = resolved.find(t.ordinal_, slot, need == Need::Full)) {
+    const bool keeps = resolved.enabled();
+    if (auto kept = keeps ? resolved.find(t.ordinal_, slot, need == Need::Full)
+                          : ProbeMemo::find(t.ordinal_, slot, need == Need::Full)) {
         if (need == Need::Wdl) kept->dtc = 0;
         return *kept;
     }
     auto value = resolve_slot(t, side, idx, pos, need, stored);
-    if (value.ok()) resolved.keep(t.ordinal_, slot, *value, need == Need::Full);
+    if (value.ok()) {
+        if (keeps) {
+            resolved.keep(t.ordinal_, slot, *value, need == Need::Full);
+        } else {
+            ProbeMemo::keep(t.ordinal_, slot, *value, need == Need::Full);
+        }
+    }
     return value;
 }
 
@@ -598,6 +614,13 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
                 return invalid_argument("the colour-swapped image of a position of table " + t.info().spec.name +
                                         " leaves its index");
             }
+            if (t.derived_slot(t.dtc_side_, squares)) {
+                // wdl-dtc/8, pawns alone on both sides: the image stores
+                // nothing. This position's moves are pawn steps, to DTC-side
+                // positions whose placements are stored.
+                if (!listed) generate_legal<R>(pos, moves);
+                return best_move(variant, pos, moves, need);
+            }
             auto code = t.code(t.dtc_side_, image);
             if (!code.ok()) return code.status();
             if (!searched_win(*code)) return decode_value(*code);
@@ -606,13 +629,13 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
             if (!listed) generate_legal<R>(pos, moves);
             return checked_win_search(side, pos, moves, image);
         }
-        if (t.derives_structures_ && side == t.dtc_side_) {
+        if (t.derives_slots() && side == t.dtc_side_) {
             Square squares[index::kMaxUnits];
             oriented_placement(t.indexer(), pos, pos.side_to_move() != side, squares);
             if (t.derived_slot(side, squares)) {
-                // wdl-dtc/7: a derived pawn structure stores nothing. Its
+                // wdl-dtc/7 and /8: a derived placement stores nothing. Its
                 // in-table children (off the DTC side) search one ply over
-                // structures that are stored.
+                // placements that are stored.
                 if (!listed) generate_legal<R>(pos, moves);
                 return best_move(variant, pos, moves, need);
             }
@@ -644,7 +667,7 @@ ProbeResult<Value> detail::TablebaseState::resolve_slot(const Table& t, Color si
 }
 
 ProbeResult<Value> detail::TablebaseState::probe(VariantId variant, const Position& pos, Need need) const {
-    std::optional<storage::ReadScope> scope;
+    std::optional<UncachedScope> scope;
     if (uncached) scope.emplace();
     // As terminal_value(): under compulsory captures a side without units has won.
     if (variant_traits(variant).captures_compulsory) {
@@ -840,7 +863,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->dtc_side_ = source.dtc_side_;
     copy->dtc_side_alone_ = source.dtc_side_alone_;
     copy->wins_as_wdl_ = source.wins_as_wdl_;
-    copy->derives_structures_ = source.derives_structures_;
+    copy->derived_worths_ = source.derived_worths_;
     copy->same_units_ = source.same_units_;
     copy->key_ = source.key_;
     copy->ordinal_ = source.ordinal_;  // the same values
@@ -881,7 +904,7 @@ ProbeResult<std::vector<MoveValue>> Tablebase::probe_moves(VariantId variant,
     return with_variant(variant, [&]<class R>() -> ProbeResult<std::vector<MoveValue>> {
         MoveList list;
         generate_legal<R>(pos, list);
-        std::optional<storage::ReadScope> scope;  // the children share blocks
+        std::optional<UncachedScope> scope;  // the children share blocks and answers
         if (state_->uncached) scope.emplace();
         std::vector<MoveValue> out;
         out.reserve(list.size());

@@ -100,7 +100,7 @@ Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
 
 // The blocks a thread's ReadScope keeps: the last kScopeBlocks read,
 // found by a scan (a probe reads a handful).
-constexpr std::size_t kScopeBlocks = 16;
+constexpr std::size_t kScopeBlocks = 64;
 
 struct ScopedBlock {
     const detail::DbState* db = nullptr;

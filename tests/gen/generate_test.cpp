@@ -553,16 +553,18 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
 
 TEST_CASE("one and two threads store identical bytes and statistics") {
     const int before = omp_get_max_threads();
-    // wdl-dtc/3 to /7 too: their group order and DTC side come from
-    // samples compressed on every thread (wdl-dtc/4 to /7 on tables storing
-    // one side to move; wdl-dtc/7's PPvN deriving pawn structures).
+    // wdl-dtc/3 to /8 too: their group order and DTC side come from
+    // samples compressed on every thread (wdl-dtc/4 to /8 on tables storing
+    // one side to move; wdl-dtc/7's PPvN deriving pawn structures, wdl-dtc/8's
+    // NPvN knights' squares).
     const std::string plain = test::kSanitized ? "KPvP" : "KRvKN";
     const std::string same_units = test::kSanitized ? "NvN" : "KNvKN";
     for (const auto& job : {std::pair{probe::kValueEncoding, plain}, std::pair{probe::kOrderedCompactValueEncoding, plain},
                             std::pair{probe::kMirroredCompactValueEncoding, same_units},
                             std::pair{probe::kOneSideCompactValueEncoding, plain},
                             std::pair{probe::kSearchedWinsCompactValueEncoding, same_units},
-                            std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("PPvN")}}) {
+                            std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("PPvN")},
+                            std::pair{probe::kDerivedKnightsCompactValueEncoding, std::string("NPvN")}}) {
         const std::string_view encoding = job.first;
         const std::string& table = job.second;
         CAPTURE(encoding);
@@ -604,11 +606,13 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
     // its captures in 2-unit ones; PvP's promotions in 2-unit ones. As
     // wdl-dtc/7, NPvP's captures land in NvP and its promotions in tables
     // such as NQvP, which derive pawn structures: read back, their derived
-    // slots are searched.
+    // slots are searched. As wdl-dtc/8 NvP derives knights' squares too, and
+    // PvP (the same units) both sides' pawn structures.
     const std::string plain = test::kSanitized ? "PvP" : "KPvK";
     for (const auto& job : {std::pair{probe::kOneSideCompactValueEncoding, plain},
                             std::pair{probe::kSearchedWinsCompactValueEncoding, plain},
-                            std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("NPvP")}}) {
+                            std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("NPvP")},
+                            std::pair{probe::kDerivedKnightsCompactValueEncoding, std::string("NPvP")}}) {
         const std::string_view encoding = job.first;
         const std::string& table = job.second;
         CAPTURE(encoding);
@@ -631,14 +635,19 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
         auto info = one_run.database().table_info(name);
         REQUIRE(info.ok());
         CHECK(info->spec.value_encoding == encoding);
-        if (encoding == probe::kDerivedStructuresCompactValueEncoding) {
-            std::size_t deriving = 0;
+        if (encoding == probe::kDerivedStructuresCompactValueEncoding ||
+            encoding == probe::kDerivedKnightsCompactValueEncoding) {
+            std::size_t deriving = 0, deriving_knights = 0;
             for (const index::Material& sub : index::sub_tables(m, VariantId::Antichess)) {
                 auto t = two_runs.table(VariantId::Antichess, sub);
                 REQUIRE(t.ok());
-                deriving += (*t)->derives_pawn_structures() ? 1 : 0;
+                if (!(*t)->derives_slots()) continue;
+                ++deriving;
+                const Color off = ~(*t)->dtc_side();
+                deriving_knights += sub.count(off, UnitType::Knight) > 0 || sub == sub.flipped() ? 1 : 0;
             }
             CHECK(deriving > 0);
+            CHECK((deriving_knights > 0) == (encoding == probe::kDerivedKnightsCompactValueEncoding));
         }
     }
 }

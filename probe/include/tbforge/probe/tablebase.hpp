@@ -27,7 +27,7 @@
 
 #include "tbforge/index/indexer.hpp"
 #include "tbforge/index/material.hpp"
-#include "tbforge/probe/pawn_structures.hpp"
+#include "tbforge/probe/derived_slots.hpp"
 #include "tbforge/probe/value.hpp"
 #include "tbforge/rules/position.hpp"
 #include "tbforge/rules/variant.hpp"
@@ -69,46 +69,50 @@ inline constexpr std::string_view kOneSideCompactValueEncoding = "wdl-dtc/5";
 // of its colour-swapped image, whose quiet moves lead to the DTC side's
 // losses, stored with their DTC.
 inline constexpr std::string_view kSearchedWinsCompactValueEncoding = "wdl-dtc/6";
-// "wdl-dtc/7" (kDerivedStructuresCompactValueEncoding, pawn_structures.hpp):
+// "wdl-dtc/7" (kDerivedStructuresCompactValueEncoding, derived_slots.hpp):
 // wdl-dtc/6, except that a table whose side off the DTC side has pawns alone
 // stores nothing in the DTC side's free slots of derived pawn structures;
 // each is valued by a search of its moves, whose in-table children are
 // valued by one ply over stored structures.
+// "wdl-dtc/8" (kDerivedKnightsCompactValueEncoding, derived_slots.hpp):
+// wdl-dtc/7, the side off the DTC side allowed knights beside its pawns in
+// tables with a pawn, a knight's square counted like a pawn's steps.
 // Every value encoding this version reads, oldest first.
 inline constexpr std::string_view kValueEncodings[] = {
     kValueEncoding,           kCompactValueEncoding,         kOrderedCompactValueEncoding,
     kMirroredCompactValueEncoding, kOneSideCompactValueEncoding, kSearchedWinsCompactValueEncoding,
-    kDerivedStructuresCompactValueEncoding};
+    kDerivedStructuresCompactValueEncoding, kDerivedKnightsCompactValueEncoding};
 // Their names for messages: "wdl-dtc/1, wdl-dtc/2, ...".
 inline std::string value_encoding_names() {
     std::string names;
     for (const std::string_view e : kValueEncodings) names += (names.empty() ? "" : ", ") + std::string(e);
     return names;
 }
-// wdl-dtc/2 to /7: only some slots hold their value.
+// wdl-dtc/2 to /8: only some slots hold their value.
 inline bool is_compact_encoding(std::string_view encoding) {
     for (const std::string_view e : kValueEncodings) {
         if (e == encoding) return e != kValueEncoding;
     }
     return false;
 }
-// wdl-dtc/3 to /7: the table's index is in the group order its counter
+// wdl-dtc/3 to /8: the table's index is in the group order its counter
 // kIndexOrderCounter names.
 inline bool is_ordered_encoding(std::string_view encoding) {
     return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding ||
            encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
-           encoding == kDerivedStructuresCompactValueEncoding;
+           encoding == kDerivedStructuresCompactValueEncoding || encoding == kDerivedKnightsCompactValueEncoding;
 }
 // Whether a table of `material` in `encoding` stores its DTC side alone.
 inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
     return encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
-           encoding == kDerivedStructuresCompactValueEncoding ||
+           encoding == kDerivedStructuresCompactValueEncoding || encoding == kDerivedKnightsCompactValueEncoding ||
            (encoding == kMirroredCompactValueEncoding && material == material.flipped());
 }
 // Whether a table of `material` in `encoding` stores its DTC side's won free
-// positions as their WDL alone (wdl-dtc/6 and /7, the same units on both sides).
+// positions as their WDL alone (wdl-dtc/6 to /8, the same units on both sides).
 inline bool stores_wins_as_wdl(std::string_view encoding, const index::Material& material) {
-    return (encoding == kSearchedWinsCompactValueEncoding || encoding == kDerivedStructuresCompactValueEncoding) &&
+    return (encoding == kSearchedWinsCompactValueEncoding || encoding == kDerivedStructuresCompactValueEncoding ||
+            encoding == kDerivedKnightsCompactValueEncoding) &&
            material == material.flipped();
 }
 // A group order in one counter: 4 bits per group (its Unit), the high digit
@@ -173,14 +177,15 @@ public:
     // table's DTC side) or at least its WDL (the other side), which all do
     // but those off the DTC side of a table storing that side alone.
     bool stores_free_slots(Color side) const { return !dtc_side_alone_ || side == dtc_side_; }
-    // wdl-dtc/7 where the side off the DTC side has pawns alone: the DTC
-    // side's free slots of derived pawn structures store nothing.
-    bool derives_pawn_structures() const { return derives_structures_; }
+    // wdl-dtc/7 and /8 where the side off the DTC side has pawns (in /8
+    // also knights) alone: the DTC side's free slots of derived placements
+    // store nothing.
+    bool derives_slots() const { return derived_worths_ != DerivedWorths::None; }
     // Whether the free slot of `side` with placement `squares` (the
-    // indexer's unit order) stores nothing: the DTC side, a derived pawn
-    // structure (pawn_structures.hpp). Its value is a search of its moves.
+    // indexer's unit order) stores nothing: the DTC side, a derived
+    // placement (derived_slots.hpp). Its value is a search of its moves.
     bool derived_slot(Color side, const Square* squares) const {
-        return derives_structures_ && side == dtc_side_ && derived_structure(indexer_, dtc_side_, squares);
+        return side == dtc_side_ && derived_placement(indexer_, derived_worths_, dtc_side_, squares);
     }
     // White's units are Black's (KPvKP): a colour swap stays in the table.
     bool same_units() const { return same_units_; }
@@ -227,7 +232,7 @@ private:
     Color dtc_side_ = Color::White;
     bool dtc_side_alone_ = false;
     bool wins_as_wdl_ = false;
-    bool derives_structures_ = false;
+    DerivedWorths derived_worths_ = DerivedWorths::None;
     bool same_units_ = false;  // White's units are Black's: a colour swap stays in the table
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::uint32_t ordinal_ = 0;  // names it in caches of resolved values (unique in the process)
