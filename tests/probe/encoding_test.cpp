@@ -546,6 +546,16 @@ TEST_CASE("wdl-dtc/6 answers every value as wdl-dtc/1, the wins of tables with t
 
 namespace {
 
+// The antichess tables of up to 3 units whose sides have different units,
+// neither empty, with a side `wanted` accepts (sanitized: a sample).
+std::vector<index::Material> tables_up_to_3_units_with(bool (*wanted)(const index::Material&)) {
+    std::vector<index::Material> tables;
+    for (const index::Material& m : index::enumerate_tables(VariantId::Antichess, 3)) {
+        if (wanted(m) && m != m.flipped() && m.count(Color::White) > 0 && m.count(Color::Black) > 0) tables.push_back(m);
+    }
+    return test::sanitized_sample(tables);
+}
+
 // The derived-slot rule's promise on every table of `p` that derives: no
 // in-table grandchild of a derived slot lies in a derived placement, whatever
 // the two moves (with the same units on both sides: no in-table child's
@@ -629,13 +639,7 @@ TEST_CASE("wdl-dtc/7 answers every value as wdl-dtc/1, the derived pawn structur
     // stored as wdl-dtc/6). Tables of three pawns are 4-unit tables whose
     // promotions reach dozens of others: the ≤4 set checks them
     // (bench/storage/README.md, tbverify tables).
-    std::vector<index::Material> tables;
-    for (const index::Material& m : index::enumerate_tables(VariantId::Antichess, 3)) {
-        if (side_of_pawns_alone(m) && m != m.flipped() && m.count(Color::White) > 0 && m.count(Color::Black) > 0) {
-            tables.push_back(m);
-        }
-    }
-    tables = test::sanitized_sample(tables);
+    std::vector<index::Material> tables = tables_up_to_3_units_with(side_of_pawns_alone);
     tables.push_back(test::table_material(VariantId::Antichess, "PvP"));
     const Pair p(VariantId::Antichess, tables, kV7);
     check_every_slot(p, tables, test::kSanitized ? 5 : 20);
@@ -700,13 +704,7 @@ TEST_CASE("wdl-dtc/8 answers every value as wdl-dtc/1, the derived knight square
     // different units on the other (sanitized: a sample); PPvK, whose side
     // of pawns alone derives as in /7; and PvP, the same units on both sides,
     // pawns alone (both sides' worths).
-    std::vector<index::Material> tables;
-    for (const index::Material& m : index::enumerate_tables(VariantId::Antichess, 3)) {
-        if (side_of_knights_and_pawns(m) && m != m.flipped() && m.count(Color::White) > 0 && m.count(Color::Black) > 0) {
-            tables.push_back(m);
-        }
-    }
-    tables = test::sanitized_sample(tables);
+    std::vector<index::Material> tables = tables_up_to_3_units_with(side_of_knights_and_pawns);
     tables.push_back(test::table_material(VariantId::Antichess, "PPvK"));
     tables.push_back(test::table_material(VariantId::Antichess, "PvP"));
     const Pair p(VariantId::Antichess, tables, kV8);
