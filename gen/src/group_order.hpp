@@ -50,13 +50,11 @@ inline constexpr std::uint64_t kNearMinBlockBytesSameUnits = 48;
 
 // Whether `encoding` prefers an order that keeps a one-ply search's children
 // near for a table of `material`: wdl-dtc/5 where the sides have different
-// units (the search off the DTC side), every wdl-dtc/6 to /8 table (with
+// units (the search off the DTC side), every table from wdl-dtc/6 on (with
 // the same units, a win's search too).
 inline bool keeps_search_children_near(std::string_view encoding, const index::Material& material) {
-    return encoding == probe::kSearchedWinsCompactValueEncoding ||
-           encoding == probe::kDerivedStructuresCompactValueEncoding ||
-           encoding == probe::kDerivedKnightsCompactValueEncoding ||
-           (encoding == probe::kOneSideCompactValueEncoding && material != material.flipped());
+    const int number = probe::value_encoding_number(encoding);
+    return number >= 6 || (number == 5 && material != material.flipped());
 }
 
 // True when every unit of the side off `dtc_side` comes after every unit of

@@ -536,20 +536,12 @@ ProbeResult<Value> detail::TablebaseState::slot_value(const Table& t, Color side
         return decode_value(*code);
     }
     const std::uint64_t slot = to_index(side) * t.indexer().size() + idx;
-    const bool keeps = resolved.enabled();
-    if (auto kept = keeps ? resolved.find(t.ordinal_, slot, need == Need::Full)
-                          : ProbeMemo::find(t.ordinal_, slot, need == Need::Full)) {
+    if (auto kept = resolved.find(t.ordinal_, slot, need == Need::Full)) {
         if (need == Need::Wdl) kept->dtc = 0;
         return *kept;
     }
     auto value = resolve_slot(t, side, idx, pos, need, stored);
-    if (value.ok()) {
-        if (keeps) {
-            resolved.keep(t.ordinal_, slot, *value, need == Need::Full);
-        } else {
-            ProbeMemo::keep(t.ordinal_, slot, *value, need == Need::Full);
-        }
-    }
+    if (value.ok()) resolved.keep(t.ordinal_, slot, *value, need == Need::Full);
     return value;
 }
 

@@ -88,32 +88,32 @@ inline std::string value_encoding_names() {
     for (const std::string_view e : kValueEncodings) names += (names.empty() ? "" : ", ") + std::string(e);
     return names;
 }
-// wdl-dtc/2 to /8: only some slots hold their value.
-inline bool is_compact_encoding(std::string_view encoding) {
+// The number of a value encoding this version reads (wdl-dtc/N: N, from 1
+// on), 0 for any other name. Each encoding keeps what the ones before it
+// do, so a property that holds from some encoding on is a comparison.
+inline int value_encoding_number(std::string_view encoding) {
+    int number = 0;
     for (const std::string_view e : kValueEncodings) {
-        if (e == encoding) return e != kValueEncoding;
+        ++number;
+        if (e == encoding) return number;
     }
-    return false;
+    return 0;
 }
-// wdl-dtc/3 to /8: the table's index is in the group order its counter
+// wdl-dtc/2 on: only some slots hold their value.
+inline bool is_compact_encoding(std::string_view encoding) { return value_encoding_number(encoding) >= 2; }
+// wdl-dtc/3 on: the table's index is in the group order its counter
 // kIndexOrderCounter names.
-inline bool is_ordered_encoding(std::string_view encoding) {
-    return encoding == kOrderedCompactValueEncoding || encoding == kMirroredCompactValueEncoding ||
-           encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
-           encoding == kDerivedStructuresCompactValueEncoding || encoding == kDerivedKnightsCompactValueEncoding;
-}
-// Whether a table of `material` in `encoding` stores its DTC side alone.
+inline bool is_ordered_encoding(std::string_view encoding) { return value_encoding_number(encoding) >= 3; }
+// Whether a table of `material` in `encoding` stores its DTC side alone:
+// wdl-dtc/5 on, wdl-dtc/4 where both sides have the same units.
 inline bool stores_dtc_side_alone(std::string_view encoding, const index::Material& material) {
-    return encoding == kOneSideCompactValueEncoding || encoding == kSearchedWinsCompactValueEncoding ||
-           encoding == kDerivedStructuresCompactValueEncoding || encoding == kDerivedKnightsCompactValueEncoding ||
-           (encoding == kMirroredCompactValueEncoding && material == material.flipped());
+    const int number = value_encoding_number(encoding);
+    return number >= 5 || (number == 4 && material == material.flipped());
 }
 // Whether a table of `material` in `encoding` stores its DTC side's won free
-// positions as their WDL alone (wdl-dtc/6 to /8, the same units on both sides).
+// positions as their WDL alone (wdl-dtc/6 on, the same units on both sides).
 inline bool stores_wins_as_wdl(std::string_view encoding, const index::Material& material) {
-    return (encoding == kSearchedWinsCompactValueEncoding || encoding == kDerivedStructuresCompactValueEncoding ||
-            encoding == kDerivedKnightsCompactValueEncoding) &&
-           material == material.flipped();
+    return value_encoding_number(encoding) >= 6 && material == material.flipped();
 }
 // A group order in one counter: 4 bits per group (its Unit), the high digit
 // in the low bits; nullopt for a value that is no such list.
