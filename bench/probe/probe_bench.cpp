@@ -6,7 +6,9 @@
 //
 // The tables are built by the generator on first use, into $TBF_BENCH_DB if
 // set (kept, and reused by later runs) or else a scratch directory, in the
-// value encoding $TBF_BENCH_ENCODING (default wdl-dtc/1).
+// value encoding $TBF_BENCH_ENCODING (default wdl-dtc/1), with blocks
+// pair-coded as $TBF_BENCH_PAIR_CODING says (off, auto or always; default
+// off: zstd).
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -106,6 +108,16 @@ private:
         for (const char* t : kTables) tables.push_back(material(t));
         gen::GenerateOptions generate;
         if (const char* encoding = std::getenv("TBF_BENCH_ENCODING")) generate.value_encoding = encoding;
+        if (const char* pairs = std::getenv("TBF_BENCH_PAIR_CODING")) {
+            const std::string coding = pairs;
+            if (coding == "always") {
+                generate.pair_coding = storage::PairCoding::Always;
+            } else if (coding == "auto") {
+                generate.pair_coding = storage::PairCoding::Auto;
+            } else if (coding != "off") {
+                throw std::runtime_error("TBF_BENCH_PAIR_CODING: off, auto or always, not '" + coding + "'");
+            }
+        }
         auto result = gen::generate(writer, kVariant, tables, generate);
         if (!result.ok()) throw std::runtime_error(result.status().message());
     }

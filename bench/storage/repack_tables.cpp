@@ -15,10 +15,13 @@
 // compact table's DTC side as 0 (what wdl-dtc/5 stores of it; the values
 // checksum then differs by design); --all repacks
 // every table of SOURCE_DB and keeps them in SCRATCH_DB (a database a prober
-// can open as a whole; without it each table is deleted once measured).
+// can open as a whole; without it each table is deleted once measured);
+// --pairs auto|always codes the blocks by a grammar of value pairs (storage
+// format 6; TableWriteOptions::pair_coding).
 //
 // Usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] [--dict N]
 //                      [--group N] [--compact] [--table-layout] [--dtc-side-alone] [--all]
+//                      [--pairs auto|always]
 
 #include <algorithm>
 #include <cstdio>
@@ -53,7 +56,7 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: repack_tables SOURCE_DB SCRATCH_DB TABLE... [--level N] [--slots N] "
-                     "[--dict N] [--group N] [--compact] [--table-layout] [--dtc-side-alone] [--all]\n");
+                     "[--dict N] [--group N] [--compact] [--table-layout] [--dtc-side-alone] [--all] [--pairs auto|always]\n");
         return 2;
     }
     TableWriteOptions options = compact_write_options();
@@ -71,6 +74,10 @@ int main(int argc, char** argv) {
             dtc_side_alone = true;
         } else if (arg == "--table-layout") {
             table_layout = true;
+        } else if (arg == "--pairs" && i + 1 < argc) {
+            const std::string coding = argv[++i];
+            if (coding != "auto" && coding != "always") die("--pairs: auto or always");
+            options.pair_coding = coding == "auto" ? PairCoding::Auto : PairCoding::Always;
         } else if ((arg == "--level" || arg == "--slots" || arg == "--dict" || arg == "--group") &&
                    i + 1 < argc) {
             const long v = std::strtol(argv[++i], nullptr, 10);

@@ -513,6 +513,9 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     spec.value_encoding = options.value_encoding;
     spec.generator_version = std::string(kGeneratorVersion);
     spec.value_width = width;
+    if (write_options.compression == storage::Compression::Zstd && write_options.blocks_per_record > 1) {
+        write_options.pair_coding = options.pair_coding;
+    }
     auto writer = tb.database().create_table(spec, write_options);
     if (!writer.ok()) return database_failure("writing", name, writer.status());
     Status status;
@@ -902,7 +905,10 @@ Result<TableSummary> build_one(probe::Tablebase& tb, const index::Material& mate
                                                             ooc_options.work_dir);
             }
             const auto store_start = std::chrono::steady_clock::now();
-            stored = store_table<R>(tb, *indexer, name, material, options, builder.max_code() <= 0xFF ? 1 : 2,
+            // The pair code's writer would hold the whole table in memory.
+            GenerateOptions store_options = options;
+            store_options.pair_coding = storage::PairCoding::Off;
+            stored = store_table<R>(tb, *indexer, name, material, store_options, builder.max_code() <= 0xFF ? 1 : 2,
                                     [&](const ValueSink& sink, bool) { builder.stream_values(sink); });
             store_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - store_start).count();
             if (stored.ok()) builder.remove_work();

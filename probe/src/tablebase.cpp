@@ -391,10 +391,15 @@ namespace {
 class PinnedReader {
 public:
     PinnedReader(const storage::TableReader& reader, const std::vector<std::uint16_t>& resident)
-        : reader_(reader), resident_(resident) {}
+        : reader_(reader), resident_(resident), single_values_(reader.reads_single_values()) {}
 
     ProbeResult<std::uint16_t> code(std::uint64_t slot) {
         if (!resident_.empty()) return resident_[slot];
+        if (single_values_) {
+            auto value = reader_.get(slot);
+            if (!value.ok()) return probe_status(value.status());
+            return static_cast<std::uint16_t>(*value);
+        }
         if (!block_ || slot - block_->first_slot() >= block_->size()) {
             auto block = reader_.read_block(slot / reader_.info().slots_per_block);
             if (!block.ok()) return probe_status(block.status());
@@ -406,6 +411,7 @@ public:
 private:
     const storage::TableReader& reader_;
     const std::vector<std::uint16_t>& resident_;
+    const bool single_values_;  // pair-coded, no cache: a sub-block a value
     storage::BlockRef block_;
 };
 

@@ -27,7 +27,7 @@ constexpr std::string_view kStrategyMagic = "TBFS";
 constexpr std::uint32_t kRecordVersion = 1;
 // Table records of format 2 add the table's zstd dictionary, those of
 // format 3 the blocks per record and the payload bytes.
-constexpr std::uint32_t kTableRecordVersion = 3;
+constexpr std::uint32_t kTableRecordVersion = 4;
 
 constexpr std::size_t kMaxNameBytes = 4096;
 // Text fields (JSON statistics, roots) are metadata, not bulk data.
@@ -225,7 +225,8 @@ std::string encode_table_info(const TableInfo& info) {
     // by the libraries that wrote it.
     const bool v2 = info.format_version >= 2;
     const bool v3 = info.format_version >= 3;
-    w.u32(v3 ? 3 : v2 ? 2 : kRecordVersion);
+    const bool v4 = info.format_version >= 6;
+    w.u32(v4 ? 4 : v3 ? 3 : v2 ? 2 : kRecordVersion);
     w.string32(spec.name);
     w.string32(spec.variant);
     w.string32(spec.material);
@@ -250,6 +251,7 @@ std::string encode_table_info(const TableInfo& info) {
         w.u32(info.blocks_per_record);
         w.u64(info.payload_bytes);
     }
+    if (v4) w.string32(info.pair_model);
     w.seal();
     return out;
 }
@@ -296,6 +298,7 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
         t.blocks_per_record = r.le<std::uint32_t>();
         t.payload_bytes = r.le<std::uint64_t>();
     }
+    if (record_version >= 4) t.pair_model = r.string32();
     if (r.failed()) return corrupt(what, "record ends inside a field");
     if (r.remaining() != 0) return corrupt(what, "trailing bytes after the last field");
 
@@ -307,7 +310,7 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
                 what + ": storage format version " + std::to_string(t.format_version)};
     }
     if ((record_version >= 2) != (t.format_version >= 2) ||
-        (record_version >= 3) != (t.format_version >= 3)) {
+        (record_version >= 3) != (t.format_version >= 3) || (record_version >= 4) != (t.format_version >= 6)) {
         return corrupt(what, "record version " + std::to_string(record_version) +
                                  " with storage format version " + std::to_string(t.format_version));
     }
@@ -323,6 +326,12 @@ Status decode_table_info(std::string_view name, std::string_view value, TableInf
         return corrupt(what, "bad blocks per record " + std::to_string(t.blocks_per_record));
     }
     if (t.payload_bytes > t.stored_bytes) return corrupt(what, "payload bytes exceed the stored bytes");
+    if (!t.pair_model.empty()) {
+        // Checked once here, so that every reader of the table can rely on it.
+        if (t.blocks_per_record < 2) return corrupt(what, "a pair model in a table of single-block records");
+        PairModel model;
+        if (Status s = PairModel::parse(t.pair_model, model); !s.ok()) return corrupt(what, s.message());
+    }
     info = std::move(t);
     return {};
 }
@@ -545,6 +554,12 @@ std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info) 
     auto decoding = std::make_shared<BlockDecoding>();
     decoding->bare_frames = info.format_version >= 4;
     decoding->fills_in_directory = fills_in_directory(info);
+    if (!info.pair_model.empty()) {
+        auto model = std::make_shared<PairModel>();
+        // decode_table_info parsed it already.
+        if (!PairModel::parse(info.pair_model, *model).ok()) throw std::logic_error("unchecked pair model");
+        decoding->pairs = std::move(model);
+    }
     if (!info.dictionary.empty()) {
         decoding->ddict.reset(ZSTD_createDDict(info.dictionary.data(), info.dictionary.size()));
         if (!decoding->ddict) throw std::bad_alloc();
@@ -647,6 +662,12 @@ Status decode_payload(std::string_view table_name, std::uint64_t block_no, std::
                                 static_cast<int>(payload.size()), static_cast<int>(raw_size));
         if (n < 0 || static_cast<std::size_t>(n) != raw_size) {
             return fail("LZ4 payload does not decode to the block size");
+        }
+        return {};
+    }
+    if (codec == static_cast<std::uint8_t>(BlockCodec::Zstd) && decoding != nullptr && decoding->pairs) {
+        if (Status s = pair_decode_member(*decoding->pairs, payload, slots, width, out); !s.ok()) {
+            return fail(s.message());
         }
         return {};
     }
@@ -873,6 +894,33 @@ Status decode_member(std::string_view table_name, std::uint64_t block_no, const 
     }
     return decode_payload(table_name, block_no, static_cast<std::uint8_t>(member.codec),
                           member.payload, width, slots, decoding, out);
+}
+
+Status member_value(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
+                    std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding, std::uint32_t index,
+                    std::uint32_t& value) {
+    if (member.fill_value) {
+        value = *member.fill_value;
+        return {};
+    }
+    if (member.codec == MemberCodec::Raw && member.payload.size() == std::size_t{slots} * width) {
+        value = value_at(reinterpret_cast<const std::uint8_t*>(member.payload.data()), width, index);
+        return {};
+    }
+    if (member.codec == MemberCodec::Zstd && decoding != nullptr && decoding->pairs) {
+        if (Status s = pair_member_value(*decoding->pairs, member.payload, slots, index, value); !s.ok()) {
+            return block_error(table_name, block_no, StatusCode::Corruption, s.message());
+        }
+        return {};
+    }
+    // A whole frame (or a damaged member, whose decoding names the problem).
+    thread_local std::vector<std::uint8_t> scratch;
+    scratch.resize(std::size_t{slots} * width);
+    if (Status s = decode_member(table_name, block_no, member, width, slots, decoding, scratch.data()); !s.ok()) {
+        return s;
+    }
+    value = value_at(scratch.data(), width, index);
+    return {};
 }
 
 Status decode_block(std::string_view table_name, std::uint64_t block_no, std::string_view key,

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pair_codec.hpp"
 #include "tbforge/base/status.hpp"
 #include "tbforge/storage/strategy.hpp"
 #include "tbforge/storage/table.hpp"
@@ -118,6 +119,9 @@ struct BlockDecoding {
     ZstdDDict ddict;
     bool bare_frames = false;         // format 4: see BlockEncoding
     bool fills_in_directory = false;  // format 5: see BlockEncoding
+    // Format 6: the table's pair model; its compressed members (codec zstd
+    // in the directory) are then pair-coded, not zstd frames.
+    std::shared_ptr<const PairModel> pairs;
 };
 [[nodiscard]] std::shared_ptr<const BlockDecoding> make_block_decoding(const TableInfo& info);
 // Whether the table's group records keep fill values in their directory
@@ -202,6 +206,13 @@ struct GroupView {
                                    const GroupMember& member, std::uint32_t width,
                                    std::uint32_t slots, const BlockDecoding* decoding,
                                    std::uint8_t* out);
+
+// The value at `index` of one member of an opened group: a pair-coded
+// member decodes only the sub-block holding it, a fill or raw member none,
+// a zstd frame whole.
+[[nodiscard]] Status member_value(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
+                                  std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding,
+                                  std::uint32_t index, std::uint32_t& value);
 
 // Checks and decodes a block record into `out` (expected_slots * width bytes).
 // `decoding` is the table's (may be null for tables without a dictionary).

@@ -122,7 +122,7 @@ Result<TableInfo> Database::copy_table(const TableReader& source, bool replace) 
             return Status(StatusCode::ChecksumMismatch,
                           what + ": values checksum does not match the source's metadata");
         }
-        if (stored_bytes != info.stored_bytes) {
+        if (stored_bytes + info.pair_model.size() != info.stored_bytes) {
             return Status(StatusCode::Corruption, what + ": stored bytes do not match the source's metadata");
         }
         if (info.block_count > 0) {

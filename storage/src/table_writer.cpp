@@ -42,6 +42,10 @@ TableWriterImpl::TableWriterImpl(std::shared_ptr<DbState> db, TableSpec spec,
             if (!cctx_.back()) throw std::bad_alloc();
         }
         dictionaries_ready_ = options_.dictionary_bytes == 0;
+        // The grammar is built over the whole table, so the writer holds it
+        // (the generator holds its values anyway); a dictionary is not used.
+        hold_table_ = options_.pair_coding != PairCoding::Off && options_.blocks_per_record > 1;
+        if (hold_table_) dictionaries_ready_ = true;
     }
 }
 
@@ -111,6 +115,11 @@ Status TableWriterImpl::store(const std::string& key, const std::string& record)
 }
 
 Status TableWriterImpl::add_block(const std::uint8_t* raw, std::uint32_t slots) {
+    if (hold_table_) {
+        held_.insert(held_.end(), raw, raw + std::size_t{slots} * spec_.value_width);
+        held_slots_.push_back(slots);
+        return {};
+    }
     if (dictionaries_ready_) return encode_and_add(raw, slots);
     held_.insert(held_.end(), raw, raw + std::size_t{slots} * spec_.value_width);
     held_slots_.push_back(slots);
@@ -142,6 +151,94 @@ Status TableWriterImpl::release_held() {
     for (std::size_t b = 0; b < held; ++b) {
         if (Status s = encode_and_add(held_.data() + b * block_bytes, held_slots_[b]); !s.ok()) {
             return s;
+        }
+    }
+    release_memory(held_);
+    release_memory(held_slots_);
+    return {};
+}
+
+namespace {
+
+// A pair-coded block as a group member: the header of a single-block record
+// with the zstd codec (in a table with a pair model the codec of pair-coded
+// members), or the raw values where the code does not pay.
+void pair_member(const std::string& payload, std::span<const std::uint8_t> raw, std::uint32_t width,
+                 std::string& member) {
+    const bool coded = payload.size() < raw.size();
+    member.clear();
+    member.push_back(static_cast<char>(coded ? MemberCodec::Zstd : MemberCodec::Raw));
+    member.push_back(static_cast<char>(width));
+    member.append(2, '\0');
+    const auto slots = static_cast<std::uint32_t>(raw.size() / width);
+    for (int i = 0; i < 4; ++i) member.push_back(static_cast<char>(slots >> (8 * i)));
+    member.append(8, '\0');
+    if (coded) {
+        member.append(payload);
+    } else {
+        member.append(reinterpret_cast<const char*>(raw.data()), raw.size());
+    }
+}
+
+// What a member adds to its group record: its payload, or nothing for a
+// fill (format 5 keeps its value in the directory).
+std::uint64_t member_payload_bytes(const std::string& member) {
+    return static_cast<MemberCodec>(member[0]) == MemberCodec::Fill ? 0 : member.size() - kBlockHeaderBytes;
+}
+
+}  // namespace
+
+Status TableWriterImpl::store_held_table() {
+    const std::uint32_t width = spec_.value_width;
+    const std::size_t block_bytes = std::size_t{options_.slots_per_block} * width;
+    const std::size_t blocks = held_slots_.size();
+    const auto raw_block = [&](std::size_t b) {
+        return std::span<const std::uint8_t>(held_.data() + b * block_bytes, std::size_t{held_slots_[b]} * width);
+    };
+    std::vector<std::string> pair_members(blocks);
+    std::uint64_t pair_bytes = 0;
+    Result<PairEncoding> pairs = pair_encode(held_, width, options_.slots_per_block);
+    if (pairs.ok()) {
+        for (std::size_t b = 0; b < blocks; ++b) {
+            if (!fill_member(raw_block(b), width, pair_members[b])) {
+                pair_member(pairs->members[b], raw_block(b), width, pair_members[b]);
+            }
+            pair_bytes += member_payload_bytes(pair_members[b]);
+        }
+        pair_bytes += pairs->model.serialized().size();
+    } else if (pairs.status().code() != StatusCode::InvalidArgument) {
+        return pairs.status();
+    }
+    bool use_pairs = pairs.ok();
+    std::vector<std::string> zstd_members;
+    if (use_pairs && options_.pair_coding == PairCoding::Auto) {
+        zstd_members.resize(blocks);
+        std::uint64_t zstd_bytes = 0;
+#pragma omp parallel for num_threads(options_.compression_threads) schedule(dynamic, 1) reduction(+ : zstd_bytes)
+        for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(blocks); ++b) {
+            encode("", raw_block(static_cast<std::size_t>(b)), static_cast<std::size_t>(omp_get_thread_num()),
+                   zstd_members[static_cast<std::size_t>(b)]);
+            zstd_bytes += member_payload_bytes(zstd_members[static_cast<std::size_t>(b)]);
+        }
+        use_pairs = static_cast<double>(pair_bytes) <=
+                    (1.0 + options_.pair_size_tolerance) * static_cast<double>(zstd_bytes);
+    }
+    if (use_pairs) {
+        pair_model_ = pairs->model.serialized();
+        for (std::size_t b = 0; b < blocks; ++b) {
+            if (Status s = put_record("", pair_members[b], raw_block(b)); !s.ok()) return s;
+        }
+    } else if (!zstd_members.empty()) {
+        for (std::size_t b = 0; b < blocks; ++b) {
+            if (Status s = put_record("", zstd_members[b], raw_block(b)); !s.ok()) return s;
+        }
+    } else {
+        hold_table_ = false;
+        for (std::size_t b = 0; b < blocks; ++b) {
+            if (Status s = encode_and_add(held_.data() + b * block_bytes, held_slots_[b]); !s.ok()) return s;
+        }
+        if (!batch_slots_.empty()) {
+            if (Status s = flush_batch(); !s.ok()) return s;
         }
     }
     release_memory(held_);
@@ -238,6 +335,9 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
         if (Status s = add_block(pending_.data(), slots); !s.ok()) return fail(s);
         pending_.clear();
     }
+    if (hold_table_) {
+        if (Status s = store_held_table(); !s.ok()) return fail(s);
+    }
     if (!dictionaries_ready_) {
         if (Status s = release_held(); !s.ok()) return fail(s);
     }
@@ -260,18 +360,20 @@ Status TableWriterImpl::commit(const TableStatistics& statistics) {
     // 4, grouped blocks format 3, zstd blocks format 2; LZ4 and raw tables
     // are written exactly as format 1 was. Older libraries still read what
     // they can.
-    info.format_version = encoding_.fills_in_directory                 ? 5
+    info.format_version = !pair_model_.empty()                          ? 6
+                          : encoding_.fills_in_directory                 ? 5
                           : encoding_.bare_frames                      ? 4
                           : options_.blocks_per_record > 1             ? 3
                           : options_.compression == Compression::Zstd ? 2
                                                                        : 1;
     info.slots_per_block = options_.slots_per_block;
     info.block_count = blocks_written_;
-    info.stored_bytes = stored_bytes_;
+    info.stored_bytes = stored_bytes_ + pair_model_.size();
     info.storage_id = storage_id_;
     info.dictionary = dictionary_;
     info.blocks_per_record = options_.blocks_per_record;
     info.payload_bytes = options_.blocks_per_record > 1 ? payload_bytes_ : 0;
+    info.pair_model = pair_model_;
 
     Publication pub{kTableTag,
                     spec_.name,

@@ -36,6 +36,9 @@ private:
     [[nodiscard]] Status encode_and_add(const std::uint8_t* raw, std::uint32_t slots);
     // Zstd: trains the dictionary on the held-back blocks, then stores them.
     [[nodiscard]] Status release_held();
+    // Pair coding: the whole table held in held_, stored pair-coded or (Auto,
+    // or too many distinct values) as zstd blocks.
+    [[nodiscard]] Status store_held_table();
     [[nodiscard]] Status flush_batch();
     // One block as its record, or in a group, when all its values are one,
     // as a fill member (not compressed at all). `thread`: whose zstd
@@ -75,6 +78,8 @@ private:
     BlockEncoding encoding_;
     // Zstd: blocks held back until the dictionaries are trained on them.
     bool dictionaries_ready_ = true;
+    bool hold_table_ = false;  // pair coding: every block held until commit
+    std::string pair_model_;
     std::vector<std::uint8_t> held_;
     std::vector<std::uint32_t> held_slots_;
     std::string dictionary_;

@@ -232,8 +232,40 @@ void storage_seeds(const fs::path& out) {
             }
         }
     }
+    // Pair-coded members (format 6): byte 0 width code, bytes 1-2 the slots
+    // - 1, bytes 3-4 the model's length, the model, the payload; from runs,
+    // a period and a single value coded by the writer's encoder. The table
+    // record of such a table carries its model.
+    Corpus pairs(out, "storage_pairs");
+    for (const std::uint32_t width_code : {0u, 1u, 2u}) {
+        const std::uint32_t width = 1u << width_code;
+        for (const std::uint32_t slots : {1u, 300u, 3000u}) {
+            for (const int shape : {0, 1, 2}) {
+                std::vector<std::uint8_t> raw(std::size_t{slots} * width, 0);
+                for (std::uint32_t i = 0; i < slots; ++i) {
+                    const std::uint32_t v = shape == 0 ? i / 37 % 5 : shape == 1 ? i % 11 * 3 : 7;
+                    for (std::uint32_t b = 0; b < width; ++b) raw[std::size_t{i} * width + b] = static_cast<std::uint8_t>(v >> (8 * b));
+                }
+                auto coded = detail::pair_encode(raw, width, 1024);
+                if (!coded.ok()) continue;
+                const std::string& model = coded->model.serialized();
+                for (std::size_t m = 0; m < coded->members.size(); ++m) {
+                    const std::uint32_t member_slots = std::min<std::uint32_t>(1024, slots - static_cast<std::uint32_t>(m) * 1024);
+                    pairs.add(std::string{static_cast<char>(width_code), static_cast<char>((member_slots - 1) & 0xFF),
+                                          static_cast<char>((member_slots - 1) >> 8), static_cast<char>(model.size() & 0xFF),
+                                          static_cast<char>(model.size() >> 8)} +
+                              model + coded->members[m]);
+                }
+                if (width == 1 && slots == 3000 && shape == 0) {
+                    table.pair_model = model;
+                    records.add(0 | kReseal | kOwnName, detail::encode_table_info(table));
+                    table.pair_model.clear();
+                }
+            }
+        }
+    }
     std::cout << "storage_record " << records.size() << ", storage_block " << blocks.size()
-              << ", storage_group " << groups.size() << " seeds\n";
+              << ", storage_group " << groups.size() << ", storage_pairs " << pairs.size() << " seeds\n";
 }
 
 void ooc_seeds(const fs::path& out) {

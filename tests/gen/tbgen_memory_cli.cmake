@@ -1,7 +1,7 @@
 # tbgen gen --memory/--work as a user runs it: bad sizes and missing options
 # are usage errors (exit 2), so is an uncapped table larger than the machine;
 # a capped run builds out-of-core, says so in its JSON lines and removes its
-# work directory. Then --blocks-per-record.
+# work directory. Then --blocks-per-record and --pair-coding.
 function(run_tbgen args expected_code)
   execute_process(COMMAND ${TBGEN} ${args} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
   if(NOT code EQUAL expected_code)
@@ -76,3 +76,22 @@ foreach(group 1 8)
     message(FATAL_ERROR "KvP stored ${group} a record is not format ${format}:\n${info}")
   endif()
 endforeach()
+
+# --pair-coding: off, auto or always; pair codes need records of several
+# blocks. KvP pair-coded is format 6.
+foreach(bad "x" "ALWAYS")
+  run_tbgen("gen;--variant;antichess;--db;${db};--pair-coding;${bad};KvP" 2)
+  if(NOT last_stderr MATCHES "^tbgen: error: bad --pair-coding")
+    message(FATAL_ERROR "--pair-coding '${bad}': unexpected error text: ${last_stderr}")
+  endif()
+endforeach()
+run_tbgen("gen;--variant;antichess;--db;${db};--pair-coding;always;--blocks-per-record;1;KvP" 2)
+if(NOT last_stderr MATCHES "more than one block a record")
+  message(FATAL_ERROR "--pair-coding with one block a record: unexpected error text: ${last_stderr}")
+endif()
+file(REMOVE_RECURSE ${db})
+run_tbgen("gen;--variant;antichess;--db;${db};--quiet;--pair-coding;always;KvP" 0)
+execute_process(COMMAND ${TBPROBE} info --db ${db} --json OUTPUT_VARIABLE info RESULT_VARIABLE code)
+if(NOT code EQUAL 0 OR NOT info MATCHES "\"table\":\"KvP\",[^\n]*\"format\":6,")
+  message(FATAL_ERROR "KvP pair-coded is not format 6:\n${info}")
+endif()

@@ -3,7 +3,8 @@
 // once with its default zstd blocks, 8 a record (format 5); a full decode of each
 // table gives the same code for every slot and both sides, the single-slot
 // reads agree, and the values checksums are equal (sanitizer builds: every
-// third table, test::sanitized_sample).
+// third table, test::sanitized_sample). Format 6 (pair-coded blocks) against
+// format 5 on tables whose probes search.
 
 #include <doctest/doctest.h>
 
@@ -61,4 +62,72 @@ TEST_CASE("format 5 answers every code of every table up to 3 units as format 1 
         CHECK(wrong == 0);
     }
     MESSAGE(slots << " slots compared");
+}
+
+TEST_CASE("format 6: pair-coded tables answer every probe as their zstd form, with and without a cache") {
+    // Tables built twice, their blocks as zstd frames and as pair codes
+    // (storage format 6): wdl-dtc/1, and wdl-dtc/8 tables whose probes
+    // search (one side stored, derived knights' squares and pawn
+    // structures), so that a probe without a cache reads many single
+    // values of one record through its read scope.
+    const std::vector<std::string> names = test::kSanitized
+                                               ? std::vector<std::string>{"NvP", "PvP"}
+                                               : std::vector<std::string>{"NvP", "PvP", "PPvK", "NPvN", "BPvN", "KRvK"};
+    std::vector<index::Material> tables;
+    for (const std::string& name : names) tables.push_back(test::table_material(VariantId::Antichess, name));
+    for (const std::string& encoding : {std::string(probe::kValueEncoding), std::string("wdl-dtc/8")}) {
+        CAPTURE(encoding);
+        test::ScratchDir dir;
+        for (const bool pairs : {false, true}) {
+            probe::Tablebase writer(test::open_rw(dir.sub(pairs ? "pairs" : "zstd")));
+            gen::GenerateOptions options;
+            options.value_encoding = encoding;
+            options.pair_coding = pairs ? storage::PairCoding::Always : storage::PairCoding::Off;
+            REQUIRE(gen::generate(writer, VariantId::Antichess, tables, options).ok());
+        }
+        auto zstd = probe::Tablebase::open(dir.sub("zstd"));
+        auto cold = probe::Tablebase::open(dir.sub("pairs"), {.cache_bytes = 0});
+        auto warm = probe::Tablebase::open(dir.sub("pairs"));
+        REQUIRE(zstd.ok());
+        REQUIRE(cold.ok());
+        REQUIRE(warm.ok());
+        std::uint64_t positions = 0, wrong = 0;
+        for (const index::Material& material : tables) {
+            CAPTURE(material.name());
+            auto a = zstd->table(VariantId::Antichess, material);
+            auto b = cold->table(VariantId::Antichess, material);
+            REQUIRE(a.ok());
+            REQUIRE(b.ok());
+            CHECK((*a)->info().format_version == 5);
+            CHECK((*b)->info().format_version == 6);
+            CHECK((*a)->info().values_checksum == (*b)->info().values_checksum);
+            const index::Indexer& ix = (*b)->indexer();
+            for (std::uint64_t i = 0; i < ix.size(); i += test::kSlotStride * 3) {
+                for (const Color side : {Color::White, Color::Black}) {
+                    const auto pos = ix.position(i, side);
+                    if (!pos) continue;
+                    auto x = zstd->probe(VariantId::Antichess, *pos);
+                    auto y = cold->probe(VariantId::Antichess, *pos);
+                    auto z = warm->probe(VariantId::Antichess, *pos);
+                    auto w = cold->probe_wdl(VariantId::Antichess, *pos);
+                    REQUIRE(x.ok() == y.ok());
+                    REQUIRE(x.ok() == z.ok());
+                    if (!x.ok()) continue;
+                    ++positions;
+                    wrong += !(*x == *y) + !(*x == *z) + !(w.ok() && *w == x->wdl);
+                }
+            }
+            for (const Position& pos : test::sample_positions(VariantId::Antichess, material.name(), 20)) {
+                auto m1 = zstd->probe_moves(VariantId::Antichess, pos);
+                auto m2 = cold->probe_moves(VariantId::Antichess, pos);
+                REQUIRE(m1.ok());
+                REQUIRE(m2.ok());
+                REQUIRE(m1->size() == m2->size());
+                for (std::size_t k = 0; k < m1->size(); ++k) wrong += !((*m1)[k].child == (*m2)[k].child);
+            }
+        }
+        CHECK(positions > 10000);
+        CHECK(wrong == 0);
+        MESSAGE(positions << " positions compared (" << encoding << ")");
+    }
 }

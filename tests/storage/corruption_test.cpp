@@ -285,7 +285,7 @@ TEST_CASE("a damaged metadata record is a clear error") {
     std::string more_slots = original;
     more_slots[slot_count_at + 2] = static_cast<char>(more_slots[slot_count_at + 2] + 1);
     std::string newer = original;
-    newer.replace(4, 4, le32(4));  // table records: 1, 2 and 3 (formats 1 to 3)
+    newer.replace(4, 4, le32(5));  // table records: 1 to 4 (formats 1 to 6)
     std::string wrong_name = original;
     wrong_name[12] = 'b';
     const Damage damages[] = {

@@ -28,6 +28,12 @@ struct GenerateOptions {
     // 0: storage::compact_write_options()'s 8, or for the compact encodings
     // as many as keep a record near 4 KB). 1 writes format 2.
     std::uint32_t blocks_per_record = 0;
+    // Zstd tables of several blocks a record: blocks coded by a grammar of
+    // value pairs instead (storage format 6, `tbgen gen --pair-coding`;
+    // storage::PairCoding): a value read without a cache decodes a 64-byte
+    // sub-block instead of a zstd frame. Auto: where that stores at most
+    // 10 % more than zstd. Out-of-core builds keep zstd.
+    storage::PairCoding pair_coding = storage::PairCoding::Off;
     // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
     // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
     // "wdl-dtc/3", the same in the index order that stores smallest (in-

@@ -20,9 +20,10 @@ namespace tbf::storage {
 // written by this library; docs/storage-format.md describes each version.
 // Version 2 added zstd blocks and per-table dictionaries, version 3 records
 // that hold several blocks, version 4 their zstd blocks as bare frames,
-// version 5 a block of one value as that value in its record's directory;
-// databases and tables of versions 1 to 4 are still read.
-inline constexpr std::uint32_t kFormatVersion = 5;
+// version 5 a block of one value as that value in its record's directory,
+// version 6 blocks coded by a table's grammar of value pairs; databases and
+// tables of versions 1 to 5 are still read.
+inline constexpr std::uint32_t kFormatVersion = 6;
 
 enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite };
 

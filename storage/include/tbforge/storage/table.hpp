@@ -80,6 +80,10 @@ struct TableInfo {
     // not recorded: tables of formats 1 and 2).
     std::uint32_t blocks_per_record = 1;
     std::uint64_t payload_bytes = 0;
+    // Format 6: the pair grammar and code of a table whose compressed blocks
+    // are pair-coded (docs/storage-format.md section 4; empty for zstd),
+    // kept in the metadata record and counted in stored_bytes.
+    std::string pair_model;
 
     bool operator==(const TableInfo&) const = default;
 };
@@ -94,6 +98,14 @@ struct TableInfo {
 // Zstd: each block is one zstd frame of the values' byte planes
 // (docs/storage-format.md section 4), with a dictionary trained per table.
 enum class Compression : std::uint8_t { None, Lz4, Lz4Hc, Zstd };
+
+// Zstd tables in records of several blocks: whether their blocks are coded
+// instead by a grammar of value pairs shared by the whole table and a
+// Huffman code, in sub-blocks of 64 bytes that each decode on their own
+// (format 6), so that reading one value without a cache decodes 64 bytes
+// rather than a whole zstd frame. Auto takes the pair code where it stores
+// at most (1 + pair_size_tolerance) times zstd's bytes.
+enum class PairCoding : std::uint8_t { Off, Auto, Always };
 
 struct TableWriteOptions {
     Compression compression = Compression::Lz4;
@@ -127,6 +139,12 @@ struct TableWriteOptions {
     // value in the group's directory, with no payload (format 5). false
     // writes format 4, for readers of that format.
     bool fills_in_directory = true;
+    // Pair-coded blocks (format 6; Zstd, more than one block a record). The
+    // writer then holds the table's values until commit, where the grammar
+    // is built over all of them; Always falls back to zstd for a table of
+    // more distinct values than the code has symbols.
+    PairCoding pair_coding = PairCoding::Off;
+    double pair_size_tolerance = 0.10;
     bool replace = false;  // allow replacing an existing table of the same name
     // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
     // The stored table is the same for any number.
@@ -262,6 +280,11 @@ public:
     // ChecksumMismatch / Corruption (a damaged block: never a wrong value),
     // NotFound (block missing), IoError.
     [[nodiscard]] Result<std::uint32_t> get(std::uint64_t slot) const;
+
+    // Whether get() reads a value without decoding its whole block (a
+    // pair-coded table read without a block cache): a caller reading several
+    // values of one block then does better with get() than read_block().
+    [[nodiscard]] bool reads_single_values() const;
 
     // All values of block `block_no` (slots [block_no * slots_per_block, ...)).
     [[nodiscard]] Result<BlockRef> read_block(std::uint64_t block_no,
