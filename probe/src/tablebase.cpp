@@ -932,8 +932,9 @@ ByteSplit byte_split(const storage::TableInfo& t) {
     ByteSplit split;
     const std::uint64_t records = storage::record_count(t);
     if (t.blocks_per_record > 1) {
-        // Format 3 records the payloads' bytes; the rest is headers and directories.
-        split.values = t.payload_bytes;
+        // Format 3 records the payloads' bytes, to which format 6 adds the
+        // pair model that codes them; the rest is headers and directories.
+        split.values = t.payload_bytes + t.pair_model.size();
     } else {
         const std::uint64_t headers = kHeaderBytes * records;
         split.values = t.stored_bytes > headers ? t.stored_bytes - headers : 0;

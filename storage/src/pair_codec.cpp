@@ -510,6 +510,30 @@ public:
         return false;
     }
 
+    // What read_symbol found wrong, if anything.
+    enum class SymbolProblem : std::uint8_t { None, NoCode, PastEnd, TooMany };
+
+    // The next symbol of a sub-block (`limit` bits long) and its expansion,
+    // checked: a code of the model, ending inside the sub-block, expanding
+    // to at most the `left` values its directory still gives it.
+    static SymbolProblem read_symbol(const PairModel& m, BitWindow& bits, std::uint64_t limit, std::uint64_t left,
+                                     std::uint32_t& symbol, std::uint64_t& expansion) {
+        unsigned n = 0;
+        if (!next_symbol(m, bits.top(), symbol, n, expansion)) return SymbolProblem::NoCode;
+        bits.skip(n);
+        if (bits.bit() > limit) return SymbolProblem::PastEnd;
+        return expansion > left ? SymbolProblem::TooMany : SymbolProblem::None;
+    }
+
+    static Status symbol_error(SymbolProblem problem, std::uint64_t k) {
+        const std::string sub_block = "sub-block " + std::to_string(k);
+        switch (problem) {
+            case SymbolProblem::NoCode: return bad_member("invalid code in " + sub_block);
+            case SymbolProblem::PastEnd: return bad_member(sub_block + " ends inside a code");
+            default: return bad_member(sub_block + " decodes to more values than its directory says");
+        }
+    }
+
     // The value at `pos` of sub-block `k` (`count` values, `size` bytes).
     static Status value_at(const PairModel& m, const std::uint8_t* bytes, std::uint64_t size, std::uint64_t k,
                            std::uint64_t count, std::uint64_t pos, std::uint32_t& value) {
@@ -518,19 +542,10 @@ public:
         std::uint32_t symbol = 0;
         std::uint64_t left_in_sub_block = count;
         for (;;) {
-            unsigned n = 0;
             std::uint64_t expansion = 0;
-            if (!next_symbol(m, bits.top(), symbol, n, expansion)) {
-                return bad_member("invalid code in sub-block " + std::to_string(k));
-            }
-            bits.skip(n);
-            if (bits.bit() > limit) return bad_member("sub-block " + std::to_string(k) + " ends inside a code");
-            if (pos < expansion) {
-                if (expansion > left_in_sub_block) {
-                    return bad_member("sub-block " + std::to_string(k) + " decodes to more values than its directory says");
-                }
-                break;
-            }
+            const SymbolProblem problem = read_symbol(m, bits, limit, left_in_sub_block, symbol, expansion);
+            if (problem != SymbolProblem::None) return symbol_error(problem, k);
+            if (pos < expansion) break;
             pos -= expansion;
             left_in_sub_block -= expansion;
         }
@@ -559,16 +574,9 @@ public:
         std::uint64_t produced = 0;
         while (produced < count) {
             std::uint32_t symbol = 0;
-            unsigned n = 0;
             std::uint64_t expansion = 0;
-            if (!next_symbol(m, bits.top(), symbol, n, expansion)) {
-                return bad_member("invalid code in sub-block " + std::to_string(k));
-            }
-            bits.skip(n);
-            if (bits.bit() > limit) return bad_member("sub-block " + std::to_string(k) + " ends inside a code");
-            if (expansion > count - produced) {
-                return bad_member("sub-block " + std::to_string(k) + " decodes to more values than its directory says");
-            }
+            const SymbolProblem problem = read_symbol(m, bits, limit, count - produced, symbol, expansion);
+            if (problem != SymbolProblem::None) return symbol_error(problem, k);
             produced += expansion;
             // Left to right through the symbol's pairs, the right halves waiting on the stack.
             std::size_t waiting = 0;
