@@ -7,7 +7,7 @@
 // Whatever model parses, the member decodes or is refused inside its
 // buffers; where the whole member decodes, every value read alone is the
 // same, and the values coded again by the writer's encoder (where it takes
-// them: at most 4096 distinct) decode back.
+// them: at most 16384 distinct) decode back.
 
 #include <cstring>
 #include <string>

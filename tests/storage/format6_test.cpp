@@ -99,7 +99,9 @@ TEST_CASE("format 6: pair-coded tables hold the values of their zstd form, read 
     for (const std::size_t cache : {std::size_t{0}, std::size_t{64} << 20}) {
         CAPTURE(cache);
         Database db = open_db(path, OpenMode::ReadOnly, cache);
-        for (const auto& [name, seed] : written) {
+        for (const auto& table : written) {
+            const std::string& name = table.first;
+            const std::uint64_t seed = table.second;
             CAPTURE(name);
             check_synthetic_table(db, name, seed);
             check_single_reads(db, name, seed);
@@ -112,7 +114,8 @@ TEST_CASE("format 6: pair-coded tables hold the values of their zstd form, read 
     {
         Database source = open_db(path, OpenMode::ReadOnly, 0);
         Database target = open_db(dir.sub("copy"), OpenMode::ReadWrite, 0);
-        const auto& [name, seed] = written.back();
+        const std::string& name = written.back().first;
+        const std::uint64_t seed = written.back().second;
         auto reader = source.open_table(name);
         REQUIRE(reader.ok());
         auto copy = target.copy_table(*reader);
@@ -126,8 +129,9 @@ TEST_CASE("format 6: pair-coded tables hold the values of their zstd form, read 
 TEST_CASE("format 6: auto codes pairs only within its tolerance of zstd; too many values stay zstd") {
     TempDir dir;
     Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
-    // 2-byte noise: more distinct values than the code has symbols.
-    REQUIRE(write_synthetic(db, "noise", 9 * 1024, 2, 7, paired(PairCoding::Always)).ok());
+    // 2-byte noise: more distinct values (about 20,000) than the code has
+    // symbols (16384).
+    REQUIRE(write_synthetic(db, "noise", 24 * 1024, 2, 7, paired(PairCoding::Always)).ok());
     CHECK(db.table_info("noise")->format_version == 5);
     CHECK(db.table_info("noise")->pair_model.empty());
     check_synthetic_table(db, "noise", 7);

@@ -175,8 +175,9 @@ TEST_CASE("pair codec: round trips of runs, periods, small alphabets, single val
 }
 
 TEST_CASE("pair codec: too many distinct values and bad arguments are refused") {
-    std::vector<std::uint32_t> values(5000);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint32_t>(i * 7919 % 5000);
+    // 17000 distinct values, more than the default 16384 symbols.
+    std::vector<std::uint32_t> values(17000);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint32_t>(i * 7919 % 17000);
     CHECK(pair_encode(little_endian(values, 2), 2, 1024).status().code() == StatusCode::InvalidArgument);
     CHECK(pair_encode(little_endian(values, 4), 4, 1024).status().code() == StatusCode::InvalidArgument);
     // Exactly max_symbols distinct values still encode (no room for pairs).
