@@ -15,7 +15,7 @@ constexpr unsigned kMaxSubBlockLog = 12;  // 4096 bytes
 constexpr std::uint32_t kMaxSymbolIds = 65536;
 // A round stops accepting pairs this rare once it has this many: their
 // counts are worth recomputing after the frequent pairs are replaced.
-constexpr std::size_t kRarePairsPerRound = 64;
+constexpr std::size_t kRarePairsPerRound = 256;
 
 Status bad_model(const std::string& problem) { return corruption("pair model: " + problem); }
 Status bad_member(const std::string& problem) { return corruption("pair member: " + problem); }
