@@ -847,23 +847,44 @@ RecordLayout record_layout(const TableInfo& info, std::uint64_t record_no) {
     return layout;
 }
 
+namespace {
+
+// A group member's header: like a single-block record's (codec, width,
+// slots; no checksum), so that encode_group reads every member alike.
+void member_header(MemberCodec codec, std::uint32_t width, std::uint32_t slots, std::string& member) {
+    member.clear();
+    ByteWriter w(member);
+    w.u8(static_cast<std::uint8_t>(codec));
+    w.u8(static_cast<std::uint8_t>(width));
+    w.u16(0);
+    w.u32(slots);
+    w.u64(0);
+}
+
+}  // namespace
+
 bool fill_member(std::span<const std::uint8_t> raw, std::uint32_t width, std::string& member) {
     if (raw.size() < width) return false;
     // Every value equal to the one before it: all equal to the first.
     for (std::size_t i = width; i < raw.size(); ++i) {
         if (raw[i] != raw[i - width]) return false;
     }
-    // A header like a single-block record's (codec, width, slots; no
-    // checksum), so that encode_group reads every member alike.
-    member.clear();
-    ByteWriter w(member);
-    w.u8(static_cast<std::uint8_t>(MemberCodec::Fill));
-    w.u8(static_cast<std::uint8_t>(width));
-    w.u16(0);
-    w.u32(static_cast<std::uint32_t>(raw.size() / width));
-    w.u64(0);
+    member_header(MemberCodec::Fill, width, static_cast<std::uint32_t>(raw.size() / width), member);
     member.append(reinterpret_cast<const char*>(raw.data()), width);
     return true;
+}
+
+void pair_coded_member(std::string_view payload, std::span<const std::uint8_t> raw, std::uint32_t width,
+                       std::string& member) {
+    // Raw where the code does not pay, as encode_block keeps noise raw.
+    const bool coded = payload.size() < raw.size();
+    member_header(coded ? MemberCodec::Zstd : MemberCodec::Raw, width, static_cast<std::uint32_t>(raw.size() / width),
+                  member);
+    if (coded) {
+        member.append(payload);
+    } else {
+        member.append(reinterpret_cast<const char*>(raw.data()), raw.size());
+    }
 }
 
 Status decode_member(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
@@ -897,29 +918,26 @@ Status decode_member(std::string_view table_name, std::uint64_t block_no, const 
 }
 
 Status member_value(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
-                    std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding, std::uint32_t index,
+                    std::uint32_t width, std::uint32_t slots, const BlockDecoding& decoding, std::uint32_t index,
                     std::uint32_t& value) {
+    const auto fail = [&](const std::string& problem) {
+        return block_error(table_name, block_no, StatusCode::Corruption, problem);
+    };
     if (member.fill_value) {
         value = *member.fill_value;
         return {};
     }
-    if (member.codec == MemberCodec::Raw && member.payload.size() == std::size_t{slots} * width) {
+    if (member.codec == MemberCodec::Raw) {
+        if (member.payload.size() != std::size_t{slots} * width) return fail("raw payload size");
         value = value_at(reinterpret_cast<const std::uint8_t*>(member.payload.data()), width, index);
         return {};
     }
-    if (member.codec == MemberCodec::Zstd && decoding != nullptr && decoding->pairs) {
-        if (Status s = pair_member_value(*decoding->pairs, member.payload, slots, index, value); !s.ok()) {
-            return block_error(table_name, block_no, StatusCode::Corruption, s.message());
-        }
-        return {};
+    if (member.codec != MemberCodec::Zstd || !decoding.pairs) {
+        return fail("member codec " + std::to_string(static_cast<int>(member.codec)) + " in a pair-coded table");
     }
-    // A whole frame (or a damaged member, whose decoding names the problem).
-    thread_local std::vector<std::uint8_t> scratch;
-    scratch.resize(std::size_t{slots} * width);
-    if (Status s = decode_member(table_name, block_no, member, width, slots, decoding, scratch.data()); !s.ok()) {
-        return s;
+    if (Status s = pair_member_value(*decoding.pairs, member.payload, slots, index, value); !s.ok()) {
+        return fail(s.message());
     }
-    value = value_at(scratch.data(), width, index);
     return {};
 }
 

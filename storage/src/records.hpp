@@ -167,6 +167,10 @@ std::uint64_t encode_group(std::string_view key, std::span<const std::string> me
 // Whether the values of `raw` (of `width` bytes) all equal its first one;
 // if so, `member` becomes the block's fill member (untouched otherwise).
 [[nodiscard]] bool fill_member(std::span<const std::uint8_t> raw, std::uint32_t width, std::string& member);
+// A block's pair-coded payload (format 6) as a group member, or its raw
+// values where the payload is not smaller.
+void pair_coded_member(std::string_view payload, std::span<const std::uint8_t> raw, std::uint32_t width,
+                       std::string& member);
 
 // Where a table's blocks and records lie (docs/storage-format.md section
 // 4): the slots of block `block_no`, and the blocks and slots of record
@@ -207,11 +211,11 @@ struct GroupView {
                                    std::uint32_t slots, const BlockDecoding* decoding,
                                    std::uint8_t* out);
 
-// The value at `index` of one member of an opened group: a pair-coded
-// member decodes only the sub-block holding it, a fill or raw member none,
-// a zstd frame whole.
+// The value at `index` of one member of an opened group of a pair-coded
+// table (format 6, `decoding.pairs` set): a pair-coded member decodes only
+// the sub-block holding it, a fill or raw member nothing.
 [[nodiscard]] Status member_value(std::string_view table_name, std::uint64_t block_no, const GroupMember& member,
-                                  std::uint32_t width, std::uint32_t slots, const BlockDecoding* decoding,
+                                  std::uint32_t width, std::uint32_t slots, const BlockDecoding& decoding,
                                   std::uint32_t index, std::uint32_t& value);
 
 // Checks and decodes a block record into `out` (expected_slots * width bytes).

@@ -152,54 +152,47 @@ thread_local std::array<ScopedRecord, kScopeBlocks> scope_records;
 // sub-block holding it is decoded, from a record kept by the scope if one
 // is open.
 Result<std::uint32_t> pair_coded_value(detail::DbState& db, const TableInfo& info,
-                                       const detail::BlockDecoding* decoding, std::uint64_t block_no,
+                                       const detail::BlockDecoding& decoding, std::uint64_t block_no,
                                        std::size_t index) {
-    const std::uint64_t record_no = block_no / info.blocks_per_record;
-    const detail::GroupView* view = nullptr;
-    rocksdb::PinnableSlice record;
-    detail::GroupView local;
-    if (in_scope()) {
-        for (std::size_t i = 0; i < scope_records_used; ++i) {
-            const ScopedRecord& k = scope_records[i];
-            if (k.db == &db && k.storage_id == info.storage_id && k.record_no == record_no) {
-                view = &k.view;
-                break;
-            }
-        }
-    }
-    if (view == nullptr && !in_scope()) {
-        if (Status s = open_group_record(db, info, block_no, record, local); !s.ok()) return s;
-        view = &local;
-    }
-    if (view == nullptr) {
-        // Copied into the scope first and checked there, once.
-        const std::string key = detail::block_key(info.storage_id, record_no);
-        if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
-        ScopedRecord& k = scope_records[scope_records_next];
-        k.db = nullptr;
-        k.bytes.assign(record.data(), record.size());
-        const detail::RecordLayout layout = detail::record_layout(info, record_no);
-        if (Status s = detail::open_group(info.spec.name, block_no, layout.first_block, key, k.bytes,
-                                          info.spec.value_width, layout.blocks, layout.slots, k.view,
-                                          detail::fills_in_directory(info));
+    const auto value_in = [&](const detail::GroupView& view) -> Result<std::uint32_t> {
+        std::uint32_t value = 0;
+        if (Status s = detail::member_value(info.spec.name, block_no, view.members[block_no % info.blocks_per_record],
+                                            info.spec.value_width, detail::block_slots(info, block_no), decoding,
+                                            static_cast<std::uint32_t>(index), value);
             !s.ok()) {
             return s;
         }
-        k.db = &db;
-        k.storage_id = info.storage_id;
-        k.record_no = record_no;
-        view = &k.view;
-        scope_records_next = (scope_records_next + 1) % kScopeBlocks;
-        scope_records_used = std::max(scope_records_used, scope_records_next == 0 ? kScopeBlocks : scope_records_next);
+        return value;
+    };
+    rocksdb::PinnableSlice record;
+    if (!in_scope()) {
+        detail::GroupView view;
+        if (Status s = open_group_record(db, info, block_no, record, view); !s.ok()) return s;
+        return value_in(view);
     }
-    std::uint32_t value = 0;
-    if (Status s = detail::member_value(info.spec.name, block_no, view->members[block_no % info.blocks_per_record],
-                                        info.spec.value_width, detail::block_slots(info, block_no), decoding,
-                                        static_cast<std::uint32_t>(index), value);
+    const std::uint64_t record_no = block_no / info.blocks_per_record;
+    for (std::size_t i = 0; i < scope_records_used; ++i) {
+        const ScopedRecord& k = scope_records[i];
+        if (k.db == &db && k.storage_id == info.storage_id && k.record_no == record_no) return value_in(k.view);
+    }
+    // Copied into the scope first and checked there, once.
+    const std::string key = detail::block_key(info.storage_id, record_no);
+    if (Status s = fetch(db, info, block_no, key, record); !s.ok()) return s;
+    ScopedRecord& k = scope_records[scope_records_next];
+    k.db = nullptr;
+    k.bytes.assign(record.data(), record.size());
+    const detail::RecordLayout layout = detail::record_layout(info, record_no);
+    if (Status s = detail::open_group(info.spec.name, block_no, layout.first_block, key, k.bytes, info.spec.value_width,
+                                      layout.blocks, layout.slots, k.view, detail::fills_in_directory(info));
         !s.ok()) {
         return s;
     }
-    return value;
+    k.db = &db;
+    k.storage_id = info.storage_id;
+    k.record_no = record_no;
+    scope_records_next = (scope_records_next + 1) % kScopeBlocks;
+    scope_records_used = std::max(scope_records_used, scope_records_next == 0 ? kScopeBlocks : scope_records_next);
+    return value_in(k.view);
 }
 
 // One value read with no cache to keep its block: the block is decoded into
@@ -241,7 +234,7 @@ Result<std::uint32_t> TableReader::get(std::uint64_t slot) const {
         const std::uint64_t block_no = slot >> block_shift_;
         const std::size_t index = slot & (info.slots_per_block - 1);
         if (!db_->cache.keeps_blocks()) {
-            if (decoding_->pairs) return pair_coded_value(*db_, info, decoding_.get(), block_no, index);
+            if (decoding_->pairs) return pair_coded_value(*db_, info, *decoding_, block_no, index);
             if (!in_scope()) return load_value(*db_, info, decoding_.get(), block_no, index);
             Result<BlockRef> block = scoped_block(*db_, info, decoding_.get(), block_no);
             if (!block.ok()) return block.status();

@@ -160,26 +160,6 @@ Status TableWriterImpl::release_held() {
 
 namespace {
 
-// A pair-coded block as a group member: the header of a single-block record
-// with the zstd codec (in a table with a pair model the codec of pair-coded
-// members), or the raw values where the code does not pay.
-void pair_member(const std::string& payload, std::span<const std::uint8_t> raw, std::uint32_t width,
-                 std::string& member) {
-    const bool coded = payload.size() < raw.size();
-    member.clear();
-    member.push_back(static_cast<char>(coded ? MemberCodec::Zstd : MemberCodec::Raw));
-    member.push_back(static_cast<char>(width));
-    member.append(2, '\0');
-    const auto slots = static_cast<std::uint32_t>(raw.size() / width);
-    for (int i = 0; i < 4; ++i) member.push_back(static_cast<char>(slots >> (8 * i)));
-    member.append(8, '\0');
-    if (coded) {
-        member.append(payload);
-    } else {
-        member.append(reinterpret_cast<const char*>(raw.data()), raw.size());
-    }
-}
-
 // What a member adds to its group record: its payload, or nothing for a
 // fill (format 5 keeps its value in the directory).
 std::uint64_t member_payload_bytes(const std::string& member) {
@@ -195,51 +175,40 @@ Status TableWriterImpl::store_held_table() {
     const auto raw_block = [&](std::size_t b) {
         return std::span<const std::uint8_t>(held_.data() + b * block_bytes, std::size_t{held_slots_[b]} * width);
     };
-    std::vector<std::string> pair_members(blocks);
-    std::uint64_t pair_bytes = 0;
     Result<PairEncoding> pairs = pair_encode(held_, width, options_.slots_per_block);
+    // Too many distinct values for the code: zstd blocks.
+    if (!pairs.ok() && pairs.status().code() != StatusCode::InvalidArgument) return pairs.status();
+    std::vector<std::string> pair_members;
+    std::uint64_t pair_bytes = 0;
     if (pairs.ok()) {
+        pair_members.resize(blocks);
         for (std::size_t b = 0; b < blocks; ++b) {
             if (!fill_member(raw_block(b), width, pair_members[b])) {
-                pair_member(pairs->members[b], raw_block(b), width, pair_members[b]);
+                pair_coded_member(pairs->members[b], raw_block(b), width, pair_members[b]);
             }
             pair_bytes += member_payload_bytes(pair_members[b]);
         }
         pair_bytes += pairs->model.serialized().size();
-    } else if (pairs.status().code() != StatusCode::InvalidArgument) {
-        return pairs.status();
     }
-    bool use_pairs = pairs.ok();
+    // zstd's blocks where they may be stored: to compare (Auto) or instead.
     std::vector<std::string> zstd_members;
-    if (use_pairs && options_.pair_coding == PairCoding::Auto) {
+    std::uint64_t zstd_bytes = 0;
+    if (!pairs.ok() || options_.pair_coding == PairCoding::Auto) {
         zstd_members.resize(blocks);
-        std::uint64_t zstd_bytes = 0;
 #pragma omp parallel for num_threads(options_.compression_threads) schedule(dynamic, 1) reduction(+ : zstd_bytes)
         for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(blocks); ++b) {
-            encode("", raw_block(static_cast<std::size_t>(b)), static_cast<std::size_t>(omp_get_thread_num()),
-                   zstd_members[static_cast<std::size_t>(b)]);
-            zstd_bytes += member_payload_bytes(zstd_members[static_cast<std::size_t>(b)]);
+            const auto i = static_cast<std::size_t>(b);
+            encode("", raw_block(i), static_cast<std::size_t>(omp_get_thread_num()), zstd_members[i]);
+            zstd_bytes += member_payload_bytes(zstd_members[i]);
         }
-        use_pairs = static_cast<double>(pair_bytes) <=
-                    (1.0 + options_.pair_size_tolerance) * static_cast<double>(zstd_bytes);
     }
-    if (use_pairs) {
-        pair_model_ = pairs->model.serialized();
-        for (std::size_t b = 0; b < blocks; ++b) {
-            if (Status s = put_record("", pair_members[b], raw_block(b)); !s.ok()) return s;
-        }
-    } else if (!zstd_members.empty()) {
-        for (std::size_t b = 0; b < blocks; ++b) {
-            if (Status s = put_record("", zstd_members[b], raw_block(b)); !s.ok()) return s;
-        }
-    } else {
-        hold_table_ = false;
-        for (std::size_t b = 0; b < blocks; ++b) {
-            if (Status s = encode_and_add(held_.data() + b * block_bytes, held_slots_[b]); !s.ok()) return s;
-        }
-        if (!batch_slots_.empty()) {
-            if (Status s = flush_batch(); !s.ok()) return s;
-        }
+    const bool use_pairs =
+        pairs.ok() && (zstd_members.empty() ||
+                       static_cast<double>(pair_bytes) <= (1.0 + options_.pair_size_tolerance) * static_cast<double>(zstd_bytes));
+    if (use_pairs) pair_model_ = pairs->model.serialized();
+    const std::vector<std::string>& members = use_pairs ? pair_members : zstd_members;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        if (Status s = put_record("", members[b], raw_block(b)); !s.ok()) return s;
     }
     release_memory(held_);
     release_memory(held_slots_);
