@@ -85,7 +85,8 @@ std::string gen_usage() {
     const std::string kings = royal_king_variants();
     return "usage: tbgen gen --variant V --db DIR [--threads N] [--memory SIZE --work DIR]\n"
     "                 [--tables-from DB]... [--encoding E] [--blocks-per-record N]\n"
-    "                 [--pair-coding off|auto|always] [--quiet] [--json] [--upto K] [TABLE...]\n"
+    "                 [--pair-coding off|auto|always [--pair-tolerance P]] [--quiet] [--json]\n"
+    "                 [--upto K] [TABLE...]\n"
     "\n"
     "  --variant V   " + variant_choices() + "\n"
     "  --db DIR      database directory (created if missing)\n"
@@ -128,6 +129,9 @@ std::string gen_usage() {
     "                the 4-unit set);\n"
     "                auto: pair-coded where that stores at most 10 % more than zstd\n"
     "                (docs/storage-format.md section 4)\n"
+    "  --pair-tolerance P  with --pair-coding auto: pair-coded where that stores\n"
+    "                at most P % more than zstd (default 10; 0 to 1000): more tables\n"
+    "                with fast cold probes for more bytes\n"
     "  --quiet       no progress or per-table lines\n"
     "  --json        one JSON object per table, then a summary object\n"
     "\n"
@@ -291,7 +295,7 @@ Result<storage::Database> open_for_writing(const std::string& dir, bool create) 
 Status run_gen(const std::vector<std::string>& argv) {
     cli::Command command(gen_usage());
     for (const char* name : {"variant", "db", "threads", "upto", "memory", "work", "encoding",
-                             "blocks-per-record", "pair-coding"}) {
+                             "blocks-per-record", "pair-coding", "pair-tolerance"}) {
         command.value(name);
     }
     command.values("tables-from");
@@ -350,6 +354,13 @@ Status run_gen(const std::vector<std::string>& argv) {
         if (options.pair_coding != storage::PairCoding::Off && options.blocks_per_record == 1) {
             return invalid_argument("--pair-coding needs more than one block a record");
         }
+    }
+    TBF_TRY(tolerance, command.number("pair-tolerance", 0, 1000));
+    if (*tolerance) {
+        if (options.pair_coding != storage::PairCoding::Auto) {
+            return invalid_argument("--pair-tolerance is only used with --pair-coding auto");
+        }
+        options.pair_size_tolerance = static_cast<double>(**tolerance) / 100.0;
     }
     const bool quiet = command.flag_set("quiet");
     const bool json = command.flag_set("json");

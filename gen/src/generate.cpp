@@ -515,6 +515,7 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     spec.value_width = width;
     if (write_options.compression == storage::Compression::Zstd && write_options.blocks_per_record > 1) {
         write_options.pair_coding = options.pair_coding;
+        write_options.pair_size_tolerance = options.pair_size_tolerance;
     }
     auto writer = tb.database().create_table(spec, write_options);
     if (!writer.ok()) return database_failure("writing", name, writer.status());

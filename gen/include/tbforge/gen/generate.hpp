@@ -32,8 +32,10 @@ struct GenerateOptions {
     // value pairs instead (storage format 6, `tbgen gen --pair-coding`;
     // storage::PairCoding): a value read without a cache decodes a 64-byte
     // sub-block instead of a zstd frame. Auto: where that stores at most
-    // 10 % more than zstd. Out-of-core builds keep zstd.
+    // pair_size_tolerance more than zstd (0.10: 10 %). Out-of-core builds
+    // keep zstd.
     storage::PairCoding pair_coding = storage::PairCoding::Off;
+    double pair_size_tolerance = 0.10;
     // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
     // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
     // "wdl-dtc/3", the same in the index order that stores smallest (in-
