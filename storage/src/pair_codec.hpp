@@ -53,7 +53,7 @@
 namespace tbf::storage::detail {
 
 struct PairCodecLimits {
-    std::uint32_t max_symbols = 16384;   // terminals + pairs, <= 65536
+    std::uint32_t max_symbols = 65536;   // terminals + pairs, <= 65536
     std::uint32_t min_pair_count = 8;    // a pair must occur this often to become a symbol (>= 2)
     std::uint32_t sub_block_bytes = 64;  // bytes of one independently decodable sub-block (power of two, 16..4096)
 };

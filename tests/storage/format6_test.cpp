@@ -129,9 +129,9 @@ TEST_CASE("format 6: pair-coded tables hold the values of their zstd form, read 
 TEST_CASE("format 6: auto codes pairs only within its tolerance of zstd; too many values stay zstd") {
     TempDir dir;
     Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
-    // 2-byte noise: more distinct values (about 20,000) than the code has
-    // symbols (16384).
-    REQUIRE(write_synthetic(db, "noise", 24 * 1024, 2, 7, paired(PairCoding::Always)).ok());
+    // 4-byte noise: more distinct values (about 100,000) than the code has
+    // symbols (65536).
+    REQUIRE(write_synthetic(db, "noise", 100 * 1024, 4, 7, paired(PairCoding::Always)).ok());
     CHECK(db.table_info("noise")->format_version == 5);
     CHECK(db.table_info("noise")->pair_model.empty());
     check_synthetic_table(db, "noise", 7);

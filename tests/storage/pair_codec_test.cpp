@@ -175,11 +175,15 @@ TEST_CASE("pair codec: round trips of runs, periods, small alphabets, single val
 }
 
 TEST_CASE("pair codec: too many distinct values and bad arguments are refused") {
-    // 17000 distinct values, more than the default 16384 symbols.
-    std::vector<std::uint32_t> values(17000);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint32_t>(i * 7919 % 17000);
-    CHECK(pair_encode(little_endian(values, 2), 2, 1024).status().code() == StatusCode::InvalidArgument);
+    // 70000 distinct values, more than the 65536 symbols the code can have.
+    std::vector<std::uint32_t> values(70000);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint32_t>(i * 7919 % 70000);
     CHECK(pair_encode(little_endian(values, 4), 4, 1024).status().code() == StatusCode::InvalidArgument);
+    // 17000 of them in 2 bytes, against a limit of 16384 symbols.
+    values.resize(17000);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint32_t>(i * 7919 % 17000);
+    CHECK(pair_encode(little_endian(values, 2), 2, 1024, {.max_symbols = 16384}).status().code() ==
+          StatusCode::InvalidArgument);
     // Exactly max_symbols distinct values still encode (no room for pairs).
     std::vector<std::uint32_t> sixteen(4000);
     for (std::size_t i = 0; i < sixteen.size(); ++i) sixteen[i] = static_cast<std::uint32_t>(i % 16) * 0x01010101u;
