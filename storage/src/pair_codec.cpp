@@ -228,6 +228,9 @@ public:
         slot = std::uint64_t{key} << 32 | value;
         if (added && ++size_ * 2 > slots_.size()) grow();
     }
+    // Brings the cache line where `key` is looked up first: the counting
+    // pass of a large table misses the cache on most pairs otherwise.
+    void prefetch(std::uint32_t key) const { __builtin_prefetch(slots_.data() + home(key)); }
     // The key's value, 0 when absent.
     [[nodiscard]] std::uint32_t get(std::uint32_t key) const {
         for (std::size_t h = home(key);; h = (h + 1) & mask_) {
@@ -328,6 +331,8 @@ struct Grammar {
 // Pair rounds over `g.sequence` until no pair occurs min_pair_count times
 // (never across members) or the symbols reach max_symbols.
 void build_pairs(Grammar& g, std::uint32_t max_symbols, std::uint32_t min_pair_count) {
+    // How far ahead of the count the counting pass prefetches its slot.
+    constexpr std::size_t kPrefetchAhead = 16;
     PairTable counts;
     PairTable replacement;  // accepted pair -> its symbol + 1
     std::vector<std::uint8_t> is_left(kMaxSymbolIds), is_right(kMaxSymbolIds);
@@ -340,7 +345,11 @@ void build_pairs(Grammar& g, std::uint32_t max_symbols, std::uint32_t min_pair_c
         counts.clear();
         for (std::size_t j = 0; j + 1 < g.member_begin.size(); ++j) {
             bool overlapped = false;
-            for (std::size_t i = g.member_begin[j]; i + 1 < g.member_begin[j + 1]; ++i) {
+            const std::size_t end = g.member_begin[j + 1];
+            for (std::size_t i = g.member_begin[j]; i + 1 < end; ++i) {
+                if (i + kPrefetchAhead + 1 < end) {
+                    counts.prefetch(std::uint32_t{s[i + kPrefetchAhead]} << 16 | s[i + kPrefetchAhead + 1]);
+                }
                 const bool same = s[i] == s[i + 1];
                 if (same && overlapped) {
                     overlapped = false;
