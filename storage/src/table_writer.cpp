@@ -3,7 +3,10 @@
 #include <bit>
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <new>
+#include <optional>
+#include <thread>
 #include <filesystem>
 
 #include <omp.h>
@@ -175,25 +178,24 @@ Status TableWriterImpl::store_held_table() {
     const auto raw_block = [&](std::size_t b) {
         return std::span<const std::uint8_t>(held_.data() + b * block_bytes, std::size_t{held_slots_[b]} * width);
     };
-    Result<PairEncoding> pairs = pair_encode(held_, width, options_.slots_per_block);
-    // Too many distinct values for the code: zstd blocks.
-    if (!pairs.ok() && pairs.status().code() != StatusCode::InvalidArgument) return pairs.status();
+    std::optional<Result<PairEncoding>> pairs;
     std::vector<std::string> pair_members;
     std::uint64_t pair_bytes = 0;
-    if (pairs.ok()) {
+    const auto code_pairs = [&] {
+        pairs.emplace(pair_encode(held_, width, options_.slots_per_block));
+        if (!pairs->ok()) return;
         pair_members.resize(blocks);
         for (std::size_t b = 0; b < blocks; ++b) {
             if (!fill_member(raw_block(b), width, pair_members[b])) {
-                pair_coded_member(pairs->members[b], raw_block(b), width, pair_members[b]);
+                pair_coded_member((*pairs)->members[b], raw_block(b), width, pair_members[b]);
             }
             pair_bytes += member_payload_bytes(pair_members[b]);
         }
-        pair_bytes += pairs->model.serialized().size();
-    }
-    // zstd's blocks where they may be stored: to compare (Auto) or instead.
+        pair_bytes += (*pairs)->model.serialized().size();
+    };
     std::vector<std::string> zstd_members;
     std::uint64_t zstd_bytes = 0;
-    if (!pairs.ok() || options_.pair_coding == PairCoding::Auto) {
+    const auto code_zstd = [&] {
         zstd_members.resize(blocks);
 #pragma omp parallel for num_threads(options_.compression_threads) schedule(dynamic, 1) reduction(+ : zstd_bytes)
         for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(blocks); ++b) {
@@ -201,11 +203,36 @@ Status TableWriterImpl::store_held_table() {
             encode("", raw_block(i), static_cast<std::size_t>(omp_get_thread_num()), zstd_members[i]);
             zstd_bytes += member_payload_bytes(zstd_members[i]);
         }
+    };
+    if (options_.pair_coding == PairCoding::Auto) {
+        // Both codes to compare: the grammar (one thread) is built while
+        // zstd compresses the blocks on the writer's threads, not after.
+        std::exception_ptr grammar_failure;
+        std::thread grammar([&] {
+            try {
+                code_pairs();
+            } catch (...) {
+                grammar_failure = std::current_exception();
+            }
+        });
+        try {
+            code_zstd();
+        } catch (...) {
+            grammar.join();
+            throw;
+        }
+        grammar.join();
+        if (grammar_failure) std::rethrow_exception(grammar_failure);
+    } else {
+        code_pairs();
     }
+    // Too many distinct values for the code: zstd blocks.
+    if (!pairs->ok() && pairs->status().code() != StatusCode::InvalidArgument) return pairs->status();
+    if (!pairs->ok() && zstd_members.empty()) code_zstd();
     const bool use_pairs =
-        pairs.ok() && (zstd_members.empty() ||
-                       static_cast<double>(pair_bytes) <= (1.0 + options_.pair_size_tolerance) * static_cast<double>(zstd_bytes));
-    if (use_pairs) pair_model_ = pairs->model.serialized();
+        pairs->ok() && (zstd_members.empty() ||
+                        static_cast<double>(pair_bytes) <= (1.0 + options_.pair_size_tolerance) * static_cast<double>(zstd_bytes));
+    if (use_pairs) pair_model_ = (*pairs)->model.serialized();
     const std::vector<std::string>& members = use_pairs ? pair_members : zstd_members;
     for (std::size_t b = 0; b < blocks; ++b) {
         if (Status s = put_record("", members[b], raw_block(b)); !s.ok()) return s;
