@@ -35,7 +35,7 @@ struct GenerateOptions {
     // pair_size_tolerance more than zstd (0.10: 10 %). Out-of-core builds
     // keep zstd.
     storage::PairCoding pair_coding = storage::PairCoding::Off;
-    double pair_size_tolerance = 0.10;
+    double pair_size_tolerance = storage::kDefaultPairSizeTolerance;
     // Value encoding of the stored tables (docs/values.md): "wdl-dtc/1",
     // "wdl-dtc/2", which stores only what a one-ply search cannot give back,
     // "wdl-dtc/3", the same in the index order that stores smallest (in-

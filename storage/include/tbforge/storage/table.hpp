@@ -106,6 +106,7 @@ enum class Compression : std::uint8_t { None, Lz4, Lz4Hc, Zstd };
 // rather than a whole zstd frame. Auto takes the pair code where it stores
 // at most (1 + pair_size_tolerance) times zstd's bytes.
 enum class PairCoding : std::uint8_t { Off, Auto, Always };
+inline constexpr double kDefaultPairSizeTolerance = 0.10;
 
 struct TableWriteOptions {
     Compression compression = Compression::Lz4;
@@ -144,7 +145,7 @@ struct TableWriteOptions {
     // is built over all of them; Always falls back to zstd for a table of
     // more distinct values than the code has symbols.
     PairCoding pair_coding = PairCoding::Off;
-    double pair_size_tolerance = 0.10;
+    double pair_size_tolerance = kDefaultPairSizeTolerance;
     bool replace = false;  // allow replacing an existing table of the same name
     // Threads compressing blocks in parallel (OpenMP); worth it for LZ4HC.
     // The stored table is the same for any number.
