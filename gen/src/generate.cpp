@@ -410,13 +410,12 @@ storage::TableWriteOptions sample_write_options(const GenerateOptions& options) 
     // storing was otherwise one core's work (zstd 7 at about 50 MB/s) while
     // the other waited. The stored bytes do not depend on the count.
     write_options.compression_threads = std::clamp(omp_get_max_threads(), 1, 256);
-    // wdl-dtc/2's codes come in runs: matches of 6 bytes or more make them
-    // 2 % smaller than the level's 5, and compress faster (docs/values.md).
     // The DTC side's and the group order's samples keep level 7's own parser
-    // with that: the choice costs little and stays what it was; the store
-    // takes the whole compact parser (choose_compact_layout's caller).
+    // with the samples' shortest match: the choice costs little and stays
+    // what it was; the store takes the whole compact parser
+    // (choose_compact_layout's caller).
     if (probe::is_compact_encoding(options.value_encoding)) {
-        write_options.zstd_min_match = storage::kCompactCodesParser.min_match;
+        write_options.zstd_min_match = storage::kCompactSampleMinMatch;
     } else if (options.compression == storage::Compression::Zstd) {
         storage::set_parser(storage::kCodesParser, write_options);
     }
