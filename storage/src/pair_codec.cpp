@@ -551,6 +551,20 @@ public:
         std::uint32_t symbol = 0;
         std::uint64_t left_in_sub_block = count;
         for (;;) {
+            // Several whole codes before `pos` at once, with the checks
+            // read_symbol makes of each (the sums bound every prefix);
+            // where one fails, the codes are read one by one to name it.
+            const std::uint32_t skip = m.skip_[bits.top() >> (64 - kPairFastBits)];
+            if (skip != 0) {
+                const std::uint64_t sum = skip >> 4;
+                const unsigned n = skip & 0xF;
+                if (pos >= sum && sum <= left_in_sub_block && bits.bit() + n <= limit) {
+                    bits.skip(n);
+                    pos -= sum;
+                    left_in_sub_block -= sum;
+                    continue;
+                }
+            }
             std::uint64_t expansion = 0;
             const SymbolProblem problem = read_symbol(m, bits, limit, left_in_sub_block, symbol, expansion);
             if (problem != SymbolProblem::None) return symbol_error(problem, k);
@@ -730,6 +744,23 @@ Status PairModel::parse(std::string_view bytes, PairModel& out) {
         const unsigned spare = kPairFastBits - n;
         std::fill_n(m.fast_.begin() + (std::size_t{code} << spare), std::size_t{1} << spare,
                     m.expansion_[symbol] << 20 | symbol << 4 | n);
+    }
+    m.skip_.assign(std::size_t{1} << kPairFastBits, 0);
+    constexpr std::uint32_t kWindowMask = (std::uint32_t{1} << kPairFastBits) - 1;
+    for (std::uint32_t window = 0; window <= kWindowMask; ++window) {
+        unsigned used = 0, codes = 0;
+        std::uint64_t sum = 0;
+        for (;;) {
+            // Bits past `used` shifted in as zeros: a code is read only if
+            // it ends within the window's own bits.
+            const std::uint64_t fast = m.fast_[(window << used) & kWindowMask];
+            const unsigned n = fast & 0xF;
+            if (fast == 0 || n == 0 || used + n > kPairFastBits) break;
+            used += n;
+            sum += fast >> 20;
+            ++codes;
+        }
+        if (codes >= 2 && sum < (std::uint64_t{1} << 28)) m.skip_[window] = static_cast<std::uint32_t>(sum << 4 | used);
     }
     m.bytes_ = std::string(bytes);
     out = std::move(m);

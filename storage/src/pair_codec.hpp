@@ -110,6 +110,12 @@ private:
     // 4 | code length, 0 when the code is longer (or invalid): the symbol's
     // expansion comes with it, without a second dependent load.
     std::vector<std::uint64_t> fast_;
+    // The top kPairFastBits bits of the input -> the codes that lie whole in
+    // them, when two or more do, as their expansions' sum << 4 | their
+    // lengths' sum; else 0. A read of one value passes most of its
+    // sub-block's codes before the one holding it: this passes several a
+    // lookup.
+    std::vector<std::uint32_t> skip_;
 };
 
 struct PairEncoding {
