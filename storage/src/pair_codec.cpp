@@ -550,11 +550,14 @@ public:
         BitWindow bits(bytes);
         std::uint32_t symbol = 0;
         std::uint64_t left_in_sub_block = count;
+        // Set once the value (or a fault) lies within the codes of one
+        // skip entry: those are read one by one, without another lookup.
+        bool near = false;
         for (;;) {
             // Several whole codes before `pos` at once, with the checks
             // read_symbol makes of each (the sums bound every prefix);
             // where one fails, the codes are read one by one to name it.
-            const std::uint32_t skip = m.skip_[bits.top() >> (64 - kPairFastBits)];
+            const std::uint32_t skip = near ? 0 : m.skip_[bits.top() >> (64 - kPairFastBits)];
             if (skip != 0) {
                 const std::uint64_t sum = skip >> 4;
                 const unsigned n = skip & 0xF;
@@ -564,6 +567,7 @@ public:
                     left_in_sub_block -= sum;
                     continue;
                 }
+                near = true;
             }
             std::uint64_t expansion = 0;
             const SymbolProblem problem = read_symbol(m, bits, limit, left_in_sub_block, symbol, expansion);
