@@ -128,11 +128,14 @@ std::string catalog_key(char tag, std::string_view name) {
 }
 
 std::string block_key(std::uint64_t storage_id, std::uint64_t block_no) {
-    std::string key;
-    key.reserve(16);
-    put_be64(key, storage_id);
-    put_be64(key, block_no);
-    return key;
+    return std::string(BlockKey(storage_id, block_no).view());
+}
+
+BlockKey::BlockKey(std::uint64_t storage_id, std::uint64_t block_no) {
+    for (int i = 0; i < 8; ++i) {
+        bytes[i] = static_cast<char>(storage_id >> (56 - 8 * i));
+        bytes[8 + i] = static_cast<char>(block_no >> (56 - 8 * i));
+    }
 }
 
 std::string id_prefix(std::uint64_t storage_id) {

@@ -36,6 +36,12 @@ inline constexpr char kStrategyTag = 'S';
 [[nodiscard]] std::string catalog_key(char tag, std::string_view name);
 // be64(storage_id) | be64(block_no)
 [[nodiscard]] std::string block_key(std::uint64_t storage_id, std::uint64_t block_no);
+// The same key without a heap allocation, for reads.
+struct BlockKey {
+    char bytes[16];
+    BlockKey(std::uint64_t storage_id, std::uint64_t block_no);
+    std::string_view view() const { return {bytes, sizeof bytes}; }
+};
 // be64(storage_id): the common prefix of all keys of one storage id.
 [[nodiscard]] std::string id_prefix(std::uint64_t storage_id);
 [[nodiscard]] std::uint64_t id_of_key(std::string_view key);  // precondition: size >= 8
