@@ -57,10 +57,14 @@ Status fetch(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
 // rejects what it returned is the record read again with RocksDB's
 // checksum, so damage is reported as it was before: RocksDB's error where
 // its check fails, `check`'s otherwise.
+// `verify()` asks for RocksDB's check on every read (BlockCheck::Always):
+// it vouches for the stored files, not only for the values.
+enum class BlockCheck : bool { OnFailure, Always };
+
 template <class Check>
 Status fetch_checked(detail::DbState& db, const TableInfo& info, std::uint64_t block_no, std::string_view key,
-                     rocksdb::PinnableSlice& record, Check&& check) {
-    if (fetch(db, info, block_no, key, record, false).ok()) {
+                     rocksdb::PinnableSlice& record, BlockCheck block_check, Check&& check) {
+    if (block_check == BlockCheck::OnFailure && fetch(db, info, block_no, key, record, false).ok()) {
         if (Status s = check(record.ToStringView()); s.ok()) return s;
     }
     record.Reset();
@@ -71,11 +75,12 @@ Status fetch_checked(detail::DbState& db, const TableInfo& info, std::uint64_t b
 // The record holding block `block_no`, checked: the blocks it must hold
 // and their slots follow from the table's layout.
 Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64_t block_no,
-                         rocksdb::PinnableSlice& record, detail::GroupView& view) {
+                         rocksdb::PinnableSlice& record, detail::GroupView& view,
+                         BlockCheck block_check = BlockCheck::OnFailure) {
     const std::uint64_t record_no = block_no / info.blocks_per_record;
     const detail::RecordLayout layout = detail::record_layout(info, record_no);
     const detail::BlockKey key(info.storage_id, record_no);
-    return fetch_checked(db, info, block_no, key.view(), record, [&](std::string_view bytes) {
+    return fetch_checked(db, info, block_no, key.view(), record, block_check, [&](std::string_view bytes) {
         return detail::open_group(info.spec.name, block_no, layout.first_block, key.view(), bytes,
                                   info.spec.value_width, layout.blocks, layout.slots, view,
                                   detail::fills_in_directory(info));
@@ -93,30 +98,31 @@ BlockRef make_block(const TableInfo& info, std::uint64_t block_no,
 // the value width bytes).
 Status decode_stored_block(detail::DbState& db, const TableInfo& info,
                            const detail::BlockDecoding* decoding, std::uint64_t block_no,
-                           std::uint8_t* out) {
+                           std::uint8_t* out, BlockCheck block_check = BlockCheck::OnFailure) {
     const std::uint32_t slots = detail::block_slots(info, block_no);
     const std::uint32_t width = info.spec.value_width;
     rocksdb::PinnableSlice record;
     if (info.blocks_per_record > 1) {
         // Only this block's payload is decoded; the record's checksum covers all.
         detail::GroupView view;
-        if (Status s = open_group_record(db, info, block_no, record, view); !s.ok()) return s;
+        if (Status s = open_group_record(db, info, block_no, record, view, block_check); !s.ok()) return s;
         return detail::decode_member(info.spec.name, block_no,
                                      view.members[block_no % info.blocks_per_record], width, slots,
                                      decoding, out);
     }
     const detail::BlockKey key(info.storage_id, block_no);
-    return fetch_checked(db, info, block_no, key.view(), record, [&](std::string_view bytes) {
+    return fetch_checked(db, info, block_no, key.view(), record, block_check, [&](std::string_view bytes) {
         return detail::decode_block(info.spec.name, block_no, key.view(), bytes, width, slots, decoding, out);
     });
 }
 
 // Fetches, checks and decodes one block, without touching the cache.
 Result<BlockRef> load_block(detail::DbState& db, const TableInfo& info,
-                            const detail::BlockDecoding* decoding, std::uint64_t block_no) {
+                            const detail::BlockDecoding* decoding, std::uint64_t block_no,
+                            BlockCheck block_check = BlockCheck::OnFailure) {
     const std::size_t size = std::size_t{detail::block_slots(info, block_no)} * info.spec.value_width;
     auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(size);
-    if (Status s = decode_stored_block(db, info, decoding, block_no, bytes.get()); !s.ok()) return s;
+    if (Status s = decode_stored_block(db, info, decoding, block_no, bytes.get(), block_check); !s.ok()) return s;
     return make_block(info, block_no, std::move(bytes));
 }
 
@@ -293,6 +299,40 @@ Result<BlockRef> TableReader::read_block(std::uint64_t block_no, CacheUse cache)
 
 std::uint64_t TableReader::record_count() const { return storage::record_count(*info_); }
 
+namespace {
+
+// The blocks of record `record_no` (< the table's record count), decoded.
+Result<std::vector<BlockRef>> read_stored_record(detail::DbState& db, const TableInfo& info,
+                                                 const detail::BlockDecoding* decoding, std::uint64_t record_no,
+                                                 BlockCheck block_check) {
+    std::vector<BlockRef> blocks;
+    if (info.blocks_per_record == 1) {
+        Result<BlockRef> block = load_block(db, info, decoding, record_no, block_check);
+        if (!block.ok()) return block.status();
+        blocks.push_back(std::move(*block));
+        return blocks;
+    }
+    const std::uint64_t first = record_no * info.blocks_per_record;
+    rocksdb::PinnableSlice record;
+    detail::GroupView view;
+    if (Status s = open_group_record(db, info, first, record, view, block_check); !s.ok()) return s;
+    blocks.reserve(view.members.size());
+    for (std::size_t i = 0; i < view.members.size(); ++i) {
+        const std::uint64_t b = first + i;
+        const std::uint32_t slots = detail::block_slots(info, b);
+        auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} * info.spec.value_width);
+        if (Status s = detail::decode_member(info.spec.name, b, view.members[i], info.spec.value_width, slots,
+                                             decoding, bytes.get());
+            !s.ok()) {
+            return s;
+        }
+        blocks.push_back(make_block(info, b, std::move(bytes)));
+    }
+    return blocks;
+}
+
+}  // namespace
+
 Result<std::vector<BlockRef>> TableReader::read_record(std::uint64_t record_no) const {
     return detail::guarded([&]() -> Result<std::vector<BlockRef>> {
         const TableInfo& info = *info_;
@@ -301,32 +341,7 @@ Result<std::vector<BlockRef>> TableReader::read_record(std::uint64_t record_no) 
                           table_what(info) + ": record " + std::to_string(record_no) +
                               " out of range (" + std::to_string(record_count()) + " records)");
         }
-        std::vector<BlockRef> blocks;
-        if (info.blocks_per_record == 1) {
-            Result<BlockRef> block = load_block(*db_, info, decoding_.get(), record_no);
-            if (!block.ok()) return block.status();
-            blocks.push_back(std::move(*block));
-            return blocks;
-        }
-        const std::uint64_t first = record_no * info.blocks_per_record;
-        rocksdb::PinnableSlice record;
-        detail::GroupView view;
-        if (Status s = open_group_record(*db_, info, first, record, view); !s.ok()) return s;
-        blocks.reserve(view.members.size());
-        for (std::size_t i = 0; i < view.members.size(); ++i) {
-            const std::uint64_t b = first + i;
-            const std::uint32_t slots = detail::block_slots(info, b);
-            auto bytes = std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t{slots} *
-                                                                        info.spec.value_width);
-            if (Status s = detail::decode_member(info.spec.name, b, view.members[i],
-                                                 info.spec.value_width, slots, decoding_.get(),
-                                                 bytes.get());
-                !s.ok()) {
-                return s;
-            }
-            blocks.push_back(make_block(info, b, std::move(bytes)));
-        }
-        return blocks;
+        return read_stored_record(*db_, info, decoding_.get(), record_no, BlockCheck::OnFailure);
     });
 }
 
@@ -336,7 +351,7 @@ Status TableReader::verify() const {
         Xxh64 hash;
         // Straight from storage: a cached copy would not test the stored bytes.
         for (std::uint64_t r = 0; r < record_count(); ++r) {
-            Result<std::vector<BlockRef>> blocks = read_record(r);
+            Result<std::vector<BlockRef>> blocks = read_stored_record(*db_, info, decoding_.get(), r, BlockCheck::Always);
             if (!blocks.ok()) return blocks.status();
             for (const BlockRef& block : *blocks) hash.update(block->bytes());
         }

@@ -304,8 +304,10 @@ public:
     [[nodiscard]] std::uint64_t record_count() const;
     [[nodiscard]] Result<std::vector<BlockRef>> read_record(std::uint64_t record_no) const;
 
-    // Reads every block once (bypassing the cache), checks every block
-    // checksum and the whole-table values checksum.
+    // Reads every block once (bypassing the cache), checks every record's
+    // checksum, RocksDB's checksum of every SST block holding one (which
+    // value reads check only when a record's own check fails) and the
+    // whole-table values checksum.
     [[nodiscard]] Status verify() const;
 
 private:
