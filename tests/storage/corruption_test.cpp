@@ -77,6 +77,16 @@ std::string largest_file_with_suffix(const std::string& dir, const std::string& 
     return best;
 }
 
+// XORs the byte at `at` of file `path` with `mask`.
+void flip_byte(const std::string& path, std::streamoff at, char mask) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(at);
+    const char c = static_cast<char>(f.get() ^ mask);
+    f.seekp(at);
+    f.put(c);
+    REQUIRE(f.good());
+}
+
 }  // namespace
 
 TEST_CASE("a flipped byte in a stored block is a checksum error naming table and block") {
@@ -209,14 +219,7 @@ TEST_CASE("a flipped byte inside an SST file is an error, never a wrong value") 
         REQUIRE(write_synthetic(db, "t", 20 * 1024, 2, 3, w).ok());
     }
     const std::string sst = largest_file_with_suffix(path, ".sst");
-    {
-        std::fstream f(sst, std::ios::in | std::ios::out | std::ios::binary);
-        const auto at = static_cast<std::streamoff>(fs::file_size(sst) / 2);
-        f.seekg(at);
-        const char c = static_cast<char>(f.get() ^ 0x01);
-        f.seekp(at);
-        f.put(c);
-    }
+    flip_byte(sst, static_cast<std::streamoff>(fs::file_size(sst) / 2), 0x01);
     auto db = Database::open(path);
     REQUIRE_MESSAGE(db.ok(), db.status().to_string());
     auto reader = db->open_table("t");
@@ -266,13 +269,7 @@ TEST_CASE("flipped bytes across an SST file: an error or the right value, read e
         const std::string path = dir.sub("damaged-" + std::to_string(k));
         fs::copy(pristine, path, fs::copy_options::recursive);
         const std::streamoff at = sst_size * k / kOffsets + k;
-        {
-            std::fstream f((fs::path(path) / sst_name).string(), std::ios::in | std::ios::out | std::ios::binary);
-            f.seekg(at);
-            const char c = static_cast<char>(f.get() ^ 0x10);
-            f.seekp(at);
-            f.put(c);
-        }
+        flip_byte((fs::path(path) / sst_name).string(), at, 0x10);
         for (const std::size_t cache : {std::size_t{0}, std::size_t{1} << 20}) {
             DatabaseOptions o;
             o.block_cache_bytes = cache;
@@ -340,14 +337,7 @@ TEST_CASE("a flipped byte in an SST block's checksum: values still read, verify(
         if (at != std::string::npos && at >= 9 && bytes[at - 4] == 0 && bytes[at - 3] == 24) trailer_end = at - 4;
     }
     REQUIRE(trailer_end != std::string::npos);
-    {
-        std::fstream f(sst, std::ios::in | std::ios::out | std::ios::binary);
-        const auto at = static_cast<std::streamoff>(trailer_end - 1);
-        f.seekg(at);
-        const char c = static_cast<char>(f.get() ^ 0x01);
-        f.seekp(at);
-        f.put(c);
-    }
+    flip_byte(sst, static_cast<std::streamoff>(trailer_end - 1), 0x01);
     for (const std::size_t cache : {std::size_t{0}, std::size_t{1} << 20}) {
         DatabaseOptions o;
         o.block_cache_bytes = cache;
@@ -556,12 +546,7 @@ TEST_CASE("truncated or missing database files") {
     SUBCASE("MANIFEST damaged") {
         for (const auto& e : fs::directory_iterator(path)) {
             if (e.path().filename().string().rfind("MANIFEST-", 0) == 0) {
-                std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
-                const auto at = static_cast<std::streamoff>(fs::file_size(e.path()) / 2);
-                f.seekg(at);
-                const char c = static_cast<char>(f.get() ^ 0x20);
-                f.seekp(at);
-                f.put(c);
+                flip_byte(e.path().string(), static_cast<std::streamoff>(fs::file_size(e.path()) / 2), 0x20);
             }
         }
         CHECK(open_code(path) == StatusCode::Corruption);
