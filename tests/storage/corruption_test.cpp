@@ -287,8 +287,7 @@ TEST_CASE("flipped bytes across an SST file: an error or the right value, read e
                     if (!v.ok()) {
                         ++failed;
                         const StatusCode code = v.status().code();
-                        CHECK((code == StatusCode::Corruption || code == StatusCode::ChecksumMismatch ||
-                               code == StatusCode::NotFound));
+                        CHECK((code == StatusCode::Corruption || code == StatusCode::ChecksumMismatch));
                         CHECK(v.status().message().find("table '" + name + "'") != std::string::npos);
                     } else if (*v != tbf::test::synthetic_value(seed, slot, width)) {
                         ++wrong;
