@@ -115,8 +115,9 @@ std::string gen_usage() {
     "                of some pawn structures are valued by a two-ply search; cold probes\n"
     "                of those tables cost 2-5 times as much) or wdl-dtc/8 (wdl-dtc/7;\n"
     "                knights beside those pawns in tables with a pawn, and tables of\n"
-    "                pawns alone on both sides: smallest; cold probes of the tables it\n"
-    "                changes cost 2-9 times wdl-dtc/7's)\n"
+    "                pawns alone on both sides; cold probes of the tables it changes\n"
+    "                cost 2-9 times wdl-dtc/7's) or wdl-dtc/9 (wdl-dtc/8; each table\n"
+    "                chooses the knights' colouring that stores smaller: smallest)\n"
     "  --blocks-per-record N  blocks stored in one record: 8 (default, storage\n"
     "                format 5; compact encodings: 8 to 256, chosen per table) or\n"
     "                another power of two up to 256; 1 writes format 2\n"
@@ -169,7 +170,7 @@ std::string plan_usage() {
     "  --db DIR      the database the tables go to: tables complete there get no job\n"
     "  --encoding E  value encoding the jobs build with (tbgen gen --encoding): wdl-dtc/1\n"
     "                (default), wdl-dtc/2, wdl-dtc/3, wdl-dtc/4, wdl-dtc/5, wdl-dtc/6,\n"
-    "                wdl-dtc/7 or wdl-dtc/8,\n"
+    "                wdl-dtc/7, wdl-dtc/8 or wdl-dtc/9,\n"
     "                whose sub-tables take 3 bits a slot, not 2\n";
 }
 

@@ -34,21 +34,34 @@ using ValueReader = std::function<void(Color side, std::uint64_t first, std::spa
 // code before it, like every slot that stores no value).
 // `sides.wins_as_wdl` (wdl-dtc/6, the same units on both sides): a win of the
 // DTC side is stored as its WDL alone, code 1.
-// `sides.derives[d]` (wdl-dtc/7 and /8): with DTC side d, the free slots of d in
-// derived placements store nothing (probe/derived_slots.hpp).
+// `sides.derives[d]` (wdl-dtc/7 to /9): with DTC side d, the free slots of d in
+// derived placements store nothing (probe/derived_slots.hpp), knights' squares
+// worth what `colouring` says. `sides.colourings`: 2 where wdl-dtc/9 lets the
+// writer choose the colouring (for either DTC side), else 1.
 struct StoredSides {
     bool dtc_side_alone = false;
     bool wins_as_wdl = false;
     std::array<probe::DerivedWorths, 2> derives{};
-    // Whether DTC side d stores nothing in side d's free slot at `squares`.
+    probe::KnightColouring colouring = probe::KnightColouring::PawnFrame;
+    int colourings = 1;
+    // Whether DTC side d stores nothing in side d's free slot at `squares`,
+    // knights worth `k`.
+    bool derived(const index::Indexer& ix, int d, const Square* squares, probe::KnightColouring k) const {
+        return probe::derived_placement(ix, derives[static_cast<std::size_t>(d)], k, static_cast<Color>(d), squares);
+    }
     bool derived(const index::Indexer& ix, int d, const Square* squares) const {
-        return probe::derived_placement(ix, derives[static_cast<std::size_t>(d)], static_cast<Color>(d), squares);
+        return derived(ix, d, squares, colouring);
     }
 };
 inline StoredSides stored_sides(std::string_view encoding, const index::Material& material) {
-    return {probe::stores_dtc_side_alone(encoding, material), probe::stores_wins_as_wdl(encoding, material),
+    const bool choice = probe::chooses_knight_colouring(encoding, material, Color::White) ||
+                        probe::chooses_knight_colouring(encoding, material, Color::Black);
+    return {probe::stores_dtc_side_alone(encoding, material),
+            probe::stores_wins_as_wdl(encoding, material),
             {probe::derived_worths(encoding, material, Color::White),
-             probe::derived_worths(encoding, material, Color::Black)}};
+             probe::derived_worths(encoding, material, Color::Black)},
+            probe::KnightColouring::PawnFrame,
+            choice ? 2 : 1};
 }
 inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, StoredSides sides) {
     if (side == dtc_side) return sides.wins_as_wdl && (code & 1) ? std::uint16_t{1} : code;
@@ -72,7 +85,10 @@ bool is_free_slot(const Position& pos, MoveList& moves) {
 // What wdl-dtc/2 needs to know of a table's slots before writing the first
 // one (docs/values.md): which are free, and per side how many free slots are
 // decided and their largest code. Recomputed from each slot's position, so
-// every builder stores the same bytes.
+// every builder stores the same bytes. A wdl-dtc/9 table that derives
+// knights' squares has two candidate colourings (StoredSides::colourings):
+// the slots are classified under both, and the sample chooses the DTC side
+// and the colouring together.
 template <Ruleset R>
 class FreeSlots {
 public:
@@ -87,40 +103,42 @@ public:
               std::uint64_t near_slots = kNearSlots)
         : ix_(ix),
           sides_(sides),
+          colourings_(std::clamp(sides.colourings, 1, 2)),
           slots_per_block_(slots_per_block),
           near_slots_(near_slots),
           block_shift_(static_cast<unsigned>(std::countr_zero(slots_per_block))) {
-        // Up to kSampleBlocks blocks spread evenly over the table.
+        // Up to kSampleBlocks blocks spread evenly over the table
+        // (kColouringSampleBlocks where a colouring is chosen too).
         const std::uint64_t blocks = (2 * ix.size() + slots_per_block - 1) / slots_per_block;
-        const std::uint64_t count = std::min<std::uint64_t>(blocks, kSampleBlocks);
+        const std::uint64_t count =
+            std::min<std::uint64_t>(blocks, colourings_ == 2 ? kColouringSampleBlocks : kSampleBlocks);
         for (std::uint64_t i = 0; i < count; ++i) sample_blocks_.push_back(i * blocks / count);
         classify();
     }
 
-    bool is_free(Color side, std::uint64_t index) const {
-        return bits_[to_index(side)][index / 64] >> (index % 64) & 1;
-    }
+    // Whether slot `index` of `side` is free and stored, under the chosen
+    // colouring (the table's first candidate until one is chosen).
+    bool is_free(Color side, std::uint64_t index) const { return is_free(colouring_index(), side, index); }
 
     // Survey from the values in slot order (White to move first): the
     // decided free slots and largest codes per side, and the sampled blocks.
     void add(Color side, std::uint64_t first, std::span<const std::uint16_t> codes) {
         const int c = to_index(side);
-        for (std::size_t k = 0; k < codes.size(); ++k) {
-            if (!is_free(side, first + k)) continue;
-            decided_[c] += codes[k] != 0;
-            max_code_[c] = std::max(max_code_[c], codes[k]);
+        for (int k = 0; k < colourings_; ++k) {
+            for (std::size_t i = 0; i < codes.size(); ++i) {
+                if (!is_free(k, side, first + i)) continue;
+                decided_[k][c] += codes[i] != 0;
+                max_code_[k][c] = std::max(max_code_[k][c], codes[i]);
+            }
         }
         if (first == 0) previous_ = {};
         const std::uint64_t base = to_index(side) * ix_.size() + first;
-        for (std::size_t k = 0; k < codes.size(); ++k) {
-            if (is_free(side, first + k)) remember(side, codes[k]);
+        for (std::size_t i = 0; i < codes.size(); ++i) {
+            remember(side, first + i, codes[i]);
             // Slots come in increasing order: the cursor only moves forward.
-            const std::uint64_t block = (base + k) >> block_shift_;
+            const std::uint64_t block = (base + i) >> block_shift_;
             while (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] < block) ++cursor_;
-            if (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] == block) {
-                sample_[0].push_back(previous_[0]);
-                sample_[1].push_back(previous_[1]);
-            }
+            if (cursor_ < sample_blocks_.size() && sample_blocks_[cursor_] == block) keep_previous();
         }
         surveyed_ = true;
     }
@@ -140,100 +158,143 @@ public:
                 if (lo >= hi) continue;
                 const std::uint64_t first = lo - c * n;
                 previous_ = {};
-                // The slot the block's first code repeats is read with the
-                // block when it is near (every read is a parallel region).
+                // The slots the block's first codes repeat (one a colouring)
+                // are read with the block when they are near (every read is
+                // a parallel region), else one by one.
                 std::uint64_t from = first;
-                if (auto before = last_free_before(side, first)) {
-                    if (first - *before <= near_slots_) {
-                        from = *before;
-                    } else {
+                std::array<std::optional<std::uint64_t>, 2> before{};
+                bool near = true;
+                for (int k = 0; k < colourings_; ++k) {
+                    before[k] = last_free_before(k, side, first);
+                    if (!before[k]) continue;
+                    from = std::min(from, *before[k]);
+                    near = near && first - *before[k] <= near_slots_;
+                }
+                if (!near) {
+                    from = first;
+                    for (int k = 0; k < colourings_; ++k) {
+                        if (!before[k]) continue;
                         std::uint16_t code = 0;
-                        read(side, *before, std::span(&code, 1));
-                        remember(side, code);
+                        read(side, *before[k], std::span(&code, 1));
+                        remember_as(k, side, code);
                     }
                 }
                 codes.resize(static_cast<std::size_t>(hi - lo + first - from));
                 read(side, from, codes);
-                for (std::size_t k = 0; k < codes.size(); ++k) {
-                    if (is_free(side, from + k)) remember(side, codes[k]);
-                    if (from + k < first) continue;
-                    sample_[0].push_back(previous_[0]);
-                    sample_[1].push_back(previous_[1]);
+                for (std::size_t i = 0; i < codes.size(); ++i) {
+                    remember(side, from + i, codes[i]);
+                    if (from + i >= first) keep_previous();
                 }
             }
         }
     }
 
-    // The DTC side, once the sample is taken: the one whose sampled blocks
-    // compress smaller with the table's write options; on a tie (or no
-    // sample) the one with fewer decided free slots, White on a tie
-    // (bench/storage/encoding_study.cpp). It depends on the values alone.
-    // nullopt when only a survey (add()) can break the tie.
+    // The DTC side and colouring, once the sample is taken: the pair whose
+    // sampled blocks compress smaller with the table's write options (a
+    // side's colourings compared first, the pawns' frame on a tie); on a
+    // tie between the sides (or no sample) the one with fewer decided free
+    // slots, White on a tie (bench/storage/encoding_study.cpp). It depends
+    // on the values alone. nullopt when only a survey (add()) can break the
+    // tie.
     std::optional<Color> choose_dtc_side(const storage::TableWriteOptions& options) {
-        std::array<std::uint64_t, 2> bytes{};
-        for (int c = 0; c < 2; ++c) {
-            // The width only changes the high byte plane, all zeros below
-            // 256, so the comparison does not depend on knowing it exactly.
-            const unsigned width = surveyed_ && max_code(static_cast<Color>(c)) > 0xFF ? 2 : 1;
-            std::vector<std::uint8_t> raw;
-            varied_bytes_[c] = varied_blocks_[c] = 0;
-            for (std::size_t at = 0; at < sample_[c].size(); at += slots_per_block_) {
-                const std::size_t n = std::min<std::size_t>(slots_per_block_, sample_[c].size() - at);
-                raw.resize(n * width);
-                bool varied = false;
-                for (std::size_t k = 0; k < n; ++k) {
-                    raw[k * width] = static_cast<std::uint8_t>(sample_[c][at + k]);
-                    if (width == 2) raw[k * 2 + 1] = static_cast<std::uint8_t>(sample_[c][at + k] >> 8);
-                    varied = varied || sample_[c][at + k] != sample_[c][at];
+        for (int k = 0; k < colourings_; ++k) {
+            for (int d = 0; d < 2; ++d) {
+                const int cand = candidate(k, d);
+                // The width only changes the high byte plane, all zeros below
+                // 256, so the comparison does not depend on knowing it exactly.
+                const unsigned width = surveyed_ && max_code_[k][d] > 0xFF ? 2 : 1;
+                std::vector<std::uint8_t> raw;
+                bytes_[cand] = varied_bytes_[cand] = varied_blocks_[cand] = 0;
+                const auto& sample = sample_[cand];
+                for (std::size_t at = 0; at < sample.size(); at += slots_per_block_) {
+                    const std::size_t n = std::min<std::size_t>(slots_per_block_, sample.size() - at);
+                    raw.resize(n * width);
+                    bool varied = false;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        raw[i * width] = static_cast<std::uint8_t>(sample[at + i]);
+                        if (width == 2) raw[i * 2 + 1] = static_cast<std::uint8_t>(sample[at + i] >> 8);
+                        varied = varied || sample[at + i] != sample[at];
+                    }
+                    const std::size_t record = storage::block_record_bytes(raw, width, options);
+                    bytes_[cand] += record;
+                    if (varied) varied_bytes_[cand] += record, ++varied_blocks_[cand];
                 }
-                const std::size_t record = storage::block_record_bytes(raw, width, options);
-                bytes[c] += record;
-                if (varied) varied_bytes_[c] += record, ++varied_blocks_[c];
             }
         }
-        if (bytes[0] != bytes[1]) {
-            dtc_side_ = bytes[1] < bytes[0] ? Color::Black : Color::White;
+        const std::array<int, 2> k = {best_colouring(0), best_colouring(1)};
+        const std::uint64_t white = bytes_[candidate(k[0], 0)], black = bytes_[candidate(k[1], 1)];
+        if (white != black) {
+            dtc_side_ = black < white ? Color::Black : Color::White;
         } else {
             if (!surveyed_) return std::nullopt;
-            dtc_side_ = decided_[1] < decided_[0] ? Color::Black : Color::White;
+            dtc_side_ = decided_[k[1]][1] < decided_[k[0]][0] ? Color::Black : Color::White;
         }
+        colouring_ = static_cast<probe::KnightColouring>(k[to_index(dtc_side_)]);
         return dtc_side_;
     }
     // After choose_dtc_side(): store `side` as the DTC side instead (either
-    // side gives a correct table; the sampled sizes stay).
-    void prefer_dtc_side(Color side) { dtc_side_ = side; }
+    // side gives a correct table; the sampled sizes stay), with the
+    // colouring its sample prefers.
+    void prefer_dtc_side(Color side) {
+        dtc_side_ = side;
+        colouring_ = static_cast<probe::KnightColouring>(best_colouring(to_index(side)));
+    }
     bool surveyed() const { return surveyed_; }
     // With the DTC side chosen (once chosen): the sampled blocks holding
     // more than one code, and the bytes they took as one-block records.
     // A block of one code is stored as a fill (storage-format.md section
     // 4) whatever the layout, so only these tell what a block costs (half
     // the sample of a table storing one side to move is such fills).
-    std::uint64_t sampled_blocks() const { return varied_blocks_[to_index(dtc_side_)]; }
-    std::uint64_t sampled_record_bytes() const { return varied_bytes_[to_index(dtc_side_)]; }
+    std::uint64_t sampled_blocks() const { return varied_blocks_[chosen()]; }
+    std::uint64_t sampled_record_bytes() const { return varied_bytes_[chosen()]; }
     void clear_sample() {
         sample_ = {};
         cursor_ = 0;
         previous_ = {};
     }
     Color dtc_side() const { return dtc_side_; }
+    // The knights' colouring chosen with the DTC side (the pawns' frame
+    // where the table has no choice).
+    probe::KnightColouring colouring() const { return colouring_; }
     // The sampled blocks' slots in order as DTC side `candidate` would
-    // store them, once sampled (by add() or sample()).
-    const std::vector<std::uint16_t>& sampled(Color candidate) const { return sample_[to_index(candidate)]; }
+    // store them with colouring `k`, once sampled (by add() or sample()).
+    const std::vector<std::uint16_t>& sampled(Color candidate,
+                                              probe::KnightColouring k = probe::KnightColouring::PawnFrame) const {
+        return sample_[this->candidate(static_cast<int>(k) < colourings_ ? static_cast<int>(k) : 0, to_index(candidate))];
+    }
     // The largest stored code with DTC side d, once surveyed: its codes, or
     // a WDL code (at most 2).
-    std::uint16_t max_code(Color d) const { return std::max<std::uint16_t>(max_code_[to_index(d)], 2); }
+    std::uint16_t max_code(Color d) const {
+        return std::max<std::uint16_t>(max_code_[colouring_index()][to_index(d)], 2);
+    }
     std::uint16_t max_code() const { return max_code(dtc_side_); }
 
     static constexpr std::uint64_t kNearSlots = 4096;
 
 private:
     static constexpr std::uint64_t kSampleBlocks = 16;
-    std::array<std::uint64_t, 2> varied_bytes_{};
-    std::array<std::uint64_t, 2> varied_blocks_{};
+    // An index led by a knight puts whole blocks in or out of the derived
+    // placements, so 16 blocks see too few of its squares to tell the
+    // colourings apart: NNPvN took 1.18 times its bytes with the colouring
+    // they chose (bench/storage/README.md).
+    static constexpr std::uint64_t kColouringSampleBlocks = 64;
+    // Candidates: DTC side d with colouring k.
+    static constexpr int kCandidates = 4;
+    static int candidate(int k, int d) { return 2 * k + d; }
+    int colouring_index() const { return static_cast<int>(colouring_); }
+    int chosen() const { return candidate(colouring_index(), to_index(dtc_side_)); }
+    // Side d's colouring with the smaller sample, the pawns' frame on a tie.
+    int best_colouring(int d) const {
+        return colourings_ == 2 && bytes_[candidate(1, d)] < bytes_[candidate(0, d)] ? 1 : 0;
+    }
+    bool is_free(int k, Color side, std::uint64_t index) const {
+        return bits_[k][to_index(side)][index / 64] >> (index % 64) & 1;
+    }
 
     void classify() {
         const std::uint64_t n = ix_.size();
-        for (auto& bits : bits_) bits.assign((n + 63) / 64, 0);
+        for (int k = 0; k < colourings_; ++k)
+            for (auto& bits : bits_[k]) bits.assign((n + 63) / 64, 0);
         // Runs of consecutive indices, each decoded from the one before
         // (Indexer::decode_next); the position as Indexer::position() makes
         // it. A run covers whole words of bits, so threads never share one.
@@ -252,17 +313,25 @@ private:
                 for (int c = 0; c < 2; ++c) {
                     // A derived slot is free for no candidate: with the other
                     // side as DTC side, side c stores nothing anyway.
-                    if (sides_.derived(ix_, c, squares)) continue;
+                    std::array<bool, 2> stored{};
+                    bool any = false;
+                    for (int k = 0; k < colourings_; ++k) {
+                        stored[k] = !sides_.derived(ix_, c, squares, static_cast<probe::KnightColouring>(k));
+                        any = any || stored[k];
+                    }
+                    if (!any) continue;
                     pos.set_side_to_move(static_cast<Color>(c));
-                    if (is_free_slot<R>(pos, moves)) bits_[c][i / 64] |= std::uint64_t{1} << (i % 64);
+                    if (!is_free_slot<R>(pos, moves)) continue;
+                    for (int k = 0; k < colourings_; ++k)
+                        if (stored[k]) bits_[k][c][i / 64] |= std::uint64_t{1} << (i % 64);
                 }
             }
         }
     }
 
-    // The last free slot of `side` below index `first`, if any.
-    std::optional<std::uint64_t> last_free_before(Color side, std::uint64_t first) const {
-        const auto& bits = bits_[to_index(side)];
+    // The last free slot of `side` below index `first` under colouring k, if any.
+    std::optional<std::uint64_t> last_free_before(int k, Color side, std::uint64_t first) const {
+        const auto& bits = bits_[k][to_index(side)];
         std::uint64_t word = first / 64;
         std::uint64_t mask = first % 64 == 0 ? 0 : bits[word] & ((std::uint64_t{1} << (first % 64)) - 1);
         while (mask == 0) {
@@ -272,27 +341,42 @@ private:
         return word * 64 + 63 - static_cast<std::uint64_t>(std::countl_zero(mask));
     }
 
-    // A free slot's code as each candidate DTC side would store it.
-    void remember(Color side, std::uint16_t code) {
+    // Slot `index` of `side` holding `code`: what each candidate stores
+    // there, where it is free under the candidate's colouring.
+    void remember(Color side, std::uint64_t index, std::uint16_t code) {
+        for (int k = 0; k < colourings_; ++k)
+            if (is_free(k, side, index)) remember_as(k, side, code);
+    }
+    // A free slot's code as each DTC side would store it with colouring k.
+    void remember_as(int k, Color side, std::uint16_t code) {
         for (int d = 0; d < 2; ++d) {
-            if (auto stored = stored_code(code, side, static_cast<Color>(d), sides_)) previous_[d] = *stored;
+            if (auto stored = stored_code(code, side, static_cast<Color>(d), sides_)) previous_[candidate(k, d)] = *stored;
         }
+    }
+    void keep_previous() {
+        for (int cand = 0; cand < 2 * colourings_; ++cand) sample_[cand].push_back(previous_[cand]);
     }
 
     const index::Indexer& ix_;
     StoredSides sides_;
-    std::array<std::vector<std::uint64_t>, 2> bits_;  // per side, a bit an index: free
-    std::array<std::uint64_t, 2> decided_{};
-    std::array<std::uint16_t, 2> max_code_{};
+    int colourings_;
+    // Per colouring and side, a bit an index: free and stored.
+    std::array<std::array<std::vector<std::uint64_t>, 2>, 2> bits_;
+    std::array<std::array<std::uint64_t, 2>, 2> decided_{};
+    std::array<std::array<std::uint16_t, 2>, 2> max_code_{};
     bool surveyed_ = false;
     std::uint64_t slots_per_block_;
     std::uint64_t near_slots_;
     unsigned block_shift_;                        // slots_per_block_ is a power of two
     std::vector<std::uint64_t> sample_blocks_;    // ascending block numbers
     std::size_t cursor_ = 0;                      // the first not behind the slots added
-    std::array<std::uint16_t, 2> previous_{};     // per candidate DTC side
-    std::array<std::vector<std::uint16_t>, 2> sample_;  // per candidate, the sampled blocks' slots in order
+    std::array<std::uint16_t, kCandidates> previous_{};  // per candidate
+    std::array<std::vector<std::uint16_t>, kCandidates> sample_;  // per candidate, the sampled blocks' slots in order
+    std::array<std::uint64_t, kCandidates> bytes_{};
+    std::array<std::uint64_t, kCandidates> varied_bytes_{};
+    std::array<std::uint64_t, kCandidates> varied_blocks_{};
     Color dtc_side_ = Color::White;
+    probe::KnightColouring colouring_ = probe::KnightColouring::PawnFrame;
 };
 
 }  // namespace tbf::gen

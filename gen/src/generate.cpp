@@ -560,6 +560,10 @@ Result<Stored> store_table(probe::Tablebase& tb, const index::Indexer& ix, const
     Statistics stats = statistics.finish(ix);
     if (compact) {
         stats.stored.counters.push_back({std::string(probe::kDtcSideCounter), static_cast<std::uint64_t>(to_index(dtc_side))});
+        if (probe::chooses_knight_colouring(options.value_encoding, material, dtc_side)) {
+            stats.stored.counters.push_back({std::string(probe::kKnightColouringCounter),
+                                             static_cast<std::uint64_t>(free_slots->colouring())});
+        }
         stats.stored.counters.push_back({std::string(probe::kResolvedChecksumCounter), resolved.digest()});
     }
     if (ordered) {

@@ -27,6 +27,12 @@ namespace tbf::gen {
 // smaller for about a tenth more generation time; 32 saves 1 % more for a
 // fifth more again (bench/storage/README.md).
 inline constexpr std::uint64_t kOrderSampleBlocks = 16;
+// wdl-dtc/9 tables that choose a knights' colouring: as many as the writer's
+// sample (FreeSlots::kColouringSampleBlocks). With 16, an order led by a
+// knight, whose blocks lie wholly in or out of the derived placements, was
+// chosen on a sample that favoured it by chance (NNvNP 1.37 times its
+// bytes).
+inline constexpr std::uint64_t kColouringOrderSampleBlocks = 64;
 // How far back the code a sampled block starts from is looked for.
 inline constexpr std::uint64_t kOrderLookBack = 4096;
 
@@ -94,15 +100,18 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
     const std::uint64_t n = rule.size();
     const std::uint64_t per_block = options.slots_per_block;
     const std::uint64_t blocks = (2 * n + per_block - 1) / per_block;
-    const std::uint64_t count = std::min(blocks, kOrderSampleBlocks);
+    const std::uint64_t count =
+        std::min(blocks, sides.colourings == 2 ? kColouringOrderSampleBlocks : kOrderSampleBlocks);
     std::vector<std::uint64_t> sampled;
     for (std::uint64_t i = 0; i < count; ++i) sampled.push_back(i * blocks / count);
     const unsigned width = values.code_width();
 
-    // Stored bytes of the sampled blocks in one order, the smaller DTC side.
+    // Stored bytes of the sampled blocks in one order, per DTC side.
+    // Candidates: DTC side cand % 2 with knights' colouring cand / 2.
+    const int candidates = 2 * sides.colourings;
     auto sample_bytes = [&](const index::Indexer& ix) {
-        std::uint64_t bytes[2] = {0, 0};
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes[:2])
+        std::uint64_t bytes[4] = {0, 0, 0, 0};
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes[:4])
         for (std::size_t b = 0; b < sampled.size(); ++b) {
             ExactValues::PlacedReader reader(values, ix);
             MoveList moves;
@@ -118,40 +127,52 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
                 if (!is_free_slot<R>(pos, moves)) return std::nullopt;
                 return reader.code(side, squares);
             };
-            // A free slot's code as DTC side d stores it (or nothing).
-            auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int d, const Square* squares) {
-                if (to_index(side) == d && sides.derived(ix, d, squares)) return;  // wdl-dtc/7 and /8: stores nothing
+            // A free slot's code as candidate `cand` (DTC side cand % 2,
+            // knights' colouring cand / 2) stores it (or nothing).
+            auto store = [&](std::uint16_t& previous, std::uint16_t code, Color side, int cand, const Square* squares) {
+                const int d = cand % 2;
+                const auto colouring = static_cast<probe::KnightColouring>(cand / 2);
+                if (to_index(side) == d && sides.derived(ix, d, squares, colouring)) return;  // wdl-dtc/7 to /9: nothing
                 if (auto stored = stored_code(code, side, static_cast<Color>(d), sides)) previous = *stored;
             };
             const std::uint64_t begin = sampled[b] * per_block;
             const std::uint64_t end = std::min(2 * n, begin + per_block);
             Square squares[kMaxTableUnits];
-            std::uint16_t previous[2] = {0, 0};
-            // The block's first slots repeat the last free code before it.
+            std::uint16_t previous[4] = {0, 0, 0, 0};
+            // The block's first slots repeat the last free code before it
+            // (a candidate that derives that slot starts from 0: a sample).
             const std::uint64_t side_start = begin / n * n;
             for (std::uint64_t s = begin; s > side_start && begin - s < kOrderLookBack;) {
                 --s;
                 if (auto code = free_code(s, squares, false)) {
-                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d, squares);
+                    for (int cand = 0; cand < candidates; ++cand)
+                        store(previous[cand], *code, static_cast<Color>(s / n), cand, squares);
                     break;
                 }
             }
-            std::vector<std::uint8_t> raw[2];
-            for (int d = 0; d < 2; ++d) raw[d].assign((end - begin) * width, 0);
+            std::vector<std::uint8_t> raw[4];
+            for (int cand = 0; cand < candidates; ++cand) raw[cand].assign((end - begin) * width, 0);
             for (std::uint64_t s = begin; s < end; ++s) {
-                if (s % n == 0) previous[0] = previous[1] = 0;
+                if (s % n == 0) std::fill(std::begin(previous), std::end(previous), std::uint16_t{0});
                 const bool next = s != begin && s % n != 0;
                 if (auto code = free_code(s, squares, next)) {
-                    for (int d = 0; d < 2; ++d) store(previous[d], *code, static_cast<Color>(s / n), d, squares);
+                    for (int cand = 0; cand < candidates; ++cand)
+                        store(previous[cand], *code, static_cast<Color>(s / n), cand, squares);
                 }
-                for (int d = 0; d < 2; ++d) {
-                    raw[d][(s - begin) * width] = static_cast<std::uint8_t>(previous[d]);
-                    if (width == 2) raw[d][(s - begin) * 2 + 1] = static_cast<std::uint8_t>(previous[d] >> 8);
+                for (int cand = 0; cand < candidates; ++cand) {
+                    raw[cand][(s - begin) * width] = static_cast<std::uint8_t>(previous[cand]);
+                    if (width == 2) raw[cand][(s - begin) * 2 + 1] = static_cast<std::uint8_t>(previous[cand] >> 8);
                 }
             }
-            for (int d = 0; d < 2; ++d) bytes[d] += storage::block_record_bytes(raw[d], width, options);
+            for (int cand = 0; cand < candidates; ++cand)
+                bytes[cand] += storage::block_record_bytes(raw[cand], width, options);
         }
-        return std::array<std::uint64_t, 2>{bytes[0], bytes[1]};
+        // Each side with its smaller colouring (wdl-dtc/9; the writer's
+        // sample chooses again, from the same rule).
+        std::array<std::uint64_t, 2> side_bytes = {bytes[0], bytes[1]};
+        for (int cand = 2; cand < candidates; ++cand)
+            side_bytes[cand % 2] = std::min(side_bytes[cand % 2], bytes[cand]);
+        return side_bytes;
     };
 
     // The smallest order (either DTC side), and the smallest that keeps

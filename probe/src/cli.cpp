@@ -174,8 +174,8 @@ constexpr const char* kInfoUsage =
     "storage format, bytes per position and where the bytes go: compressed values\n"
     "and index metadata (block record headers, group directories, block keys and\n"
     "the table's zstd dictionary), the value encoding and, for the compact\n"
-    "encodings, the side to move whose DTC is stored and the index order\n"
-    "(docs/values.md).\n\n"
+    "encodings, the side to move whose DTC is stored, the index order and, for a\n"
+    "wdl-dtc/9 table deriving knights' squares, their colouring (docs/values.md).\n\n"
     "WDL and DTC are coded together. --split also splits the values' bytes: the\n"
     "WDL alone compressed in the table's own blocks, and what the DTC adds to it\n"
     "(reads and compresses every table: about a minute for the 4-unit set).\n";
@@ -223,6 +223,8 @@ Status run_info(const std::vector<std::string>& argv) {
             line["dtc_side"] = dtc_side.empty() ? Json() : Json(dtc_side);
             const std::string order = index_order_name(t);
             line["index_order"] = order.empty() ? Json() : Json(order);
+            const std::string colouring = knight_colouring_name(t);
+            line["knight_colouring"] = colouring.empty() ? Json() : Json(colouring);
             const ByteSplit split = byte_split(t);
             line["format"] = t.format_version;
             line["bytes_per_position"] = split.per_position;
@@ -254,14 +256,15 @@ Status run_info(const std::vector<std::string>& argv) {
                         " bytes  format %u  %.4f B/position (values %" PRIu64
                         "%s, index metadata %" PRIu64 ")  checksum %s  "
                         "wtm W/D/L %" PRIu64 "/%" PRIu64 "/%" PRIu64 "  btm W/D/L %" PRIu64
-                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "  %s%s%s%s%s\n",
+                        "/%" PRIu64 "/%" PRIu64 "  max DTC %" PRIu64 "  %s%s%s%s%s%s%s\n",
                         t.spec.variant.c_str(), t.spec.material.c_str(), t.spec.slot_count,
                         t.stored_bytes, t.format_version, split.per_position, split.values,
                         values_split.c_str(), split.index, checksum, counters[0], counters[1], counters[2],
                         counters[3], counters[4], counters[5], counters[6],
                         t.spec.value_encoding.c_str(), dtc_side_name(t).empty() ? "" : " DTC side ",
                         dtc_side_name(t).c_str(), index_order_name(t).empty() ? "" : " index order ",
-                        index_order_name(t).c_str());
+                        index_order_name(t).c_str(), knight_colouring_name(t).empty() ? "" : " knights ",
+                        knight_colouring_name(t).c_str());
         }
     }
     return {};

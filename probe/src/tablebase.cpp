@@ -334,6 +334,16 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
         }
         dtc_side = counter->value == 0 ? Color::White : Color::Black;
     }
+    KnightColouring knight_colouring = KnightColouring::PawnFrame;
+    if (chooses_knight_colouring(spec.value_encoding, material, dtc_side)) {
+        auto counter = std::find_if(info.statistics.counters.begin(), info.statistics.counters.end(),
+                                    [](const storage::Counter& c) { return c.name == kKnightColouringCounter; });
+        if (counter == info.statistics.counters.end() || counter->value > 1) {
+            return corruption("table " + name + " (" + spec.value_encoding + ") has no valid counter " +
+                              std::string(kKnightColouringCounter));
+        }
+        knight_colouring = static_cast<KnightColouring>(counter->value);
+    }
     std::vector<Unit> group_order;
     if (is_ordered_encoding(spec.value_encoding)) {
         auto counter = std::find_if(info.statistics.counters.begin(), info.statistics.counters.end(),
@@ -360,6 +370,7 @@ ProbeResult<std::shared_ptr<const Table>> detail::TablebaseState::own_table(Vari
     table->dtc_side_alone_ = stores_dtc_side_alone(spec.value_encoding, material);
     table->wins_as_wdl_ = stores_wins_as_wdl(spec.value_encoding, material);
     table->derived_worths_ = derived_worths(spec.value_encoding, material, dtc_side);
+    table->knight_colouring_ = knight_colouring;
     table->same_units_ = material == material.flipped();
     table->key_ = table_key(variant, material);
     table->ordinal_ = ResolvedCache::next_ordinal();
@@ -862,6 +873,7 @@ ProbeResult<std::shared_ptr<const Table>> Tablebase::decode_table(
     copy->dtc_side_alone_ = source.dtc_side_alone_;
     copy->wins_as_wdl_ = source.wins_as_wdl_;
     copy->derived_worths_ = source.derived_worths_;
+    copy->knight_colouring_ = source.knight_colouring_;
     copy->same_units_ = source.same_units_;
     copy->key_ = source.key_;
     copy->ordinal_ = source.ordinal_;  // the same values
@@ -1016,6 +1028,14 @@ std::string index_order_name(const storage::TableInfo& t) {
             out += (out.empty() ? "" : " ") + index::unit_label(u);
         }
         return out;
+    }
+    return {};
+}
+
+std::string knight_colouring_name(const storage::TableInfo& t) {
+    if (t.spec.value_encoding != kChosenColouringCompactValueEncoding) return {};
+    for (const auto& c : t.statistics.counters) {
+        if (c.name == kKnightColouringCounter && c.value <= 1) return c.value == 0 ? "frame" : "mirror-kept";
     }
     return {};
 }

@@ -219,10 +219,10 @@ class TableInfo(NamedTuple):
     statistics: the generator's statistics (W/D/L per side to move, DTC
         histograms, longest win).
     encoding: the value encoding, "wdl-dtc/1", "wdl-dtc/2", "wdl-dtc/3",
-        "wdl-dtc/4", "wdl-dtc/5", "wdl-dtc/6", "wdl-dtc/7" or "wdl-dtc/8".
-    dtc_side: for wdl-dtc/2 to /8, the side to move ("white" or
+        "wdl-dtc/4", "wdl-dtc/5", "wdl-dtc/6", "wdl-dtc/7", "wdl-dtc/8" or "wdl-dtc/9".
+    dtc_side: for wdl-dtc/2 to /9, the side to move ("white" or
         "black") whose DTC is stored; None otherwise.
-    index_order: for wdl-dtc/3 to /8, the group order of the table's index, high
+    index_order: for wdl-dtc/3 to /9, the group order of the table's index, high
         digit first ("bN bK wR wK"); None otherwise.
     """
 

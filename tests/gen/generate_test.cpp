@@ -500,10 +500,12 @@ TEST_CASE("an order keeps a one-ply search's children near when the side off the
 // values in RAM: a sampled block's part of a side starts from the code of
 // the last free slot before it, read with the block when it is near and
 // alone when it lies further back. Either way the sample equals the one a
-// full survey in slot order gathers, and so does the side chosen.
+// full survey in slot order gathers, and so does the side chosen. NPvN as
+// wdl-dtc/9 samples both knights' colourings, whose free slots differ.
 TEST_CASE("the DTC side's sample reads the last free slot before a block however far back it lies") {
     Built& built = Built::get(VariantId::Antichess);
-    for (const char* name : {"KRvK", "NPvB", "BBvN"}) {
+    for (const auto& [name, encoding] : {std::pair{"KRvK", ""}, std::pair{"NPvB", ""}, std::pair{"BBvN", ""},
+                                         std::pair{"NPvN", "wdl-dtc/9"}}) {
         CAPTURE(name);
         built.build(name);
         const index::Material material = index::canonical(*index::parse_table(name, VariantId::Antichess));
@@ -513,7 +515,10 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
         const std::uint64_t n = ix.size();
         const auto code = [&](Color side, std::uint64_t i) { return *(*table)->code(side, i); };
         constexpr std::uint64_t kSlotsPerBlock = 1024;
-        gen::FreeSlots<Antichess> survey(ix, kSlotsPerBlock);
+        const gen::StoredSides sides = *encoding ? gen::stored_sides(encoding, material) : gen::StoredSides{};
+        const auto colourings = {probe::KnightColouring::PawnFrame, probe::KnightColouring::MirrorKept};
+        CHECK(sides.colourings == (*encoding ? 2 : 1));
+        gen::FreeSlots<Antichess> survey(ix, kSlotsPerBlock, sides);
         for (const Color side : {Color::White, Color::Black}) {
             std::vector<std::uint16_t> codes(n);
             for (std::uint64_t i = 0; i < n; ++i) codes[i] = code(side, i);
@@ -521,13 +526,17 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
         }
         const storage::TableWriteOptions options = storage::compact_write_options();
         const Color surveyed_side = *survey.choose_dtc_side(options);
+        if (sides.colourings == 2) {
+            CHECK(survey.sampled(Color::White, probe::KnightColouring::MirrorKept) !=
+                  survey.sampled(Color::White, probe::KnightColouring::PawnFrame));
+        }
         // Reads by `near`: everything near makes one read per block and
         // side; each slot read alone (far) adds one.
         std::map<std::uint64_t, std::uint64_t> reads;
         const std::uint64_t all_near = std::uint64_t{1} << 40;
         for (const std::uint64_t near : {all_near, std::uint64_t{0}, gen::FreeSlots<Antichess>::kNearSlots}) {
             CAPTURE(near);
-            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, {}, near);
+            gen::FreeSlots<Antichess> sampled(ix, kSlotsPerBlock, sides, near);
             std::uint64_t slots_read = 0;
             sampled.sample([&](Color side, std::uint64_t first, std::span<std::uint16_t> out) {
                 ++reads[near];
@@ -535,12 +544,15 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
                 for (std::size_t k = 0; k < out.size(); ++k) out[k] = code(side, first + k);
             });
             for (const Color candidate : {Color::White, Color::Black}) {
-                CHECK(sampled.sampled(candidate) == survey.sampled(candidate));
+                for (const auto k : colourings) CHECK(sampled.sampled(candidate, k) == survey.sampled(candidate, k));
             }
             CHECK_FALSE(sampled.sampled(Color::White).empty());
             auto side = sampled.choose_dtc_side(options);
             // Without a survey a tie of the sample is left open.
-            if (side) CHECK(*side == surveyed_side);
+            if (side) {
+                CHECK(*side == surveyed_side);
+                CHECK(sampled.colouring() == survey.colouring());
+            }
             CHECK(slots_read <= 2 * n);
         }
         // Reading alone is the path taken: every block but the first of
@@ -553,10 +565,10 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
 
 TEST_CASE("one and two threads store identical bytes and statistics") {
     const int before = omp_get_max_threads();
-    // wdl-dtc/3 to /8 too: their group order and DTC side come from
-    // samples compressed on every thread (wdl-dtc/4 to /8 on tables storing
+    // wdl-dtc/3 to /9 too: their group order and DTC side come from
+    // samples compressed on every thread (wdl-dtc/4 to /9 on tables storing
     // one side to move; wdl-dtc/7's PPvN deriving pawn structures, wdl-dtc/8's
-    // NPvN knights' squares).
+    // NPvN knights' squares, wdl-dtc/9's with the colouring chosen too).
     const std::string plain = test::kSanitized ? "KPvP" : "KRvKN";
     const std::string same_units = test::kSanitized ? "NvN" : "KNvKN";
     for (const auto& job : {std::pair{probe::kValueEncoding, plain}, std::pair{probe::kOrderedCompactValueEncoding, plain},
@@ -564,7 +576,8 @@ TEST_CASE("one and two threads store identical bytes and statistics") {
                             std::pair{probe::kOneSideCompactValueEncoding, plain},
                             std::pair{probe::kSearchedWinsCompactValueEncoding, same_units},
                             std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("PPvN")},
-                            std::pair{probe::kDerivedKnightsCompactValueEncoding, std::string("NPvN")}}) {
+                            std::pair{probe::kDerivedKnightsCompactValueEncoding, std::string("NPvN")},
+                            std::pair{probe::kChosenColouringCompactValueEncoding, std::string("NPvN")}}) {
         const std::string_view encoding = job.first;
         const std::string& table = job.second;
         CAPTURE(encoding);
@@ -612,7 +625,8 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
     for (const auto& job : {std::pair{probe::kOneSideCompactValueEncoding, plain},
                             std::pair{probe::kSearchedWinsCompactValueEncoding, plain},
                             std::pair{probe::kDerivedStructuresCompactValueEncoding, std::string("NPvP")},
-                            std::pair{probe::kDerivedKnightsCompactValueEncoding, std::string("NPvP")}}) {
+                            std::pair{probe::kDerivedKnightsCompactValueEncoding, std::string("NPvP")},
+                            std::pair{probe::kChosenColouringCompactValueEncoding, std::string("NPvP")}}) {
         const std::string_view encoding = job.first;
         const std::string& table = job.second;
         CAPTURE(encoding);
@@ -635,8 +649,9 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
         auto info = one_run.database().table_info(name);
         REQUIRE(info.ok());
         CHECK(info->spec.value_encoding == encoding);
-        if (encoding == probe::kDerivedStructuresCompactValueEncoding ||
-            encoding == probe::kDerivedKnightsCompactValueEncoding) {
+        const bool knights = encoding == probe::kDerivedKnightsCompactValueEncoding ||
+                             encoding == probe::kChosenColouringCompactValueEncoding;
+        if (encoding == probe::kDerivedStructuresCompactValueEncoding || knights) {
             std::size_t deriving = 0, deriving_knights = 0;
             for (const index::Material& sub : index::sub_tables(m, VariantId::Antichess)) {
                 auto t = two_runs.table(VariantId::Antichess, sub);
@@ -647,7 +662,7 @@ TEST_CASE("compact sub-tables handed over in RAM value a parent as when read bac
                 deriving_knights += sub.count(off, UnitType::Knight) > 0 || sub == sub.flipped() ? 1 : 0;
             }
             CHECK(deriving > 0);
-            CHECK((deriving_knights > 0) == (encoding == probe::kDerivedKnightsCompactValueEncoding));
+            CHECK((deriving_knights > 0) == knights);
         }
     }
 }
@@ -656,12 +671,12 @@ TEST_CASE("an unknown value encoding is refused before anything is built") {
     test::ScratchDir dir;
     probe::Tablebase tb(test::open_rw(dir.sub("db")));
     gen::GenerateOptions options;
-    options.value_encoding = "wdl-dtc/9";
+    options.value_encoding = "wdl-dtc/10";
     const auto m = index::canonical(*index::parse_table("KvK", VariantId::Antichess));
     auto result = gen::generate(tb, VariantId::Antichess, {m}, options);
     REQUIRE_FALSE(result.ok());
     CHECK(result.status().code() == StatusCode::InvalidArgument);
-    CHECK(result.status().message().find("wdl-dtc/9") != std::string::npos);
+    CHECK(result.status().message().find("wdl-dtc/10") != std::string::npos);
     auto listed = tb.database().list_tables();
     REQUIRE(listed.ok());
     CHECK(listed->empty());

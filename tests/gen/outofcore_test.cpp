@@ -430,21 +430,23 @@ TEST_CASE("wdl-dtc/2: in-RAM and out-of-core builds, 1 and 2 threads, store the 
     omp_set_num_threads(2);
 }
 
-TEST_CASE("wdl-dtc/4 to /8 out of core: a table storing one side to move reads back every value") {
+TEST_CASE("wdl-dtc/4 to /9 out of core: a table storing one side to move reads back every value") {
     // Out of core the DTC side comes from a survey of every value (not the
     // in-RAM sample) and the rule's order is kept, so every resolved code
     // must equal the wdl-dtc/1 build's stored one, slot for slot. NvP's
     // sides differ: wdl-dtc/5 values its other side by one ply. PvP as
     // wdl-dtc/6: its wins by one ply too. PPvN as wdl-dtc/7: some of
     // Black's pawn structures by two plies; as wdl-dtc/8 NPvN some knights'
-    // squares, PvP some structures of both sides' pawns.
+    // squares, PvP some structures of both sides' pawns; as wdl-dtc/9 NPvN
+    // with the colouring its survey chooses.
     for (const auto& job : {std::pair{"PvP", probe::kMirroredCompactValueEncoding},
                             std::pair{"NvN", probe::kMirroredCompactValueEncoding},
                             std::pair{"NvP", probe::kOneSideCompactValueEncoding},
                             std::pair{"PvP", probe::kSearchedWinsCompactValueEncoding},
                             std::pair{"PPvN", probe::kDerivedStructuresCompactValueEncoding},
                             std::pair{"NPvN", probe::kDerivedKnightsCompactValueEncoding},
-                            std::pair{"PvP", probe::kDerivedKnightsCompactValueEncoding}}) {
+                            std::pair{"PvP", probe::kDerivedKnightsCompactValueEncoding},
+                            std::pair{"NPvN", probe::kChosenColouringCompactValueEncoding}}) {
         const std::string table = job.first;
         INFO(table);
         Db ooc;
@@ -459,7 +461,8 @@ TEST_CASE("wdl-dtc/4 to /8 out of core: a table storing one side to move reads b
         const probe::Table& t = **opened;
         CHECK(t.dtc_side_alone());
         CHECK(t.derives_slots() == (job.second == probe::kDerivedStructuresCompactValueEncoding ||
-                                    job.second == probe::kDerivedKnightsCompactValueEncoding));
+                                    job.second == probe::kDerivedKnightsCompactValueEncoding ||
+                                    job.second == probe::kChosenColouringCompactValueEncoding));
         const std::uint64_t slots = 2 * t.indexer().size();
         std::vector<std::uint16_t> codes(slots);
         auto read = t.read_codes(0, slots, codes.data());

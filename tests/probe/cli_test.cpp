@@ -395,3 +395,39 @@ TEST_CASE("tbprobe info: the value encoding and, for wdl-dtc/2, the DTC side") {
     REQUIRE(text.rc == 0);
     CHECK(text.out.find("wdl-dtc/2 DTC side " + side) != std::string::npos);
 }
+
+TEST_CASE("tbprobe info: the knights' colouring of a wdl-dtc/9 table that derives knights' squares") {
+    ScratchDir dir;
+    build_tables(dir.sub("db"), VariantId::Antichess, {table_material(VariantId::Antichess, "NPvN")},
+                 gen::GenerateOptions{}.compression, std::string(probe::kChosenColouringCompactValueEncoding));
+    auto tb = probe::Tablebase::open(dir.sub("db"));
+    REQUIRE(tb.ok());
+    const Run r = tbprobe({"info", "--db", dir.sub("db"), "--json"});
+    REQUIRE(r.rc == 0);
+    int named = 0;
+    for (const auto& line : r.lines()) {
+        const json::Value v = json::parse(line);
+        CAPTURE(line);
+        CHECK(v["encoding"].string() == "wdl-dtc/9");
+        auto t = tb->table(VariantId::Antichess, table_material(VariantId::Antichess, v["table"].string()));
+        REQUIRE(t.ok());
+        const Color off = ~(*t)->dtc_side();
+        const bool chooses = (*t)->derives_slots() && !(*t)->same_units() &&
+                             (*t)->indexer().material().count(off, UnitType::Knight) > 0;
+        if (!chooses) {
+            CHECK_FALSE(v["knight_colouring"].is_string());
+            continue;
+        }
+        ++named;
+        REQUIRE(v["knight_colouring"].is_string());
+        CHECK(v["knight_colouring"].string() ==
+              ((*t)->knight_colouring() == probe::KnightColouring::PawnFrame ? "frame" : "mirror-kept"));
+        if (v["table"].string() == "NPvN") {
+            const Run text = tbprobe({"info", "--db", dir.sub("db")});
+            REQUIRE(text.rc == 0);
+            CHECK(text.out.find(" knights " + v["knight_colouring"].string()) != std::string::npos);
+        }
+    }
+    // NPvN and NvP derive knights' squares off one side.
+    CHECK(named >= 2);
+}

@@ -45,6 +45,7 @@ const std::string kV5(probe::kOneSideCompactValueEncoding);
 const std::string kV6(probe::kSearchedWinsCompactValueEncoding);
 const std::string kV7(probe::kDerivedStructuresCompactValueEncoding);
 const std::string kV8(probe::kDerivedKnightsCompactValueEncoding);
+const std::string kV9(probe::kChosenColouringCompactValueEncoding);
 
 // The same tables built as wdl-dtc/1 and in a compact encoding, opened read-only.
 struct Pair {
@@ -108,7 +109,8 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         const bool reordered = t2.indexer().group_order() != t1.indexer().group_order();
         // wdl-dtc/4 stores one side exactly when both sides have the same
         // units, wdl-dtc/5 always.
-        const bool derives = p.encoding == kV7 || p.encoding == kV8;
+        const bool derives = p.encoding == kV7 || p.encoding == kV8 || p.encoding == kV9;
+        const bool derives_knights = p.encoding == kV8 || p.encoding == kV9;
         CHECK(t2.dtc_side_alone() == (p.encoding == kV5 || p.encoding == kV6 || derives ||
                                       (p.encoding == kV4 && material == material.flipped())));
         CHECK(t2.wins_as_wdl() == ((p.encoding == kV6 || derives) && material == material.flipped()));
@@ -122,9 +124,14 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         const bool pawns_alone = off_pawns > 0 && off_pawns == material.count(off);
         const bool knights_and_pawns_alone = material.has_pawns() && off_pawns + off_knights == material.count(off);
         const bool same_units = material == material.flipped();
-        CHECK(t2.derives_slots() == (same_units ? p.encoding == kV8 && pawns_alone
+        CHECK(t2.derives_slots() == (same_units ? derives_knights && pawns_alone
                                                 : (p.encoding == kV7 && pawns_alone) ||
-                                                      (p.encoding == kV8 && knights_and_pawns_alone)));
+                                                      (derives_knights && knights_and_pawns_alone)));
+        // wdl-dtc/9 names the knights' colouring exactly where it derives
+        // knights' squares off the DTC side.
+        const bool names_colouring = std::ranges::any_of(
+            t2.info().statistics.counters, [](const storage::Counter& c) { return c.name == "knight_colouring"; });
+        CHECK(names_colouring == (p.encoding == kV9 && !same_units && knights_and_pawns_alone && off_knights > 0));
         if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5 || p.encoding == kV6 || derives) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
             std::string labels;  // as tbprobe info shows the order
@@ -687,10 +694,12 @@ TEST_CASE("wdl-dtc/8's knight worth: every knight move changes it, the file mirr
         CAPTURE(i);
         CHECK(probe::pawn_files_frame(*ix, mirrored) == (frame < 0 ? -1 : 1 - frame));
         (frame < 0 ? symmetric : framed) += 1;
-        for (const Color dtc : {Color::White, Color::Black}) {
-            const bool d = probe::derived_placement(*ix, probe::DerivedWorths::OffSide, dtc, squares);
-            CHECK(probe::derived_placement(*ix, probe::DerivedWorths::OffSide, dtc, mirrored) == d);
-            derived += d ? 1 : 0;
+        for (const auto colouring : {probe::KnightColouring::PawnFrame, probe::KnightColouring::MirrorKept}) {
+            for (const Color dtc : {Color::White, Color::Black}) {
+                const bool d = probe::derived_placement(*ix, probe::DerivedWorths::OffSide, colouring, dtc, squares);
+                CHECK(probe::derived_placement(*ix, probe::DerivedWorths::OffSide, colouring, dtc, mirrored) == d);
+                derived += d ? 1 : 0;
+            }
         }
     }
     CHECK(symmetric > 0);
@@ -713,6 +722,36 @@ TEST_CASE("wdl-dtc/8 answers every value as wdl-dtc/1, the derived knight square
     CHECK(check_derived_grandchildren(p, tables, knight_moves) > 2);
     CHECK(knight_moves > 0);
     CHECK(one_side_table(p, test::table_material(VariantId::Antichess, "PvP")).derives_slots());
+}
+
+TEST_CASE("wdl-dtc/9 answers every value as wdl-dtc/1, each table's knights' colouring its own") {
+    // The tables of the wdl-dtc/8 case above; each that derives knights'
+    // squares chooses the pawns' frame or the mirror-kept colouring by its
+    // sample, and both must occur.
+    std::vector<index::Material> tables = tables_up_to_3_units_with(side_of_knights_and_pawns);
+    tables.push_back(test::table_material(VariantId::Antichess, "PPvK"));
+    tables.push_back(test::table_material(VariantId::Antichess, "PvP"));
+    const Pair p(VariantId::Antichess, tables, kV9);
+    check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+    std::uint64_t knight_moves = 0;
+    CHECK(check_derived_grandchildren(p, tables, knight_moves) > 2);
+    CHECK(knight_moves > 0);
+    std::map<std::uint64_t, std::vector<std::string>> by_colouring;
+    for (const index::Material& material : tables) {
+        auto t = p.v2->table(p.variant, material);
+        REQUIRE(t.ok());
+        for (const storage::Counter& c : (*t)->info().statistics.counters)
+            if (c.name == "knight_colouring") by_colouring[c.value].push_back(material.name());
+    }
+    std::string listed;
+    for (const auto& [colouring, names] : by_colouring) {
+        listed += std::to_string(colouring) + ":";
+        for (const std::string& name : names) listed += " " + name;
+        listed += "; ";
+    }
+    INFO("tables by knights' colouring: " << listed);
+    CHECK(by_colouring.size() == (test::kSanitized ? by_colouring.size() : 2));
+    for (const auto& entry : by_colouring) CHECK(entry.first <= 1);
 }
 
 TEST_CASE("wdl-dtc/7 and /8 store the antichess tables up to 3 units in no more bytes than Syzygy's files") {
@@ -1000,7 +1039,7 @@ TEST_CASE("an unknown value encoding is refused naming it") {
         auto reader = db->open_table("antichess/KvK");
         REQUIRE(reader.ok());
         storage::TableSpec spec = reader->info().spec;
-        spec.value_encoding = "wdl-dtc/9";
+        spec.value_encoding = "wdl-dtc/10";
         auto options = storage::compact_write_options();
         options.replace = true;
         auto writer = db->create_table(spec, options);
@@ -1014,10 +1053,10 @@ TEST_CASE("an unknown value encoding is refused naming it") {
     auto t = tb->table(VariantId::Antichess, kvk);
     REQUIRE_FALSE(t.ok());
     CHECK(t.status().code() == StatusCode::Corruption);
-    CHECK(contains(t.status().message(), "wdl-dtc/9"));
+    CHECK(contains(t.status().message(), "wdl-dtc/10"));
     CHECK(contains(t.status().message(), "antichess/KvK"));
     // It names what this version reads, the newest encoding among them.
-    CHECK(contains(t.status().message(), "wdl-dtc/6"));
+    CHECK(contains(t.status().message(), "wdl-dtc/9"));
 }
 
 TEST_CASE("a wdl-dtc/3 table without a valid group order is refused naming it") {
@@ -1062,6 +1101,54 @@ TEST_CASE("a wdl-dtc/3 table without a valid group order is refused naming it") 
         CHECK(t.status().code() == StatusCode::Corruption);
         CHECK(contains(t.status().message(), "antichess/KvN"));
         CHECK(contains(t.status().message(), "index_order"));
+    }
+}
+
+TEST_CASE("a wdl-dtc/9 table deriving knights' squares without a valid colouring is refused naming it") {
+    test::ScratchDir dir;
+    const auto npvn = test::table_material(VariantId::Antichess, "NPvN");
+    test::build_tables(dir.sub("db"), VariantId::Antichess, {npvn}, gen::GenerateOptions{}.compression, kV9);
+    {
+        auto tb = probe::Tablebase::open(dir.sub("db"));
+        REQUIRE(tb.ok());
+        auto t = tb->table(VariantId::Antichess, npvn);
+        REQUIRE(t.ok());
+        // The counter exists only where the table derives knights' squares.
+        REQUIRE(probe::chooses_knight_colouring(kV9, npvn, (*t)->dtc_side()));
+    }
+    // Rewritten with each bad counter: none, a colouring that does not exist.
+    for (const auto& counter : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{2}}) {
+        {
+            storage::DatabaseOptions rw;
+            rw.mode = storage::OpenMode::ReadWrite;
+            auto db = storage::Database::open(dir.sub("db"), rw);
+            REQUIRE(db.ok());
+            auto reader = db->open_table("antichess/NPvN");
+            REQUIRE(reader.ok());
+            REQUIRE(reader->info().spec.value_width == 1);
+            storage::TableStatistics stats = reader->info().statistics;
+            REQUIRE(std::erase_if(stats.counters, [](const storage::Counter& c) { return c.name == "knight_colouring"; }) <= 1);
+            if (counter) stats.counters.push_back({"knight_colouring", *counter});
+            std::vector<std::uint8_t> bytes(reader->info().spec.slot_count);
+            for (std::uint64_t slot = 0; slot < bytes.size(); ++slot) {
+                auto v = reader->get(slot);
+                REQUIRE(v.ok());
+                bytes[slot] = static_cast<std::uint8_t>(*v);
+            }
+            auto options = storage::compact_write_options();
+            options.replace = true;
+            auto writer = db->create_table(reader->info().spec, options);
+            REQUIRE(writer.ok());
+            REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
+            REQUIRE(writer->commit(stats).ok());
+        }
+        auto tb = probe::Tablebase::open(dir.sub("db"));
+        REQUIRE(tb.ok());
+        auto t = tb->table(VariantId::Antichess, npvn);
+        REQUIRE_FALSE(t.ok());
+        CHECK(t.status().code() == StatusCode::Corruption);
+        CHECK(contains(t.status().message(), "antichess/NPvN"));
+        CHECK(contains(t.status().message(), "knight_colouring"));
     }
 }
 

@@ -51,12 +51,12 @@ Result<TableValues*> ValueCache::open(const std::string& name) {
     // (tbf_table_decode) follows; wdl-dtc/4 is wdl-dtc/3 with one side to
     // move stored for some tables, wdl-dtc/5 for all, wdl-dtc/6 with some
     // wins stored as their WDL, wdl-dtc/7 with some pawn structures stored
-    // as nothing, wdl-dtc/8 with some knights' squares too.
-    // tbf_table_values resolves all seven.
+    // as nothing, wdl-dtc/8 with some knights' squares too, wdl-dtc/9 with
+    // the knights' worth chosen per table. tbf_table_values resolves all eight.
     const bool compact = info.spec.value_encoding == "wdl-dtc/2" || info.spec.value_encoding == "wdl-dtc/3" ||
                          info.spec.value_encoding == "wdl-dtc/4" || info.spec.value_encoding == "wdl-dtc/5" ||
                          info.spec.value_encoding == "wdl-dtc/6" || info.spec.value_encoding == "wdl-dtc/7" ||
-                         info.spec.value_encoding == "wdl-dtc/8";
+                         info.spec.value_encoding == "wdl-dtc/8" || info.spec.value_encoding == "wdl-dtc/9";
     if (info.spec.value_encoding != kValueEncoding && !compact) {
         return Status(StatusCode::Corruption, "table " + name + " has value encoding \"" +
                                                    info.spec.value_encoding +

@@ -36,6 +36,14 @@
 // h-files and d and e on ranks 1, 2, 5 and 6; an exhaustive search over the
 // 32 mirror pairs finds none larger).
 //
+// wdl-dtc/9: wdl-dtc/8 with the knights' worth chosen per table. The frame
+// scatters the derived slots wherever the pawns' files flip it between
+// neighbouring slots (an index led by the knight: PPPvN), while a frame
+// derives half a knight's squares against the mirror-kept colouring's 24 of
+// 64 (several knights, an index led by pawns: KPvNN). The writer takes the
+// one whose sampled blocks are smaller and names it in the table counter
+// kKnightColouringCounter.
+//
 // The same units on both sides, pawns alone (wdl-dtc/8: PvP, PPvPP): a
 // position off the DTC side is read at its colour-swapped image, a DTC-side
 // position of the same table, so a derived position needs the images of its
@@ -56,11 +64,25 @@ namespace tbf::probe {
 
 inline constexpr std::string_view kDerivedStructuresCompactValueEncoding = "wdl-dtc/7";
 inline constexpr std::string_view kDerivedKnightsCompactValueEncoding = "wdl-dtc/8";
+inline constexpr std::string_view kChosenColouringCompactValueEncoding = "wdl-dtc/9";
+// wdl-dtc/9: the table counter naming the knights' worth a table that
+// derives knights' squares uses (KnightColouring, 0 or 1).
+inline constexpr std::string_view kKnightColouringCounter = "knight_colouring";
+
+// A knight's worth: the square's colour in the pawns' frame, the
+// mirror-kept colouring where the pawn files are symmetric (wdl-dtc/8's
+// rule), or the mirror-kept colouring everywhere.
+enum class KnightColouring : std::uint8_t { PawnFrame = 0, MirrorKept = 1 };
 
 // Whose worths decide whether a placement is derived: none (the table
 // derives nothing), the side off the DTC side's, or both sides' (wdl-dtc/8,
 // the same units on both sides, pawns alone).
 enum class DerivedWorths : std::uint8_t { None, OffSide, BothSides };
+
+// wdl-dtc/8 and /9: the rules with knights' squares and same-unit pawns.
+inline bool derives_knights(std::string_view encoding) {
+    return encoding == kDerivedKnightsCompactValueEncoding || encoding == kChosenColouringCompactValueEncoding;
+}
 
 // What a table of `material` stored in `encoding` with DTC side `dtc_side`
 // derives by. The two sides' units differ and the other side has pawns and
@@ -72,19 +94,27 @@ inline DerivedWorths derived_worths(std::string_view encoding, const index::Mate
     const int pawns = material.count(other, UnitType::Pawn);
     if (material == material.flipped()) {
         const bool pawns_alone = pawns > 0 && pawns == material.count(other);
-        return encoding == kDerivedKnightsCompactValueEncoding && pawns_alone ? DerivedWorths::BothSides
+        return derives_knights(encoding) && pawns_alone ? DerivedWorths::BothSides
                                                                              : DerivedWorths::None;
     }
     bool derives = false;
     if (encoding == kDerivedStructuresCompactValueEncoding) {
         derives = pawns > 0 && pawns == material.count(other);
-    } else if (encoding == kDerivedKnightsCompactValueEncoding) {
+    } else if (derives_knights(encoding)) {
         derives = material.has_pawns() && pawns + material.count(other, UnitType::Knight) == material.count(other);
     }
     return derives ? DerivedWorths::OffSide : DerivedWorths::None;
 }
 inline bool derives_slots(std::string_view encoding, const index::Material& material, Color dtc_side) {
     return derived_worths(encoding, material, dtc_side) != DerivedWorths::None;
+}
+// Whether a table of `material` in `encoding` with DTC side `dtc_side`
+// derives by a knight colouring it chose (wdl-dtc/9: knights among the
+// worths off the DTC side), so that it names one in kKnightColouringCounter.
+inline bool chooses_knight_colouring(std::string_view encoding, const index::Material& material, Color dtc_side) {
+    return encoding == kChosenColouringCompactValueEncoding &&
+           derived_worths(encoding, material, dtc_side) == DerivedWorths::OffSide &&
+           material.count(~dtc_side, UnitType::Knight) > 0;
 }
 
 // The worth of a pawn of `color` on `square`: its steps left before the
@@ -117,7 +147,8 @@ inline int pawn_files_frame(const index::Indexer& ix, const Square* squares) {
     return -1;
 }
 
-// The worth of a knight on `square` in `frame` (pawn_files_frame).
+// The worth of a knight on `square` in `frame` (pawn_files_frame; -1 the
+// mirror-kept colouring).
 inline unsigned knight_worth(int frame, Square square) {
     if (frame < 0) return knight_square_value(square);
     const int file = frame == 0 ? file_of(square) : 7 - file_of(square);
@@ -125,11 +156,13 @@ inline unsigned knight_worth(int frame, Square square) {
 }
 
 // Whether the placement `squares` (the indexer's unit order, the table's
-// colour orientation) of a table that derives slots by `worths` with DTC
-// side `dtc_side` is derived.
-inline bool derived_placement(const index::Indexer& ix, DerivedWorths worths, Color dtc_side, const Square* squares) {
+// colour orientation) of a table that derives slots by `worths` and
+// `colouring` with DTC side `dtc_side` is derived.
+inline bool derived_placement(const index::Indexer& ix, DerivedWorths worths, KnightColouring colouring,
+                              Color dtc_side, const Square* squares) {
     if (worths == DerivedWorths::None) return false;
-    int frame = -2;  // computed at the first knight
+    // Computed at the first knight.
+    int frame = colouring == KnightColouring::MirrorKept ? -1 : -2;
     unsigned sum = 0;
     for (int u = 0; u < ix.unit_count(); ++u) {
         const Unit unit = ix.unit(u);

@@ -77,11 +77,14 @@ inline constexpr std::string_view kSearchedWinsCompactValueEncoding = "wdl-dtc/6
 // "wdl-dtc/8" (kDerivedKnightsCompactValueEncoding, derived_slots.hpp):
 // wdl-dtc/7, the side off the DTC side allowed knights beside its pawns in
 // tables with a pawn, a knight's square counted like a pawn's steps.
+// "wdl-dtc/9" (kChosenColouringCompactValueEncoding): wdl-dtc/8, the
+// knights' worth chosen per table and named in kKnightColouringCounter.
 // Every value encoding this version reads, oldest first.
 inline constexpr std::string_view kValueEncodings[] = {
     kValueEncoding,           kCompactValueEncoding,         kOrderedCompactValueEncoding,
     kMirroredCompactValueEncoding, kOneSideCompactValueEncoding, kSearchedWinsCompactValueEncoding,
-    kDerivedStructuresCompactValueEncoding, kDerivedKnightsCompactValueEncoding};
+    kDerivedStructuresCompactValueEncoding, kDerivedKnightsCompactValueEncoding,
+    kChosenColouringCompactValueEncoding};
 // Their names for messages: "wdl-dtc/1, wdl-dtc/2, ...".
 inline std::string value_encoding_names() {
     std::string names;
@@ -177,15 +180,18 @@ public:
     // table's DTC side) or at least its WDL (the other side), which all do
     // but those off the DTC side of a table storing that side alone.
     bool stores_free_slots(Color side) const { return !dtc_side_alone_ || side == dtc_side_; }
-    // wdl-dtc/7 and /8 where the side off the DTC side has pawns (in /8
-    // also knights) alone: the DTC side's free slots of derived placements
-    // store nothing.
+    // wdl-dtc/7 to /9 where the side off the DTC side has pawns (from /8
+    // on also knights) alone: the DTC side's free slots of derived
+    // placements store nothing.
     bool derives_slots() const { return derived_worths_ != DerivedWorths::None; }
+    // The knights' worth its derived placements use (wdl-dtc/9 names it;
+    // the pawns' frame for every other table).
+    KnightColouring knight_colouring() const { return knight_colouring_; }
     // Whether the free slot of `side` with placement `squares` (the
     // indexer's unit order) stores nothing: the DTC side, a derived
     // placement (derived_slots.hpp). Its value is a search of its moves.
     bool derived_slot(Color side, const Square* squares) const {
-        return side == dtc_side_ && derived_placement(indexer_, derived_worths_, dtc_side_, squares);
+        return side == dtc_side_ && derived_placement(indexer_, derived_worths_, knight_colouring_, dtc_side_, squares);
     }
     // White's units are Black's (KPvKP): a colour swap stays in the table.
     bool same_units() const { return same_units_; }
@@ -233,6 +239,7 @@ private:
     bool dtc_side_alone_ = false;
     bool wins_as_wdl_ = false;
     DerivedWorths derived_worths_ = DerivedWorths::None;
+    KnightColouring knight_colouring_ = KnightColouring::PawnFrame;
     bool same_units_ = false;  // White's units are Black's: a colour swap stays in the table
     std::uint64_t key_ = 0;  // of its material in canonical orientation (TablebaseState)
     std::uint32_t ordinal_ = 0;  // names it in caches of resolved values (unique in the process)
@@ -342,6 +349,9 @@ Result<WdlDtcSplit> wdl_dtc_split(const storage::Database& database, const stora
 // "white" or "black": the DTC side of a wdl-dtc/2 table as its metadata
 // records it; empty for other encodings (and a damaged record).
 std::string dtc_side_name(const storage::TableInfo& t);
+// "frame" or "mirror-kept": the knights' worth a wdl-dtc/9 table that
+// derives knights' squares names (kKnightColouringCounter); empty otherwise.
+std::string knight_colouring_name(const storage::TableInfo& t);
 // The group order a wdl-dtc/3 table is stored in, e.g. "bN bK wR wK" (high
 // digit first); empty for other encodings or no valid counter.
 std::string index_order_name(const storage::TableInfo& t);
