@@ -182,6 +182,7 @@ public:
                 t.spec.value_width, t.spec.generator_version, t.format_version, split.per_position,
                 split.values, split.index, t.statistics.json, t.spec.value_encoding,
                 tbf::probe::dtc_side_name(t), tbf::probe::index_order_name(t),
+                tbf::probe::knight_colouring_name(t),
                 measured ? static_cast<std::int64_t>(wdl_dtc[i]->wdl) : std::int64_t{-1},
                 measured ? static_cast<std::int64_t>(wdl_dtc[i]->dtc) : std::int64_t{-1}));
         }

@@ -224,6 +224,9 @@ class TableInfo(NamedTuple):
         "black") whose DTC is stored; None otherwise.
     index_order: for wdl-dtc/3 to /9, the group order of the table's index, high
         digit first ("bN bK wR wK"); None otherwise.
+    knight_colouring: for a wdl-dtc/9 table that derives knights' squares,
+        the knights' worth it chose ("frame" or "mirror-kept"); None
+        otherwise.
     """
 
     variant: str
@@ -240,6 +243,7 @@ class TableInfo(NamedTuple):
     encoding: str
     dtc_side: Optional[str]
     index_order: Optional[str]
+    knight_colouring: Optional[str]
 
 
 class StrategyInfo(NamedTuple):
@@ -388,13 +392,14 @@ class Tablebase:
         """
         tables = []
         for (variant, table, slots, stored, checksum, width, generator, fmt, per_position, values,
-             index, statistics, encoding, dtc_side, index_order, wdl, dtc) in self._core.tables(split):
+             index, statistics, encoding, dtc_side, index_order, knight_colouring, wdl,
+             dtc) in self._core.tables(split):
             parts = {"values": values, "index_metadata": index}
             if wdl >= 0:
                 parts.update(wdl=wdl, dtc=dtc)
             tables.append(TableInfo(variant, table, slots, stored, f"{checksum:016x}", width, generator,
                                     fmt, per_position, parts, _json_object(statistics), encoding,
-                                    dtc_side or None, index_order or None))
+                                    dtc_side or None, index_order or None, knight_colouring or None))
         return tables
 
     def strategies(self) -> List[StrategyInfo]:
