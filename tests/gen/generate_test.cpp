@@ -504,8 +504,11 @@ TEST_CASE("an order keeps a one-ply search's children near when the side off the
 // wdl-dtc/9 samples both knights' colourings, whose free slots differ.
 TEST_CASE("the DTC side's sample reads the last free slot before a block however far back it lies") {
     Built& built = Built::get(VariantId::Antichess);
-    for (const auto& [name, encoding] : {std::pair{"KRvK", ""}, std::pair{"NPvB", ""}, std::pair{"BBvN", ""},
-                                         std::pair{"NPvN", "wdl-dtc/9"}}) {
+    for (const auto& job : {std::pair{"KRvK", ""}, std::pair{"NPvB", ""}, std::pair{"BBvN", ""},
+                            std::pair{"NPvN", "wdl-dtc/9"}}) {
+        // Named copies: doctest's CAPTURE cannot take a structured binding under clang 14.
+        const char* const name = job.first;
+        const char* const encoding = job.second;
         CAPTURE(name);
         built.build(name);
         const index::Material material = index::canonical(*index::parse_table(name, VariantId::Antichess));
