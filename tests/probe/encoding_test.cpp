@@ -135,7 +135,10 @@ std::size_t check_every_slot(const Pair& p, const std::vector<index::Material>& 
         if (p.encoding == kV3 || p.encoding == kV4 || p.encoding == kV5 || p.encoding == kV6 || derives) {
             CHECK(counter(t2.info(), "index_order") == probe::pack_group_order(t2.indexer().group_order()));
             std::string labels;  // as tbprobe info shows the order
-            for (const Unit u : t2.indexer().group_order()) labels += (labels.empty() ? "" : " ") + index::unit_label(u);
+            for (const Unit u : t2.indexer().group_order()) {
+                if (!labels.empty()) labels += ' ';
+                labels += index::unit_label(u);
+            }
             CHECK(probe::index_order_name(t2.info()) == labels);
             // The checksum a wdl-dtc/1 build records, in the rule's order.
             CHECK(counter(t2.info(), "wdl-dtc/1.rule_order_checksum") == t1.info().values_checksum);
@@ -1059,6 +1062,49 @@ TEST_CASE("an unknown value encoding is refused naming it") {
     CHECK(contains(t.status().message(), "wdl-dtc/9"));
 }
 
+namespace {
+
+// Rewrites table `name` of the database in `db_dir` with the same stored
+// bytes (one a slot) and counter `counter` set to `value`, or removed.
+void rewrite_counter(const std::string& db_dir, const std::string& name, const std::string& counter,
+                     std::optional<std::uint64_t> value) {
+    storage::DatabaseOptions rw;
+    rw.mode = storage::OpenMode::ReadWrite;
+    auto db = storage::Database::open(db_dir, rw);
+    REQUIRE(db.ok());
+    auto reader = db->open_table(name);
+    REQUIRE(reader.ok());
+    REQUIRE(reader->info().spec.value_width == 1);
+    storage::TableStatistics stats = reader->info().statistics;
+    REQUIRE(std::erase_if(stats.counters, [&](const storage::Counter& c) { return c.name == counter; }) <= 1);
+    if (value) stats.counters.push_back({counter, *value});
+    std::vector<std::uint8_t> bytes(reader->info().spec.slot_count);
+    for (std::uint64_t slot = 0; slot < bytes.size(); ++slot) {
+        auto v = reader->get(slot);
+        REQUIRE(v.ok());
+        bytes[slot] = static_cast<std::uint8_t>(*v);
+    }
+    auto options = storage::compact_write_options();
+    options.replace = true;
+    auto writer = db->create_table(reader->info().spec, options);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
+    REQUIRE(writer->commit(stats).ok());
+}
+
+// Opening `material` fails as Corruption naming the table and `counter`.
+void check_refused(const std::string& db_dir, const index::Material& material, const std::string& counter) {
+    auto tb = probe::Tablebase::open(db_dir);
+    REQUIRE(tb.ok());
+    auto t = tb->table(VariantId::Antichess, material);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.status().code() == StatusCode::Corruption);
+    CHECK(contains(t.status().message(), "antichess/" + material.name()));
+    CHECK(contains(t.status().message(), counter));
+}
+
+}  // namespace
+
 TEST_CASE("a wdl-dtc/3 table without a valid group order is refused naming it") {
     test::ScratchDir dir;
     const auto kvn = test::table_material(VariantId::Antichess, "KvN");
@@ -1070,37 +1116,8 @@ TEST_CASE("a wdl-dtc/3 table without a valid group order is refused naming it") 
     const std::vector<std::optional<std::uint64_t>> bad = {std::nullopt, 0x7, probe::pack_group_order(std::vector{wk, bq}),
                                                            probe::pack_group_order(std::vector{wk})};
     for (const auto& counter : bad) {
-        {
-            storage::DatabaseOptions rw;
-            rw.mode = storage::OpenMode::ReadWrite;
-            auto db = storage::Database::open(dir.sub("db"), rw);
-            REQUIRE(db.ok());
-            auto reader = db->open_table("antichess/KvN");
-            REQUIRE(reader.ok());
-            REQUIRE(reader->info().spec.value_encoding == kV3);
-            storage::TableStatistics stats = reader->info().statistics;
-            std::erase_if(stats.counters, [](const storage::Counter& c) { return c.name == "index_order"; });
-            if (counter) stats.counters.push_back({"index_order", *counter});
-            std::vector<std::uint8_t> bytes(reader->info().spec.slot_count);
-            for (std::uint64_t slot = 0; slot < bytes.size(); ++slot) {
-                auto v = reader->get(slot);
-                REQUIRE(v.ok());
-                bytes[slot] = static_cast<std::uint8_t>(*v);
-            }
-            auto options = storage::compact_write_options();
-            options.replace = true;
-            auto writer = db->create_table(reader->info().spec, options);
-            REQUIRE(writer.ok());
-            REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
-            REQUIRE(writer->commit(stats).ok());
-        }
-        auto tb = probe::Tablebase::open(dir.sub("db"));
-        REQUIRE(tb.ok());
-        auto t = tb->table(VariantId::Antichess, kvn);
-        REQUIRE_FALSE(t.ok());
-        CHECK(t.status().code() == StatusCode::Corruption);
-        CHECK(contains(t.status().message(), "antichess/KvN"));
-        CHECK(contains(t.status().message(), "index_order"));
+        rewrite_counter(dir.sub("db"), "antichess/KvN", "index_order", counter);
+        check_refused(dir.sub("db"), kvn, "index_order");
     }
 }
 
@@ -1118,37 +1135,8 @@ TEST_CASE("a wdl-dtc/9 table deriving knights' squares without a valid colouring
     }
     // Rewritten with each bad counter: none, a colouring that does not exist.
     for (const auto& counter : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{2}}) {
-        {
-            storage::DatabaseOptions rw;
-            rw.mode = storage::OpenMode::ReadWrite;
-            auto db = storage::Database::open(dir.sub("db"), rw);
-            REQUIRE(db.ok());
-            auto reader = db->open_table("antichess/NPvN");
-            REQUIRE(reader.ok());
-            REQUIRE(reader->info().spec.value_width == 1);
-            storage::TableStatistics stats = reader->info().statistics;
-            REQUIRE(std::erase_if(stats.counters, [](const storage::Counter& c) { return c.name == "knight_colouring"; }) <= 1);
-            if (counter) stats.counters.push_back({"knight_colouring", *counter});
-            std::vector<std::uint8_t> bytes(reader->info().spec.slot_count);
-            for (std::uint64_t slot = 0; slot < bytes.size(); ++slot) {
-                auto v = reader->get(slot);
-                REQUIRE(v.ok());
-                bytes[slot] = static_cast<std::uint8_t>(*v);
-            }
-            auto options = storage::compact_write_options();
-            options.replace = true;
-            auto writer = db->create_table(reader->info().spec, options);
-            REQUIRE(writer.ok());
-            REQUIRE(writer->append(std::span<const std::uint8_t>(bytes)).ok());
-            REQUIRE(writer->commit(stats).ok());
-        }
-        auto tb = probe::Tablebase::open(dir.sub("db"));
-        REQUIRE(tb.ok());
-        auto t = tb->table(VariantId::Antichess, npvn);
-        REQUIRE_FALSE(t.ok());
-        CHECK(t.status().code() == StatusCode::Corruption);
-        CHECK(contains(t.status().message(), "antichess/NPvN"));
-        CHECK(contains(t.status().message(), "knight_colouring"));
+        rewrite_counter(dir.sub("db"), "antichess/NPvN", "knight_colouring", counter);
+        check_refused(dir.sub("db"), npvn, "knight_colouring");
     }
 }
 
