@@ -710,35 +710,42 @@ TEST_CASE("wdl-dtc/8's knight worth: every knight move changes it, the file mirr
     CHECK(derived > 0);
 }
 
-TEST_CASE("wdl-dtc/8 answers every value as wdl-dtc/1, the derived knight squares searched") {
-    // Every table of up to 3 units with a pawn and a side of knights and
-    // pawns alone, at least one knight (where /7 derives nothing), and
-    // different units on the other (sanitized: a sample); PPvK, whose side
-    // of pawns alone derives as in /7; and PvP, the same units on both sides,
-    // pawns alone (both sides' worths).
-    std::vector<index::Material> tables = tables_up_to_3_units_with(side_of_knights_and_pawns);
+namespace {
+
+// Every table of up to 3 units with a pawn and a side of knights and pawns
+// alone, at least one knight (where /7 derives nothing), and different
+// units on the other (sanitized: a sample); PPvK, whose side of pawns alone
+// derives as in /7; and PvP, the same units on both sides, pawns alone
+// (both sides' worths): built in `encoding` (wdl-dtc/8 or /9) and checked
+// slot by slot against wdl-dtc/1, derived positions through their
+// grandchildren.
+std::unique_ptr<Pair> check_knights_tables(const std::string& encoding, std::vector<index::Material>& tables) {
+    tables = tables_up_to_3_units_with(side_of_knights_and_pawns);
     tables.push_back(test::table_material(VariantId::Antichess, "PPvK"));
     tables.push_back(test::table_material(VariantId::Antichess, "PvP"));
-    const Pair p(VariantId::Antichess, tables, kV8);
-    check_every_slot(p, tables, test::kSanitized ? 5 : 20);
+    auto p = std::make_unique<Pair>(VariantId::Antichess, tables, encoding);
+    check_every_slot(*p, tables, test::kSanitized ? 5 : 20);
     std::uint64_t knight_moves = 0;
-    CHECK(check_derived_grandchildren(p, tables, knight_moves) > 2);
+    CHECK(check_derived_grandchildren(*p, tables, knight_moves) > 2);
     CHECK(knight_moves > 0);
-    CHECK(one_side_table(p, test::table_material(VariantId::Antichess, "PvP")).derives_slots());
+    CHECK(one_side_table(*p, test::table_material(VariantId::Antichess, "PvP")).derives_slots());
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("wdl-dtc/8 answers every value as wdl-dtc/1, the derived knight squares searched") {
+    std::vector<index::Material> tables;
+    check_knights_tables(kV8, tables);
 }
 
 TEST_CASE("wdl-dtc/9 answers every value as wdl-dtc/1, each table's knights' colouring its own") {
-    // The tables of the wdl-dtc/8 case above; each that derives knights'
-    // squares chooses the pawns' frame or the mirror-kept colouring by its
-    // sample, and both must occur.
-    std::vector<index::Material> tables = tables_up_to_3_units_with(side_of_knights_and_pawns);
-    tables.push_back(test::table_material(VariantId::Antichess, "PPvK"));
-    tables.push_back(test::table_material(VariantId::Antichess, "PvP"));
-    const Pair p(VariantId::Antichess, tables, kV9);
-    check_every_slot(p, tables, test::kSanitized ? 5 : 20);
-    std::uint64_t knight_moves = 0;
-    CHECK(check_derived_grandchildren(p, tables, knight_moves) > 2);
-    CHECK(knight_moves > 0);
+    // The tables of wdl-dtc/8's case; each that derives knights' squares
+    // chooses the pawns' frame or the mirror-kept colouring by its sample,
+    // and both must occur.
+    std::vector<index::Material> tables;
+    const std::unique_ptr<Pair> built = check_knights_tables(kV9, tables);
+    const Pair& p = *built;
     std::map<std::uint64_t, std::vector<std::string>> by_colouring;
     for (const index::Material& material : tables) {
         auto t = p.v2->table(p.variant, material);
