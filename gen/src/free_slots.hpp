@@ -35,22 +35,18 @@ using ValueReader = std::function<void(Color side, std::uint64_t first, std::spa
 // `sides.wins_as_wdl` (wdl-dtc/6, the same units on both sides): a win of the
 // DTC side is stored as its WDL alone, code 1.
 // `sides.derives[d]` (wdl-dtc/7 to /9): with DTC side d, the free slots of d in
-// derived placements store nothing (probe/derived_slots.hpp), knights' squares
-// worth what `colouring` says. `sides.colourings`: 2 where wdl-dtc/9 lets the
-// writer choose the colouring (for either DTC side), else 1.
+// derived placements store nothing (probe/derived_slots.hpp).
+// `sides.colourings`: 2 where wdl-dtc/9 lets the writer choose the knights'
+// colouring (for either DTC side), else 1 (the pawns' frame).
 struct StoredSides {
     bool dtc_side_alone = false;
     bool wins_as_wdl = false;
     std::array<probe::DerivedWorths, 2> derives{};
-    probe::KnightColouring colouring = probe::KnightColouring::PawnFrame;
     int colourings = 1;
     // Whether DTC side d stores nothing in side d's free slot at `squares`,
     // knights worth `k`.
     bool derived(const index::Indexer& ix, int d, const Square* squares, probe::KnightColouring k) const {
         return probe::derived_placement(ix, derives[static_cast<std::size_t>(d)], k, static_cast<Color>(d), squares);
-    }
-    bool derived(const index::Indexer& ix, int d, const Square* squares) const {
-        return derived(ix, d, squares, colouring);
     }
 };
 inline StoredSides stored_sides(std::string_view encoding, const index::Material& material) {
@@ -60,7 +56,6 @@ inline StoredSides stored_sides(std::string_view encoding, const index::Material
             probe::stores_wins_as_wdl(encoding, material),
             {probe::derived_worths(encoding, material, Color::White),
              probe::derived_worths(encoding, material, Color::Black)},
-            probe::KnightColouring::PawnFrame,
             choice ? 2 : 1};
 }
 inline std::optional<std::uint16_t> stored_code(std::uint16_t code, Color side, Color dtc_side, StoredSides sides) {

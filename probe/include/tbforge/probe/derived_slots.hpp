@@ -94,8 +94,7 @@ inline DerivedWorths derived_worths(std::string_view encoding, const index::Mate
     const int pawns = material.count(other, UnitType::Pawn);
     if (material == material.flipped()) {
         const bool pawns_alone = pawns > 0 && pawns == material.count(other);
-        return derives_knights(encoding) && pawns_alone ? DerivedWorths::BothSides
-                                                                             : DerivedWorths::None;
+        return derives_knights(encoding) && pawns_alone ? DerivedWorths::BothSides : DerivedWorths::None;
     }
     bool derives = false;
     if (encoding == kDerivedStructuresCompactValueEncoding) {
