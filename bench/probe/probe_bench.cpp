@@ -21,6 +21,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tbforge/gen/generate.hpp"
@@ -53,14 +54,16 @@ public:
     const std::string& path() const { return path_; }
     const Workload& workload(const std::string& table) const { return workloads_.at(table); }
 
-    // One Tablebase per cache size, shared by the benchmark threads; a warm
-    // one has probed every sampled position once.
-    const probe::Tablebase& tablebase(std::size_t cache_bytes, bool warm) {
+    // One Tablebase per cache size and kept-record limit, shared by the
+    // benchmark threads; a warm one has probed every sampled position once.
+    const probe::Tablebase& tablebase(std::size_t cache_bytes, bool warm,
+                                      std::size_t kept_record_bytes = probe::TablebaseOptions{}.kept_record_bytes) {
         std::lock_guard lock(mutex_);
-        auto& slot = tablebases_[{cache_bytes, warm}];
+        auto& slot = tablebases_[{cache_bytes, warm, kept_record_bytes}];
         if (!slot) {
             probe::TablebaseOptions options;
             options.cache_bytes = cache_bytes;
+            options.kept_record_bytes = kept_record_bytes;
             auto tb = probe::Tablebase::open(path_, options);
             if (!tb.ok()) throw std::runtime_error(tb.status().message());
             slot = std::make_unique<probe::Tablebase>(std::move(tb).value());
@@ -149,7 +152,7 @@ private:
     std::string path_;
     std::map<std::string, Workload> workloads_;
     std::mutex mutex_;
-    std::map<std::pair<std::size_t, bool>, std::unique_ptr<probe::Tablebase>> tablebases_;
+    std::map<std::tuple<std::size_t, bool, std::size_t>, std::unique_ptr<probe::Tablebase>> tablebases_;
 };
 
 void report(benchmark::State& state, const Workload& w) {
@@ -163,9 +166,10 @@ std::size_t start_of(const benchmark::State& state) {
     return static_cast<std::size_t>(state.thread_index()) * (kSample / 2 + 7919);
 }
 
-void run_probes(benchmark::State& state, const char* table, std::size_t cache_bytes, bool warm) {
+void run_probes(benchmark::State& state, const char* table, std::size_t cache_bytes, bool warm,
+                std::size_t kept_record_bytes = probe::TablebaseOptions{}.kept_record_bytes) {
     auto& env = Environment::get();
-    const probe::Tablebase& tb = env.tablebase(cache_bytes, warm);
+    const probe::Tablebase& tb = env.tablebase(cache_bytes, warm, kept_record_bytes);
     const Workload& w = env.workload(table);
     std::size_t i = start_of(state);
     for (auto _ : state) {
@@ -181,10 +185,18 @@ void BM_Probe_Warm(benchmark::State& state, const char* table) {
     run_probes(state, table, std::size_t{256} << 20, true);
 }
 
-// No decoded-block cache: each probe fetches its block from RocksDB (the
-// files stay in the OS page cache), checks its checksum and decodes it.
+// No decoded-block cache: each probe decodes what it reads from the stored
+// record (the files stay in the OS page cache), which the database finds
+// without a lookup once it has read and checked it (kept records, the
+// default), as a reader of a mapped file does.
 void BM_Probe_Cold(benchmark::State& state, const char* table) {
     run_probes(state, table, 0, false);
+}
+
+// Cold, and no record kept either: each probe also fetches its records from
+// RocksDB and checks their checksums.
+void BM_Probe_ColdFetch(benchmark::State& state, const char* table) {
+    run_probes(state, table, 0, false, 0);
 }
 
 // Every move with its value (one probe per child), warm cache; items are
@@ -232,6 +244,7 @@ void BM_Probe_CApiFen(benchmark::State& state, const char* table) {
 
 TBF_PROBE_BENCH(BM_Probe_Warm);
 TBF_PROBE_BENCH(BM_Probe_Cold);
+TBF_PROBE_BENCH(BM_Probe_ColdFetch);
 BENCHMARK_CAPTURE(BM_Probe_Moves, KQvK, "KQvK")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Probe_Moves, KRvKN, "KRvKN")->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Probe_CApiFen, KRvKN, "KRvKN")->Threads(1)->Threads(2)->UseRealTime();

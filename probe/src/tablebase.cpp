@@ -251,6 +251,7 @@ ProbeResult<Tablebase> Tablebase::open(const std::string& path, const TablebaseO
     db_options.mode = storage::OpenMode::ReadOnly;
     const std::size_t resolved_bytes = options.cache_bytes / 8;
     db_options.block_cache_bytes = options.cache_bytes - resolved_bytes;
+    db_options.kept_record_bytes = options.kept_record_bytes;
     auto db = storage::Database::open(path, db_options);
     if (!db.ok()) {
         // No directory, or a directory that is no database, is a path the

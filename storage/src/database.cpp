@@ -205,4 +205,6 @@ CacheStats Database::block_cache_stats() const { return state_->cache.stats(); }
 
 void Database::clear_block_cache() { state_->cache.clear(); }
 
+KeptRecordStats Database::kept_record_stats() const { return state_->kept.stats(); }
+
 }  // namespace tbf::storage

@@ -193,6 +193,8 @@ Status from_rocksdb(const rocksdb::Status& s, std::string_view context) {
 }
 
 DbState::~DbState() {
+    // Kept records are pinned in the files RocksDB is about to close.
+    kept.clear();
     if (lock_fd_ >= 0) {
         // Deletions deferred since the last purge happen now (and in Close),
         // with no reader in the middle of opening.
@@ -247,7 +249,8 @@ Result<std::shared_ptr<DbState>> DbState::open(const std::string& path,
         std::vector<std::string> families;
         if (Status s = list_families(make_db_options(), path, families); !s.ok()) return s;
     }
-    auto state = std::make_shared<DbState>(path, !writable, options.block_cache_bytes);
+    auto state = std::make_shared<DbState>(path, !writable, options.block_cache_bytes,
+                                           options.kept_record_bytes);
     {
         // See ReaderLock: no file deletion may run while this open reads the
         // MANIFEST and opens the files it lists.

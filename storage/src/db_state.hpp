@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "block_cache.hpp"
+#include "kept_records.hpp"
 #include "tbforge/storage/database.hpp"
 
 namespace tbf::storage::detail {
@@ -72,8 +73,11 @@ struct Publication {
 };
 
 struct DbState {
-    DbState(std::string path_, bool read_only_, std::size_t cache_bytes)
-        : path(std::move(path_)), read_only(read_only_), cache(cache_bytes) {}
+    DbState(std::string path_, bool read_only_, std::size_t cache_bytes, std::size_t kept_record_bytes)
+        : path(std::move(path_)),
+          read_only(read_only_),
+          cache(cache_bytes),
+          kept(read_only_ ? kept_record_bytes : 0) {}
     ~DbState();
     DbState(const DbState&) = delete;
     DbState& operator=(const DbState&) = delete;
@@ -107,6 +111,7 @@ struct DbState {
     rocksdb::Options entries_options;
     std::string staging_dir;
     BlockCache cache;
+    KeptRecords kept;  // read-only databases only (kept_records.hpp)
 
 private:
     [[nodiscard]] Status open_rocksdb(const DatabaseOptions& options, bool create);

@@ -87,6 +87,21 @@ Status open_group_record(detail::DbState& db, const TableInfo& info, std::uint64
     });
 }
 
+// The record holding block `block_no` as the database keeps it: found, or
+// read, checked and kept. Null when the database keeps no more records (or
+// none: a read-write open, a limit of 0); the caller then reads its own.
+Result<const detail::KeptRecord*> kept_record(detail::DbState& db, const TableInfo& info,
+                                              std::uint64_t block_no) {
+    const std::uint64_t record_no = block_no / info.blocks_per_record;
+    if (const detail::KeptRecord* kept = db.kept.find(info.storage_id, record_no)) return kept;
+    if (!db.kept.has_room()) return nullptr;
+    auto fresh = std::make_unique<detail::KeptRecord>();
+    if (Status s = open_group_record(db, info, block_no, fresh->record, fresh->view); !s.ok()) return s;
+    fresh->storage_id = info.storage_id;
+    fresh->record_no = record_no;
+    return db.kept.keep(std::move(fresh));
+}
+
 BlockRef make_block(const TableInfo& info, std::uint64_t block_no,
                     std::unique_ptr<std::uint8_t[]> bytes) {
     return std::make_shared<const Block>(block_no, block_no * info.slots_per_block,
@@ -104,6 +119,15 @@ Status decode_stored_block(detail::DbState& db, const TableInfo& info,
     rocksdb::PinnableSlice record;
     if (info.blocks_per_record > 1) {
         // Only this block's payload is decoded; the record's checksum covers all.
+        if (block_check == BlockCheck::OnFailure) {
+            Result<const detail::KeptRecord*> kept = kept_record(db, info, block_no);
+            if (!kept.ok()) return kept.status();
+            if (*kept != nullptr) {
+                return detail::decode_member(info.spec.name, block_no,
+                                             (*kept)->view.members[block_no % info.blocks_per_record], width,
+                                             slots, decoding, out);
+            }
+        }
         detail::GroupView view;
         if (Status s = open_group_record(db, info, block_no, record, view, block_check); !s.ok()) return s;
         return detail::decode_member(info.spec.name, block_no,
@@ -193,6 +217,9 @@ Result<std::uint32_t> pair_coded_value(detail::DbState& db, const TableInfo& inf
         }
         return value;
     };
+    Result<const detail::KeptRecord*> kept = kept_record(db, info, block_no);
+    if (!kept.ok()) return kept.status();
+    if (*kept != nullptr) return value_in((*kept)->view);
     rocksdb::PinnableSlice record;
     if (!in_scope()) {
         detail::GroupView view;

@@ -8,6 +8,7 @@
 
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "raw_db.hpp"
@@ -175,6 +176,93 @@ TEST_CASE("format 6: auto codes pairs only within its tolerance of zstd; too man
     // Each way at least once.
     CHECK(paired_tables > 0);
     CHECK(zstd_tables > 0);
+}
+
+namespace {
+
+Database open_keeping(const std::string& path, std::size_t cache_bytes, std::size_t kept_record_bytes) {
+    DatabaseOptions o;
+    o.block_cache_bytes = cache_bytes;
+    o.kept_record_bytes = kept_record_bytes;
+    auto db = Database::open(path, o);
+    REQUIRE_MESSAGE(db.ok(), db.status().to_string());
+    return std::move(*db);
+}
+
+// Every slot of `name` through get(), outside any ReadScope, on `threads`
+// threads at once (each reads all of them); the slots read wrong.
+std::uint64_t single_read_mismatches(const Database& db, const std::string& name, std::uint64_t seed,
+                                     int threads) {
+    auto reader = db.open_table(name);
+    REQUIRE(reader.ok());
+    const TableInfo& info = reader->info();
+    std::vector<std::uint64_t> wrong(threads, 0);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            for (std::uint64_t slot = 0; slot < info.spec.slot_count; ++slot) {
+                const auto v = reader->get((slot + t * 997) % info.spec.slot_count);
+                wrong[t] += !v.ok() || *v != synthetic_value(seed, (slot + t * 997) % info.spec.slot_count,
+                                                            info.spec.value_width);
+            }
+        });
+    }
+    for (std::thread& th : pool) th.join();
+    std::uint64_t sum = 0;
+    for (const std::uint64_t w : wrong) sum += w;
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("kept records: read-only reads keep each checked record once, within their limit, same values") {
+    TempDir dir;
+    const std::string path = dir.sub("db");
+    const std::uint64_t seed = 1500;
+    const std::uint64_t slots = 21 * 1024 + 17;  // 22 blocks in 6 records of 4
+    {
+        Database db = open_db(path, OpenMode::ReadWrite, 0);
+        REQUIRE(write_synthetic(db, "pairs", slots, 2, seed, paired(PairCoding::Always)).ok());
+        REQUIRE(write_synthetic(db, "zstd", slots, 2, seed + 1, paired(PairCoding::Off)).ok());
+        REQUIRE(record_count(*db.table_info("pairs")) == 6);
+        // A writer's open keeps nothing: its compactions may unmap a file.
+        CHECK(single_read_mismatches(db, "pairs", seed, 1) == 0);
+        CHECK(db.kept_record_stats().records == 0);
+        CHECK(db.kept_record_stats().limit == 0);
+    }
+    SUBCASE("both tables, with and without a block cache, one and two threads") {
+        for (const std::size_t cache : {std::size_t{0}, std::size_t{64} << 20}) {
+            for (const int threads : {1, 2}) {
+                CAPTURE(cache);
+                CAPTURE(threads);
+                Database db = open_keeping(path, cache, std::size_t{1} << 20);
+                CHECK(single_read_mismatches(db, "pairs", seed, threads) == 0);
+                CHECK(db.kept_record_stats().records == 6);
+                CHECK(single_read_mismatches(db, "zstd", seed + 1, threads) == 0);
+                const KeptRecordStats stats = db.kept_record_stats();
+                CHECK(stats.records == 12);
+                CHECK(stats.bytes >= 12 * 512);
+                CHECK(stats.bytes <= stats.limit);
+                // Read again from the kept records alone.
+                CHECK(single_read_mismatches(db, "pairs", seed, threads) == 0);
+                CHECK(db.kept_record_stats().records == 12);
+                // verify() reads the stored files, not what is kept.
+                CHECK(db.open_table("pairs")->verify().ok());
+            }
+        }
+    }
+    SUBCASE("no limit keeps nothing; a small one keeps what fits") {
+        Database none = open_keeping(path, 0, 0);
+        CHECK(single_read_mismatches(none, "pairs", seed, 2) == 0);
+        CHECK(none.kept_record_stats().records == 0);
+        Database small = open_keeping(path, 0, 2 * 1024);
+        CHECK(single_read_mismatches(small, "pairs", seed, 2) == 0);
+        CHECK(single_read_mismatches(small, "zstd", seed + 1, 1) == 0);
+        const KeptRecordStats stats = small.kept_record_stats();
+        CHECK(stats.records >= 1);
+        CHECK(stats.records < 6);
+        CHECK(stats.bytes <= 2 * 1024);
+    }
 }
 
 TEST_CASE("format 6: a damaged pair-coded record is an error naming table and block, read with or without a cache") {

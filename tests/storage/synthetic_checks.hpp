@@ -97,6 +97,8 @@ inline void check_flipped_record(const std::string& path, const std::string& key
             CHECK(value.status().message().find("table '" + f.table + "'") != std::string::npos);
             CHECK(value.status().message().find(f.block) != std::string::npos);
             CHECK(reader->verify().code() == StatusCode::ChecksumMismatch);
+            // A record that failed its check is not kept: read again, again refused.
+            CHECK(reader->get(f.damaged_slot).status().code() == StatusCode::ChecksumMismatch);
         } else {
             if (!value.ok()) {
                 CHECK(value.status().code() == StatusCode::Corruption);

@@ -252,6 +252,10 @@ struct TablebaseOptions {
     // compact tables resolve by search, the rest for decompressed blocks;
     // 0 disables both.
     std::size_t cache_bytes = std::size_t{256} << 20;
+    // Byte limit of the records kept after their first read, found again
+    // without a database lookup or a second checksum
+    // (storage::DatabaseOptions::kept_record_bytes); 0: none kept.
+    std::size_t kept_record_bytes = std::size_t{32} << 20;
 };
 
 class Tablebase {

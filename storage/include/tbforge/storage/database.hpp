@@ -40,6 +40,13 @@ struct DatabaseOptions {
     // open database must then not be truncated by another program (a read of
     // a page cut off would fault); RocksDB itself only ever deletes them.
     bool mmap_reads = true;
+    // ReadOnly only: a byte limit for the group records kept after their
+    // first read (the record's directory and RocksDB's pin, or a copy of
+    // the record without memory maps). A kept record is found without
+    // RocksDB's lookup and is not checked again; its values are still
+    // decoded on every read that no block cache answers. 0: every read
+    // fetches and checks its record.
+    std::size_t kept_record_bytes = std::size_t{32} << 20;
 };
 
 struct CacheStats {
@@ -48,6 +55,12 @@ struct CacheStats {
     std::size_t bytes = 0;     // charged bytes now held
     std::size_t capacity = 0;  // the byte limit
     std::size_t blocks = 0;    // blocks now held
+};
+
+struct KeptRecordStats {
+    std::size_t records = 0;  // records kept
+    std::size_t bytes = 0;    // charged bytes of them
+    std::size_t limit = 0;    // DatabaseOptions::kept_record_bytes (0 when read-write)
 };
 
 // A handle to an open database; movable. The database closes when the handle
@@ -101,6 +114,7 @@ public:
     // Drops every cached block (the next reads decode again), e.g. between
     // benchmark phases.
     void clear_block_cache();
+    [[nodiscard]] KeptRecordStats kept_record_stats() const;
 
 private:
     explicit Database(std::shared_ptr<detail::DbState> state);
