@@ -133,6 +133,10 @@ Result<TableWriter> Database::create_table(const TableSpec& spec,
                                std::to_string(bounds.upperBound) + "]");
             }
         }
+        if (options.zstd_retry_level != 0 &&
+            (options.zstd_retry_level < 1 || options.zstd_retry_level > ZSTD_maxCLevel())) {
+            return invalid("zstd retry level must be 0 (none) or in [1, " + std::to_string(ZSTD_maxCLevel()) + "]");
+        }
         if (options.compression == Compression::Zstd && options.blocks_per_record > 1 &&
             options.bare_zstd_frames && !detail::zstd_has_bare_frames()) {
             return invalid("this zstd library cannot write bare frames (format 4); write format 3 instead");

@@ -7,9 +7,11 @@
 #define ZSTD_STATIC_LINKING_ONLY  // a dictionary prepared with the table's parser settings
 #include <zstd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -409,17 +411,33 @@ ZSTD_DCtx* thread_dctx() {
     return dctx.get();
 }
 
+// Compresses `src` as set on `cctx` into `out` from `at` on; returns the
+// frame's size.
+std::size_t zstd_frame(ZSTD_CCtx* cctx, std::span<const std::uint8_t> src, std::string& out, std::size_t at) {
+    out.resize(at + ZSTD_compressBound(src.size()));
+    const std::size_t n =
+        ZSTD_compress2(cctx, out.data() + at, out.size() - at, src.data(), src.size());
+    // Only a bug (a bound too small) could fail here; a block is then stored raw.
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    out.resize(at + n);
+    return n;
+}
+
+void set_frame_format(ZSTD_CCtx* cctx, const BlockEncoding& encoding) {
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+    if (encoding.bare_frames) {
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+    }
+}
+
 // One zstd frame of `src`, with the dictionary when there is one; appended
 // to `out`. The dictionary id is left out of the frame header: the table
 // names its dictionaries.
 void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const std::uint8_t> src,
                  std::string& out) {
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
-    if (encoding.bare_frames) {
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
-    }
+    set_frame_format(cctx, encoding);
     if (encoding.cdict != nullptr) {
         ZSTD_CCtx_refCDict(cctx, encoding.cdict);
     } else {
@@ -431,12 +449,16 @@ void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_targetLength, encoding.zstd_target_length);
     }
     const std::size_t at = out.size();
-    out.resize(at + ZSTD_compressBound(src.size()));
-    const std::size_t n =
-        ZSTD_compress2(cctx, out.data() + at, out.size() - at, src.data(), src.size());
-    // Only a bug (a bound too small) could fail here; a block is then stored raw.
-    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
-    out.resize(at + n);
+    const std::size_t n = zstd_frame(cctx, src, out, at);
+    if (encoding.cdict != nullptr || encoding.zstd_retry_level == 0 || n < encoding.zstd_retry_bytes) return;
+    // The blocks that compress least hold most of a table's bytes: there a
+    // slower parser pays for its time (docs/storage-format.md section 12).
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+    set_frame_format(cctx, encoding);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, encoding.zstd_retry_level);
+    const std::size_t retry = zstd_frame(cctx, src, out, at + n);
+    if (retry < n) std::memmove(out.data() + at, out.data() + at + n, retry);
+    out.resize(at + std::min(n, retry));
 }
 
 }  // namespace
@@ -450,6 +472,8 @@ BlockEncoding block_encoding(const TableWriteOptions& options) {
     encoding.zstd_strategy = options.zstd_strategy;
     encoding.zstd_search_log = options.zstd_search_log;
     encoding.zstd_target_length = options.zstd_target_length;
+    encoding.zstd_retry_level = options.zstd_retry_level;
+    encoding.zstd_retry_bytes = options.zstd_retry_bytes;
     encoding.bare_frames = options.compression == Compression::Zstd && options.blocks_per_record > 1 &&
                            options.bare_zstd_frames;
     encoding.fills_in_directory = encoding.bare_frames && options.fills_in_directory;

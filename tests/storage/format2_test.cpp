@@ -258,6 +258,56 @@ TEST_CASE("zstd strategy, search log and target length: round-trip, smaller, ref
     }
 }
 
+// A block whose frame is large is compressed again at a stronger level and
+// the smaller frame kept: never more bytes than without the retry, fewer on
+// run-structured codes, the same bytes where no frame reaches the
+// threshold, the same values read back; a level out of zstd's range is
+// refused before anything is written.
+TEST_CASE("zstd retry: large frames compressed again at a stronger level") {
+    TempDir dir;
+    Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
+    std::vector<std::uint8_t> runs;
+    std::uint64_t state = 4242;
+    while (runs.size() < 16384) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const auto length = static_cast<std::size_t>((state >> 40) % 24 + 1);
+        const auto symbol = static_cast<std::uint8_t>((state >> 20) % 7);
+        runs.insert(runs.end(), std::min(length, 16384 - runs.size()), symbol);
+    }
+    TableWriteOptions plain = compact_write_options();
+    set_parser(kCompactCodesParser, plain);
+    plain.zstd_retry_level = 0;
+    TableWriteOptions retried = plain;
+    retried.zstd_retry_level = 19;
+    retried.zstd_retry_bytes = 1;
+    const std::size_t plain_bytes = block_record_bytes(runs, 1, plain);
+    const std::size_t retried_bytes = block_record_bytes(runs, 1, retried);
+    CAPTURE(plain_bytes);
+    CAPTURE(retried_bytes);
+    CHECK(retried_bytes < plain_bytes);
+    TableWriteOptions above = retried;
+    above.zstd_retry_bytes = plain_bytes;  // more than the frame alone
+    CHECK(block_record_bytes(runs, 1, above) == plain_bytes);
+    // The generator's setting: a retry at level 19 above 2048 bytes.
+    CHECK(kCompactCodesParser.retry_level == 19);
+    CHECK(kCompactCodesParser.retry_bytes == 2048);
+    for (std::uint32_t width : {1u, 2u}) {
+        CAPTURE(width);
+        const std::string name = numbered("retry", width);
+        REQUIRE(write_synthetic(db, name, 3 * 16384 + 5, width, 23, retried).ok());
+        REQUIRE(write_synthetic(db, name + "/plain", 3 * 16384 + 5, width, 23, plain).ok());
+        check_synthetic_table(db, name, 23);
+        CHECK(db.table_info(name)->values_checksum == db.table_info(name + "/plain")->values_checksum);
+        CHECK(db.table_info(name)->stored_bytes <= db.table_info(name + "/plain")->stored_bytes);
+    }
+    for (int bad : {-1, 23, 1000}) {
+        TableWriteOptions o = retried;
+        o.zstd_retry_level = bad;
+        CHECK(write_synthetic(db, "bad", 100, 1, 9, o).code() == StatusCode::InvalidArgument);
+        CHECK_FALSE(db.table_info("bad").ok());
+    }
+}
+
 // A table with a dictionary compresses every block with it; the parser
 // settings must hold there too (a dictionary prepared from the level alone
 // silently dropped them, and every strategy stored the same bytes): zstd's
