@@ -33,6 +33,20 @@ TableWriteOptions zstd(std::uint32_t slots_per_block, std::uint32_t dictionary_b
     return o;
 }
 
+// `count` codes in runs of 1 to 24 over `symbols` symbols, as wdl-dtc/2
+// codes come.
+std::vector<std::uint8_t> random_runs(std::size_t count, std::uint64_t seed, unsigned symbols) {
+    std::vector<std::uint8_t> runs;
+    std::uint64_t state = seed;
+    while (runs.size() < count) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const auto length = static_cast<std::size_t>((state >> 40) % 24 + 1);
+        const auto symbol = static_cast<std::uint8_t>((state >> 20) % symbols);
+        runs.insert(runs.end(), std::min(length, count - runs.size()), symbol);
+    }
+    return runs;
+}
+
 }  // namespace
 
 TEST_CASE("zstd tables round-trip: widths, block boundaries, dictionaries, noise") {
@@ -232,15 +246,7 @@ TEST_CASE("zstd strategy, search log and target length: round-trip, smaller, ref
             CHECK(db.table_info(name)->values_checksum == db.table_info(numbered("s", width - 1))->values_checksum);
         }
     }
-    // Runs of random lengths over a few symbols, as wdl-dtc/2 codes come.
-    std::vector<std::uint8_t> runs;
-    std::uint64_t state = 99;
-    while (runs.size() < 16384) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        const auto length = static_cast<std::size_t>((state >> 40) % 24 + 1);
-        const auto symbol = static_cast<std::uint8_t>((state >> 20) % 5);
-        runs.insert(runs.end(), std::min(length, 16384 - runs.size()), symbol);
-    }
+    const std::vector<std::uint8_t> runs = random_runs(16384, 99, 5);
     TableWriteOptions level = compact_write_options(), optimal = compact_write_options();
     level.zstd_min_match = optimal.zstd_min_match = 6;
     optimal.zstd_strategy = 7;
@@ -266,14 +272,7 @@ TEST_CASE("zstd strategy, search log and target length: round-trip, smaller, ref
 TEST_CASE("zstd retry: large frames compressed again at a stronger level") {
     TempDir dir;
     Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
-    std::vector<std::uint8_t> runs;
-    std::uint64_t state = 4242;
-    while (runs.size() < 16384) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        const auto length = static_cast<std::size_t>((state >> 40) % 24 + 1);
-        const auto symbol = static_cast<std::uint8_t>((state >> 20) % 7);
-        runs.insert(runs.end(), std::min(length, 16384 - runs.size()), symbol);
-    }
+    const std::vector<std::uint8_t> runs = random_runs(16384, 4242, 7);
     TableWriteOptions plain = compact_write_options();
     set_parser(kCompactCodesParser, plain);
     plain.zstd_retry_level = 0;
@@ -316,16 +315,7 @@ TEST_CASE("zstd retry: large frames compressed again at a stronger level") {
 TEST_CASE("zstd parser settings apply to tables with a dictionary") {
     TempDir dir;
     Database db = open_db(dir.sub("db"), OpenMode::ReadWrite, 0);
-    // Runs of random lengths over a few symbols, as wdl-dtc/2 codes come.
-    std::vector<std::uint8_t> values;
-    std::uint64_t state = 7;
-    while (values.size() < 64 * 2048) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        const auto length = static_cast<std::size_t>((state >> 40) % 24 + 1);
-        const auto symbol = static_cast<std::uint8_t>((state >> 20) % 5);
-        values.insert(values.end(), length, symbol);
-    }
-    values.resize(64 * 2048);
+    const std::vector<std::uint8_t> values = random_runs(64 * 2048, 7, 5);
     std::uint64_t bytes[2] = {};
     std::uint64_t dictionary[2] = {};
     for (int optimal = 0; optimal < 2; ++optimal) {
