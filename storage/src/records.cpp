@@ -450,7 +450,10 @@ void zstd_append(ZSTD_CCtx* cctx, const BlockEncoding& encoding, std::span<const
     }
     const std::size_t at = out.size();
     const std::size_t n = zstd_frame(cctx, src, out, at);
-    if (encoding.cdict != nullptr || encoding.zstd_retry_level == 0 || n < encoding.zstd_retry_bytes) return;
+    if (encoding.cdict != nullptr || encoding.zstd_retry_level == 0 || encoding.zstd_retry_divisor == 0 ||
+        n * encoding.zstd_retry_divisor < src.size()) {
+        return;
+    }
     // The blocks that compress least hold most of a table's bytes: there a
     // slower parser pays for its time (docs/storage-format.md section 12).
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
@@ -473,7 +476,7 @@ BlockEncoding block_encoding(const TableWriteOptions& options) {
     encoding.zstd_search_log = options.zstd_search_log;
     encoding.zstd_target_length = options.zstd_target_length;
     encoding.zstd_retry_level = options.zstd_retry_level;
-    encoding.zstd_retry_bytes = options.zstd_retry_bytes;
+    encoding.zstd_retry_divisor = options.zstd_retry_divisor;
     encoding.bare_frames = options.compression == Compression::Zstd && options.blocks_per_record > 1 &&
                            options.bare_zstd_frames;
     encoding.fills_in_directory = encoding.bare_frames && options.fills_in_directory;

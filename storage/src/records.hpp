@@ -99,8 +99,8 @@ struct BlockEncoding {
     int zstd_strategy = 0;
     int zstd_search_log = 0;
     int zstd_target_length = 0;
-    int zstd_retry_level = 0;  // TableWriteOptions::zstd_retry_level and _bytes
-    std::size_t zstd_retry_bytes = 0;
+    int zstd_retry_level = 0;  // TableWriteOptions::zstd_retry_level and _divisor
+    std::size_t zstd_retry_divisor = 0;
     // zstd frames without their magic number and content size (format 4
     // group members): the record says both.
     bool bare_frames = false;

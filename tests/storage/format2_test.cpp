@@ -278,18 +278,19 @@ TEST_CASE("zstd retry: large frames compressed again at a stronger level") {
     plain.zstd_retry_level = 0;
     TableWriteOptions retried = plain;
     retried.zstd_retry_level = 19;
-    retried.zstd_retry_bytes = 1;
+    retried.zstd_retry_divisor = runs.size();  // every frame of a byte or more
     const std::size_t plain_bytes = block_record_bytes(runs, 1, plain);
     const std::size_t retried_bytes = block_record_bytes(runs, 1, retried);
     CAPTURE(plain_bytes);
     CAPTURE(retried_bytes);
     CHECK(retried_bytes < plain_bytes);
     TableWriteOptions above = retried;
-    above.zstd_retry_bytes = plain_bytes;  // more than the frame alone
+    above.zstd_retry_divisor = 1;  // a frame as large as the values: never
     CHECK(block_record_bytes(runs, 1, above) == plain_bytes);
-    // The generator's setting: a retry at level 19 above 2048 bytes.
+    // The generator's setting: a retry at level 19 from an eighth of the
+    // values' bytes on.
     CHECK(kCompactCodesParser.retry_level == 19);
-    CHECK(kCompactCodesParser.retry_bytes == 2048);
+    CHECK(kCompactCodesParser.retry_divisor == 8);
     for (std::uint32_t width : {1u, 2u}) {
         CAPTURE(width);
         const std::string name = numbered("retry", width);

@@ -122,11 +122,12 @@ struct TableWriteOptions {
     int zstd_search_log = 0;
     int zstd_target_length = 0;
     // Zstd without a dictionary: a block whose frame takes at least
-    // zstd_retry_bytes is compressed again at level zstd_retry_level with
-    // that level's own parameters, and the smaller frame is kept (0: never).
-    // Readers do not depend on it either.
+    // 1/zstd_retry_divisor of its values' bytes (it compresses least) is
+    // compressed again at level zstd_retry_level with that level's own
+    // parameters, and the smaller frame is kept (0: never). Readers do not
+    // depend on it either.
     int zstd_retry_level = 0;
-    std::size_t zstd_retry_bytes = 0;
+    std::size_t zstd_retry_divisor = 0;
     // Zstd: the largest dictionary (0: none), and how many raw bytes of
     // values the writer holds back to train it on.
     std::uint32_t dictionary_bytes = 4096;
@@ -181,19 +182,19 @@ struct TableWriteOptions {
 // codes (wdl-dtc/2 on) with the optimal parser (strategy 7), a search log
 // of 6, a target length of 4095 (11 % fewer bytes) and matches of 3 bytes
 // or more (0.6 % fewer than 6, for 1.09x the compression CPU), and a
-// block whose frame takes 2048 bytes or more compressed again at level 19
-// (1.5 % fewer of its bytes; a tenth of the blocks of the ≤4 set, for
-// 0.6 times its compression CPU more). Zero keeps the level's own value.
+// block whose frame takes an eighth of its values' bytes or more (2048 of
+// a 16384-slot block of one-byte codes) compressed again at level 19 (2 %
+// fewer of its bytes). Zero keeps the level's own value.
 struct ZstdParser {
     int min_match = 0;
     int strategy = 0;
     int search_log = 0;
     int target_length = 0;
     int retry_level = 0;
-    std::size_t retry_bytes = 0;
+    std::size_t retry_divisor = 0;
 };
 inline constexpr ZstdParser kCodesParser{6, 0, 5, 0, 0, 0};
-inline constexpr ZstdParser kCompactCodesParser{3, 7, 6, 4095, 19, 2048};
+inline constexpr ZstdParser kCompactCodesParser{3, 7, 6, 4095, 19, 8};
 // The shortest match of the samples that choose a compact table's DTC side
 // and group order (level 7's own parser otherwise): its codes come in runs,
 // and matches of 6 bytes or more compress them faster and 2 % smaller than
@@ -206,7 +207,7 @@ inline void set_parser(const ZstdParser& parser, TableWriteOptions& options) {
     options.zstd_search_log = parser.search_log;
     options.zstd_target_length = parser.target_length;
     options.zstd_retry_level = parser.retry_level;
-    options.zstd_retry_bytes = parser.retry_bytes;
+    options.zstd_retry_divisor = parser.retry_divisor;
 }
 
 // The bytes block `values` takes as the payload of a group record of the
