@@ -77,6 +77,44 @@ bool is_free_slot(const Position& pos, MoveList& moves) {
     return *kind == probe::SlotKind::Free;
 }
 
+// Samples of a large table's blocks. A sample of 16 blocks is a fair share
+// of a table of up to 4 units (at most about 800 blocks of 16384 slots), but
+// of a 5-unit table's tens of thousands it is a few, and evenly spaced they
+// fall in step with the index's radices and see one phase of the table:
+// RBPvKN's 16 blocks lie about three pawn squares apart at the same place
+// in each, and chose a DTC side and order twice as large as the best
+// (bench/storage/README.md, "wide samples"). Where one block in
+// kWideSampleShare is more than a sample holds, the choices take that many
+// (at most kWideSampleBlocks), one in each of as many equal stretches of the
+// table at a place a hash picks.
+inline constexpr std::uint64_t kWideSampleShare = 64;
+inline constexpr std::uint64_t kWideSampleBlocks = 256;
+
+// The wide sample's size for a table of `blocks` blocks, 0 where it would
+// hold no more than the `narrow` sample.
+inline std::uint64_t wide_sample_count(std::uint64_t blocks, std::uint64_t narrow) {
+    const std::uint64_t wide = std::min(kWideSampleBlocks, blocks / kWideSampleShare);
+    return wide > narrow ? wide : 0;
+}
+
+// `count` of `blocks` block numbers, increasing: the first block of each of
+// `count` equal stretches with seed 0 (evenly spaced), else one a hash of
+// the seed and the stretch picks within it (the same for every build).
+inline std::vector<std::uint64_t> sample_block_numbers(std::uint64_t blocks, std::uint64_t count, std::uint64_t seed) {
+    count = std::min(count, blocks);
+    std::vector<std::uint64_t> out;
+    out.reserve(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::uint64_t lo = i * blocks / count, hi = (i + 1) * blocks / count;
+        std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + i;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z ^= z >> 31;
+        out.push_back(seed == 0 || hi <= lo ? lo : lo + z % (hi - lo));
+    }
+    return out;
+}
+
 // What wdl-dtc/2 needs to know of a table's slots before writing the first
 // one (docs/values.md): which are free, and per side how many free slots are
 // decided and their largest code. Recomputed from each slot's position, so
@@ -103,11 +141,14 @@ public:
           near_slots_(near_slots),
           block_shift_(static_cast<unsigned>(std::countr_zero(slots_per_block))) {
         // Up to kSampleBlocks blocks spread evenly over the table
-        // (kColouringSampleBlocks where a colouring is chosen too).
+        // (kColouringSampleBlocks where a colouring is chosen too), or a
+        // large table's wide sample.
         const std::uint64_t blocks = (2 * ix.size() + slots_per_block - 1) / slots_per_block;
-        const std::uint64_t count =
+        const std::uint64_t narrow =
             std::min<std::uint64_t>(blocks, colourings_ == 2 ? kColouringSampleBlocks : kSampleBlocks);
-        for (std::uint64_t i = 0; i < count; ++i) sample_blocks_.push_back(i * blocks / count);
+        const std::uint64_t wide = wide_sample_count(blocks, narrow);
+        sample_blocks_ = wide == 0 ? sample_block_numbers(blocks, narrow, 0)
+                                   : sample_block_numbers(blocks, wide, kSideSampleSeed);
         classify();
     }
 
@@ -268,6 +309,7 @@ public:
 
 private:
     static constexpr std::uint64_t kSampleBlocks = 16;
+    static constexpr std::uint64_t kSideSampleSeed = 3;
     // An index led by a knight puts whole blocks in or out of the derived
     // placements, so 16 blocks see too few of its squares to tell the
     // colourings apart: NNPvN took 1.18 times its bytes with the colouring

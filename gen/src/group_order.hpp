@@ -27,6 +27,23 @@ namespace tbf::gen {
 // smaller for about a tenth more generation time; 32 saves 1 % more for a
 // fifth more again (bench/storage/README.md).
 inline constexpr std::uint64_t kOrderSampleBlocks = 16;
+// A large table (more blocks than wide_sample_count() needs): every order
+// on this many scattered blocks first, then the kWideFinalists smallest on
+// the wide sample. 16 evenly spaced blocks of RBPvKN's 41,883 fall in step
+// with its pawn's squares and chose an order and side twice as large as
+// the best (bench/storage/README.md, "wide samples").
+inline constexpr std::uint64_t kWideFirstSampleBlocks = 64;
+inline constexpr std::size_t kWideFinalists = 4;
+// Reading a table's values in another order than the rule's takes a pass
+// of its own (KKKvKKK: 67.6 s of a 169.6 s build, for 0.9998 of its bytes),
+// and 256 blocks of a table whose blocks range from fills to kilobytes
+// still differ by a few percent from sample to sample (KKKvKKK's two
+// mirror-image orders, the same bytes stored, sampled over 2 % apart). So on
+// the wide sample the rule's order counts at this share of its bytes:
+// another order must save 5 % to be taken.
+inline constexpr double kWideRuleOrderShare = 0.95;
+inline constexpr std::uint64_t kOrderFirstSampleSeed = 1;
+inline constexpr std::uint64_t kOrderWideSampleSeed = 2;
 // wdl-dtc/9 tables that choose a knights' colouring: as many as the writer's
 // sample (FreeSlots::kColouringSampleBlocks). With 16, an order led by a
 // knight, whose blocks lie wholly in or out of the derived placements, was
@@ -100,16 +117,20 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
     const std::uint64_t n = rule.size();
     const std::uint64_t per_block = options.slots_per_block;
     const std::uint64_t blocks = (2 * n + per_block - 1) / per_block;
-    const std::uint64_t count =
+    const std::uint64_t narrow =
         std::min(blocks, sides.colourings == 2 ? kColouringOrderSampleBlocks : kOrderSampleBlocks);
-    std::vector<std::uint64_t> sampled;
-    for (std::uint64_t i = 0; i < count; ++i) sampled.push_back(i * blocks / count);
+    // A large table: every order on a first scattered sample, the few
+    // smallest again on a wide one (sample_block_numbers()).
+    const std::uint64_t wide = wide_sample_count(blocks, narrow);
+    const std::vector<std::uint64_t> first_sample =
+        wide == 0 ? sample_block_numbers(blocks, narrow, 0)
+                  : sample_block_numbers(blocks, std::max(narrow, kWideFirstSampleBlocks), kOrderFirstSampleSeed);
     const unsigned width = values.code_width();
 
     // Stored bytes of the sampled blocks in one order, per DTC side.
     // Candidates: DTC side cand % 2 with knights' colouring cand / 2.
     const int candidates = 2 * sides.colourings;
-    auto sample_bytes = [&](const index::Indexer& ix) {
+    auto sample_bytes = [&](const index::Indexer& ix, const std::vector<std::uint64_t>& sampled) {
         std::uint64_t bytes[4] = {0, 0, 0, 0};
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : bytes[:4])
         for (std::size_t b = 0; b < sampled.size(); ++b) {
@@ -175,40 +196,75 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
         return side_bytes;
     };
 
-    // The smallest order (either DTC side), and the smallest that keeps
-    // children near with the side it does so for.
-    index::Indexer best = rule;
-    const auto rule_bytes = sample_bytes(rule);
-    std::uint64_t best_bytes = std::min(rule_bytes[0], rule_bytes[1]);
-    std::optional<index::Indexer> near;
-    std::uint64_t near_bytes = 0;
-    Color near_side = Color::White;
-    auto consider_near = [&](const index::Indexer& ix, const std::array<std::uint64_t, 2>& bytes) {
-        if (!near_children) return;
-        for (int d = 0; d < 2; ++d) {
-            if (!keeps_children_near(ix.group_order(), static_cast<Color>(d))) continue;
-            if (!near || bytes[d] < near_bytes) {
-                near = ix;
-                near_bytes = bytes[d];
-                near_side = static_cast<Color>(d);
-            }
-        }
+    // Every order's sample, the rule's first (it wins ties).
+    struct Measured {
+        index::Indexer ix;
+        std::array<std::uint64_t, 2> bytes;
     };
-    consider_near(rule, rule_bytes);
+    auto smaller_side = [](const Measured& m) { return std::min(m.bytes[0], m.bytes[1]); };
+    std::vector<Measured> measured;
+    measured.push_back({rule, sample_bytes(rule, first_sample)});
     for (index::GroupOrders orders(rule.variant(), rule.material()); auto ix = orders.next();) {
         if (ix->group_order() == rule.group_order()) continue;
-        const auto bytes = sample_bytes(*ix);
-        consider_near(*ix, bytes);
-        if (std::min(bytes[0], bytes[1]) < best_bytes) {
-            best_bytes = std::min(bytes[0], bytes[1]);
-            best = std::move(*ix);
+        auto bytes = sample_bytes(*ix, first_sample);
+        measured.push_back({std::move(*ix), bytes});
+    }
+
+    // Of orders measured on one sample: the smallest (either DTC side), and
+    // the smallest that keeps children near with the side it does so for.
+    struct Choice {
+        std::size_t best = 0;
+        std::optional<std::size_t> near;
+        Color near_side = Color::White;
+    };
+    auto choose = [&](const std::vector<Measured>& compared) {
+        Choice c;
+        for (std::size_t k = 0; k < compared.size(); ++k) {
+            if (smaller_side(compared[k]) < smaller_side(compared[c.best])) c.best = k;
+            if (!near_children) continue;
+            for (int d = 0; d < 2; ++d) {
+                if (!keeps_children_near(compared[k].ix.group_order(), static_cast<Color>(d))) continue;
+                if (!c.near || compared[k].bytes[d] < compared[*c.near].bytes[to_index(c.near_side)]) {
+                    c.near = k;
+                    c.near_side = static_cast<Color>(d);
+                }
+            }
         }
+        return c;
+    };
+    Choice choice = choose(measured);
+    std::uint64_t sample_blocks = first_sample.size();
+    if (wide != 0) {
+        // The finalists (the smallest orders of the first sample, the
+        // smallest that keeps children near and the rule's), measured again
+        // on the wide sample, the rule's first. The rule's counts at
+        // kWideRuleOrderShare of its bytes: another order is read from the
+        // values in a pass of its own.
+        std::vector<std::size_t> ranked(measured.size());
+        for (std::size_t k = 0; k < ranked.size(); ++k) ranked[k] = k;
+        std::stable_sort(ranked.begin(), ranked.end(),
+                         [&](std::size_t x, std::size_t y) { return smaller_side(measured[x]) < smaller_side(measured[y]); });
+        ranked.resize(std::min<std::size_t>(ranked.size(), kWideFinalists));
+        for (const std::size_t k : {std::size_t{0}, choice.near.value_or(0)})
+            if (std::find(ranked.begin(), ranked.end(), k) == ranked.end()) ranked.push_back(k);
+        std::sort(ranked.begin(), ranked.end());
+        const std::vector<std::uint64_t> wide_sample = sample_block_numbers(blocks, wide, kOrderWideSampleSeed);
+        std::vector<Measured> finalists;
+        for (const std::size_t k : ranked)
+            finalists.push_back({measured[k].ix, sample_bytes(measured[k].ix, wide_sample)});
+        for (std::uint64_t& bytes : finalists.front().bytes)
+            bytes = static_cast<std::uint64_t>(kWideRuleOrderShare * static_cast<double>(bytes));
+        measured = std::move(finalists);
+        choice = choose(measured);
+        sample_blocks = wide_sample.size();
     }
-    if (near && best_bytes >= near_min_block_bytes * sampled.size() &&
-        static_cast<double>(near_bytes) <= kNearChildrenTolerance * static_cast<double>(best_bytes)) {
-        return {std::move(*near), near_side};
+    const std::uint64_t best_bytes = smaller_side(measured[choice.best]);
+    if (choice.near && best_bytes >= near_min_block_bytes * sample_blocks &&
+        static_cast<double>(measured[*choice.near].bytes[to_index(choice.near_side)]) <=
+            kNearChildrenTolerance * static_cast<double>(best_bytes)) {
+        return {std::move(measured[*choice.near].ix), choice.near_side};
     }
-    return {std::move(best), std::nullopt};
+    return {std::move(measured[choice.best].ix), std::nullopt};
 }
 
 }  // namespace tbf::gen

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <map>
+#include <set>
 #include <memory>
 
 #include "free_slots.hpp"
@@ -517,7 +518,10 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
         const index::Indexer& ix = (*table)->indexer();
         const std::uint64_t n = ix.size();
         const auto code = [&](Color side, std::uint64_t i) { return *(*table)->code(side, i); };
-        constexpr std::uint64_t kSlotsPerBlock = 1024;
+        // 1024 slots: 16 evenly spaced blocks; 16 slots: a wide sample, one
+        // block in kWideSampleShare at places a hash picks.
+        for (const std::uint64_t kSlotsPerBlock : {std::uint64_t{1024}, std::uint64_t{16}}) {
+        CAPTURE(kSlotsPerBlock);
         const gen::StoredSides sides = *encoding ? gen::stored_sides(encoding, material) : gen::StoredSides{};
         const auto colourings = {probe::KnightColouring::PawnFrame, probe::KnightColouring::MirrorKept};
         CHECK(sides.colourings == (*encoding ? 2 : 1));
@@ -563,7 +567,39 @@ TEST_CASE("the DTC side's sample reads the last free slot before a block however
         CHECK(reads[0] > reads[all_near]);
         MESSAGE(std::string(name) << ": " << reads[gen::FreeSlots<Antichess>::kNearSlots] - reads[all_near]
                                   << " slots read alone at the default distance");
+        }
     }
+}
+
+// Large tables' samples (gen/src/free_slots.hpp): evenly spaced without a
+// seed, as every table of up to 4 units is sampled; with one, a block in
+// each equal stretch at a place of its own, the same in every build.
+TEST_CASE("a wide sample takes one block in each stretch of a large table") {
+    // A table of up to 4 units (at most about 800 blocks) keeps its 16.
+    CHECK(gen::wide_sample_count(800, 16) == 0);
+    CHECK(gen::wide_sample_count(1024, 16) == 0);
+    CHECK(gen::wide_sample_count(1088, 16) == 17);
+    CHECK(gen::wide_sample_count(13961, 64) == 218);  // RBNvKN's blocks of 16384 slots
+    CHECK(gen::wide_sample_count(41883, 16) == 256);  // RBPvKN's
+    CHECK(gen::wide_sample_count(8192, 256) == 0);
+    const std::vector<std::uint64_t> even = gen::sample_block_numbers(41883, 16, 0);
+    REQUIRE(even.size() == 16);
+    for (std::uint64_t i = 0; i < 16; ++i) CHECK(even[i] == i * 41883 / 16);
+    const std::vector<std::uint64_t> wide = gen::sample_block_numbers(41883, 256, 2);
+    REQUIRE(wide.size() == 256);
+    std::set<std::uint64_t> offsets;
+    for (std::uint64_t i = 0; i < 256; ++i) {
+        CHECK(wide[i] >= i * 41883 / 256);
+        CHECK(wide[i] < (i + 1) * 41883 / 256);
+        offsets.insert(wide[i] - i * 41883 / 256);
+    }
+    // Not in step with anything: the places within the stretches vary.
+    CHECK(offsets.size() > 128);
+    CHECK(gen::sample_block_numbers(41883, 256, 2) == wide);
+    CHECK(gen::sample_block_numbers(41883, 256, 1) != wide);
+    // A table of fewer blocks than asked: every block once.
+    const std::vector<std::uint64_t> all = gen::sample_block_numbers(5, 16, 1);
+    CHECK(all == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
 }
 
 TEST_CASE("one and two threads store identical bytes and statistics") {
