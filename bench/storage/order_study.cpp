@@ -31,6 +31,7 @@
 #include "compact_study.hpp"
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/storage/table.hpp"
+#include "tbforge/base/mix64.hpp"
 
 namespace {
 
@@ -53,10 +54,7 @@ std::string order_name(const std::vector<Unit>& order) {
 // the table's structure only: every 16th block measured NPvNP's best order
 // at 0.847 of the rule's where all blocks give 0.995.
 bool sampled_block(std::uint64_t b, std::uint64_t sample) {
-    std::uint64_t z = b + 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return (z ^ (z >> 31)) % sample == 0;
+    return tbf::mix64(b + tbf::kGoldenGamma) % sample == 0;
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "tbforge/probe/tablebase.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/storage/table.hpp"
+#include "tbforge/base/mix64.hpp"
 
 namespace tbf::gen {
 
@@ -89,6 +90,10 @@ bool is_free_slot(const Position& pos, MoveList& moves) {
 // table at a place a hash picks.
 inline constexpr std::uint64_t kWideSampleShare = 64;
 inline constexpr std::uint64_t kWideSampleBlocks = 256;
+// The wide sample's seed: the DTC side and the index order are chosen on
+// the same blocks, so the side the writer takes is measured where the order
+// was.
+inline constexpr std::uint64_t kWideSampleSeed = 2;
 
 // The wide sample's size for a table of `blocks` blocks, 0 where it would
 // hold no more than the `narrow` sample.
@@ -106,10 +111,7 @@ inline std::vector<std::uint64_t> sample_block_numbers(std::uint64_t blocks, std
     out.reserve(count);
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::uint64_t lo = i * blocks / count, hi = (i + 1) * blocks / count;
-        std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + i;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        z ^= z >> 31;
+        const std::uint64_t z = mix64(seed * kGoldenGamma + i);
         out.push_back(seed == 0 || hi <= lo ? lo : lo + z % (hi - lo));
     }
     return out;
@@ -148,7 +150,7 @@ public:
             std::min<std::uint64_t>(blocks, colourings_ == 2 ? kColouringSampleBlocks : kSampleBlocks);
         const std::uint64_t wide = wide_sample_count(blocks, narrow);
         sample_blocks_ = wide == 0 ? sample_block_numbers(blocks, narrow, 0)
-                                   : sample_block_numbers(blocks, wide, kSideSampleSeed);
+                                   : sample_block_numbers(blocks, wide, kWideSampleSeed);
         classify();
     }
 
@@ -309,7 +311,6 @@ public:
 
 private:
     static constexpr std::uint64_t kSampleBlocks = 16;
-    static constexpr std::uint64_t kSideSampleSeed = 3;
     // An index led by a knight puts whole blocks in or out of the derived
     // placements, so 16 blocks see too few of its squares to tell the
     // colourings apart: NNPvN took 1.18 times its bytes with the colouring

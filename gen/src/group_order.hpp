@@ -43,7 +43,6 @@ inline constexpr std::size_t kWideFinalists = 4;
 // another order must save 5 % to be taken.
 inline constexpr double kWideRuleOrderShare = 0.95;
 inline constexpr std::uint64_t kOrderFirstSampleSeed = 1;
-inline constexpr std::uint64_t kOrderWideSampleSeed = 2;
 // wdl-dtc/9 tables that choose a knights' colouring: as many as the writer's
 // sample (FreeSlots::kColouringSampleBlocks). With 16, an order led by a
 // knight, whose blocks lie wholly in or out of the derived placements, was
@@ -248,7 +247,7 @@ ChosenOrder choose_group_order(const index::Indexer& rule, const ExactValues& va
         for (const std::size_t k : {std::size_t{0}, choice.near.value_or(0)})
             if (std::find(ranked.begin(), ranked.end(), k) == ranked.end()) ranked.push_back(k);
         std::sort(ranked.begin(), ranked.end());
-        const std::vector<std::uint64_t> wide_sample = sample_block_numbers(blocks, wide, kOrderWideSampleSeed);
+        const std::vector<std::uint64_t> wide_sample = sample_block_numbers(blocks, wide, kWideSampleSeed);
         std::vector<Measured> finalists;
         for (const std::size_t k : ranked)
             finalists.push_back({measured[k].ix, sample_bytes(measured[k].ix, wide_sample)});

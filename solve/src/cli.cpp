@@ -35,8 +35,9 @@ constexpr const char* kUsage =
     "usage: tbgen solve --variant fourfile --db DIR --fen ROOT --side white|black --name NAME\n"
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
-    "                   [--no-regions] [--region-depth D] [--quiet-budget N] [--pieces-budget N]\n"
-    "                   [--pieces-depth D] [--mate-depth D] [--no-mate-threats] [--replace]\n"
+    "                   [--no-regions] [--region-depth D] [--region-budget N]\n"
+    "                   [--quiet-budget N] [--pieces-budget N] [--pieces-depth D]\n"
+    "                   [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
     "\n"
     "Searches for a closed non-loss strategy of Four File chess from ROOT for the side\n"
@@ -57,6 +58,7 @@ constexpr const char* kUsage =
     "                        (no proof-number switching)\n"
     "  --no-regions          no region leaves (locked pawn structures solved whole)\n"
     "  --region-depth D      captures followed into smaller regions, 0-3 (default 1)\n"
+    "  --region-budget N     positions one region exploration may hold (default 20000)\n"
     "  --quiet-budget N      positions one quiet game may explore (X's pawns step too,\n"
     "                        a capture ends it; default 2000000, 0: no quiet games)\n"
     "  --replace             replace a strategy of the same name\n"
@@ -118,7 +120,7 @@ Result<double> positive_seconds(const cli::Command& command, std::string_view na
 Status run(const std::vector<std::string>& args) {
     cli::Command command(kUsage);
     for (const char* name : {"variant", "db", "fen", "side", "name", "tables", "memory", "threads", "work",
-                             "max-nodes", "checkpoint-seconds", "region-depth", "quiet-budget",
+                             "max-nodes", "checkpoint-seconds", "region-depth", "region-budget", "quiet-budget",
                              "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
@@ -167,6 +169,8 @@ Status run(const std::vector<std::string>& args) {
     if (!max_nodes.ok()) return max_nodes.status();
     auto region_depth = command.number("region-depth", 0, 3);
     if (!region_depth.ok()) return region_depth.status();
+    auto region_budget = command.number("region-budget", 1, 1'000'000'000);
+    if (!region_budget.ok()) return region_budget.status();
     auto quiet_budget = command.number("quiet-budget", 0, 1'000'000'000);
     if (!quiet_budget.ok()) return quiet_budget.status();
     auto pieces_budget = command.number("pieces-budget", 0, 1'000'000'000);
@@ -219,6 +223,7 @@ Status run(const std::vector<std::string>& args) {
     options.proof_number_switching = !command.flag_set("fixed-moves");
     options.region_leaves = !command.flag_set("no-regions");
     options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
+    options.region_budget = region_budget->value_or(options.region_budget);
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
@@ -281,6 +286,8 @@ Status run(const std::vector<std::string>& args) {
                        {"lost", summary.final.lost},
                        {"region_explorations", summary.final.region_explorations},
                        {"region_positions", summary.final.region_positions},
+                       {"region_safe", summary.final.region_safe},
+                       {"region_given_up", summary.final.region_given_up},
                        {"quiet_explorations", summary.final.quiet_explorations},
                        {"quiet_positions", summary.final.quiet_positions},
                        {"quiet_cut", summary.final.quiet_cut},

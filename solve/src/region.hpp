@@ -81,6 +81,8 @@ public:
     std::uint64_t cached() const { return values_.size(); }
     // Calls of solve() that found X's move.
     std::uint64_t safe_starts() const { return safe_starts_; }
+    // Regions given up: too large for the budget, or failing too often.
+    std::uint64_t given_up() const { return too_large_.size(); }
     // Quiet games cut at the budget, and those of them whose start was safe
     // all the same.
     std::uint64_t cut_explorations() const { return cut_explorations_; }

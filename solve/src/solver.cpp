@@ -52,10 +52,6 @@ constexpr std::uint64_t kUntriedProof = 32;
 constexpr std::uint64_t kSwitchMargin = 64;
 // X-to-move positions a fortress closure may hold before it is given up.
 constexpr std::size_t kFortressBudget = 20000;
-// Positions one region exploration may hold (larger regions cost more than
-// the search they save: measured in docs/fourfile.md), and the region cache
-// in all.
-constexpr std::size_t kRegionBudget = 20000;
 // Without a memory cap, the region cache holds at most 8 million positions
 // and the quiet games' (larger games) 32 million; with one, each cache takes
 // a quarter of it.
@@ -170,7 +166,7 @@ struct Solver::Impl {
         : root(r),
           options(std::move(o)),
           x(options.side),
-          region(options.side, kRegionBudget, cache_cap(options.memory_bytes, kRegionCacheCap),
+          region(options.side, static_cast<std::size_t>(options.region_budget), cache_cap(options.memory_bytes, kRegionCacheCap),
                  options.region_capture_depth),
           use_regions(options.region_leaves),
           // Depth 0: a capture ends a quiet game (a loss for X if the
@@ -696,6 +692,8 @@ struct Solver::Impl {
         p.lost = lost_count;
         p.region_explorations = region.explorations();
         p.region_positions = region.cached();
+        p.region_safe = region.safe_starts();
+        p.region_given_up = region.given_up();
         p.quiet_explorations = quiet.explorations();
         p.quiet_positions = quiet.cached();
         p.quiet_cut = quiet.cut_explorations();

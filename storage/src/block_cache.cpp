@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include "tbforge/base/mix64.hpp"
 
 namespace tbf::storage::detail {
 namespace {
@@ -17,14 +18,8 @@ constexpr std::size_t kEntryOverhead = 128;
 }  // namespace
 
 std::size_t BlockCache::KeyHash::operator()(const Key& k) const {
-    // splitmix64 finaliser over both words.
-    std::uint64_t x = k.storage_id * 0x9E3779B97F4A7C15ULL ^ k.block_no;
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return static_cast<std::size_t>(x);
+    // Both words reach every bit of the shard and bucket numbers.
+    return static_cast<std::size_t>(mix64(k.storage_id * kGoldenGamma ^ k.block_no));
 }
 
 BlockCache::BlockCache(std::size_t capacity_bytes)

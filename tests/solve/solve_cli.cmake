@@ -23,6 +23,8 @@ run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side wh
 expect("${err}" "--mate-depth")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --region-depth 4)
 expect("${err}" "--region-depth")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --region-budget 0)
+expect("${err}" "--region-budget")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --quiet-budget x)
 expect("${err}" "--quiet-budget")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --pieces-budget -1)
@@ -32,6 +34,7 @@ expect("${err}" "--pieces-depth")
 run_tool(0 ${TBGEN} solve --help)
 expect("${out}" "--tables")
 expect("${out}" "--no-regions")
+expect("${out}" "--region-budget")
 expect("${out}" "--quiet-budget")
 expect("${out}" "--pieces-budget")
 
@@ -41,8 +44,15 @@ expect("${out}" "--pieces-budget")
 # alone a few.
 set(locked "r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked --quiet --json)
-expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"region_explorations\":[1-9]")
+expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"region_explorations\":[1-9][0-9]*,\"region_positions\":[1-9][0-9]*,\"region_safe\":1,")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked)
+expect("${out}" "closed")
+# A region budget below the region's size gives the region up: the root is
+# no leaf, and the search (quiet games among its leaves) closes it instead.
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-small-regions
+         --region-budget 100 --quiet --json)
+expect("${out}" "\"nodes\":([2-9]|[1-9][0-9]+),.*\"region_safe\":0,\"region_given_up\":[1-9][0-9]*,")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked-small-regions)
 expect("${out}" "closed")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-plain
          --no-regions --quiet-budget 0 --quiet --json)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tbforge/storage/database.hpp"
+#include "tbforge/base/mix64.hpp"
 
 namespace tbf::test {
 
@@ -47,12 +48,7 @@ std::string numbered(std::string prefix, N n) {
     return prefix;
 }
 
-inline std::uint64_t mix64(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
+inline std::uint64_t scramble(std::uint64_t x) { return tbf::mix64(x + tbf::kGoldenGamma); }
 
 // Value of `slot` in synthetic table `seed`: even seeds give runs of small
 // values (compressible), odd seeds noise (stored raw).
@@ -60,9 +56,9 @@ inline std::uint32_t synthetic_value(std::uint64_t seed, std::uint64_t slot, std
     const std::uint64_t mask = width == 4 ? 0xFFFFFFFFULL : (1ULL << (8 * width)) - 1;
     if (seed % 2 == 0) {
         const std::uint64_t run = slot / (3 + seed % 29);
-        return static_cast<std::uint32_t>((mix64(run ^ (seed << 40)) % 11 + slot % 3) & mask);
+        return static_cast<std::uint32_t>((scramble(run ^ (seed << 40)) % 11 + slot % 3) & mask);
     }
-    return static_cast<std::uint32_t>(mix64(slot ^ (seed << 40)) & mask);
+    return static_cast<std::uint32_t>(scramble(slot ^ (seed << 40)) & mask);
 }
 
 // Appends values [first, first + count) of synthetic table `seed`.

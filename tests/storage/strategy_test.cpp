@@ -33,7 +33,7 @@ StrategySpec spec_named(const std::string& name) {
 // Entry i: an 8-byte key spreading entries over the key space (binary,
 // with zero bytes) and a value of varying length.
 std::string entry_key(std::uint64_t i) {
-    const std::uint64_t x = tbf::test::mix64(i);
+    const std::uint64_t x = tbf::test::scramble(i);
     std::string k(8, '\0');
     for (int b = 0; b < 8; ++b) k[b] = static_cast<char>(x >> (56 - 8 * b));
     if (i % 5 == 0) k[3] = '\0';

@@ -40,6 +40,8 @@ struct SolveProgress {
     std::uint64_t lost = 0;       // positions proven lost for X
     std::uint64_t region_explorations = 0;  // locked-structure regions explored
     std::uint64_t region_positions = 0;     // positions whose region value is cached
+    std::uint64_t region_safe = 0;          // X nodes a region game proved safe
+    std::uint64_t region_given_up = 0;      // regions too large for the budget or failing too often
     std::uint64_t quiet_explorations = 0;   // quiet games explored
     std::uint64_t quiet_positions = 0;      // positions whose quiet-game value is cached
     std::uint64_t quiet_cut = 0;            // quiet games cut at the budget
@@ -70,6 +72,10 @@ struct SolveOptions {
     // regions they lead to (0: every capture of the opponent's is a loss
     // for X and X captures nothing).
     int region_capture_depth = 1;
+    // Positions one region exploration may hold before the region is given
+    // up (larger regions cost more than the search they save at three pieces
+    // a side or fewer: docs/fourfile.md).
+    std::uint64_t region_budget = 20'000;
     // Positions one quiet-game exploration may hold (X's pawns may step as
     // well, every capture ends the game: docs/fourfile.md, "Quiet games");
     // tried at X nodes with few free pawns and at most one piece of the
