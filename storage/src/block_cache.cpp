@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+
 #include "tbforge/base/mix64.hpp"
 
 namespace tbf::storage::detail {
