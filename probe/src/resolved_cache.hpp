@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 
+#include "tbforge/base/mix64.hpp"
 #include "tbforge/probe/value.hpp"
 
 namespace tbf::probe::detail {
@@ -29,7 +30,7 @@ namespace tbf::probe::detail {
 // places, and the slot's low bits are recoverable from the position given
 // the ordinal.
 inline std::uint64_t spread(std::uint32_t ordinal, std::uint64_t slot) {
-    return slot ^ (std::uint64_t{ordinal} * 0x9E3779B97F4A7C15ull >> 20);
+    return slot ^ (std::uint64_t{ordinal} * kGoldenGamma >> 20);
 }
 
 // Without a cache of answers (a Tablebase opened with no cache; ResolvedCache

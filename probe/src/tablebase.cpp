@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "resolved_cache.hpp"
+#include "tbforge/base/mix64.hpp"
 #include "tbforge/probe/slot_kind.hpp"
 #include "tbforge/rules/movegen.hpp"
 #include "tbforge/rules/uci.hpp"
@@ -103,7 +104,7 @@ public:
 
 private:
     std::size_t start(std::uint64_t key) const {
-        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask_;
+        return static_cast<std::size_t>((key * kGoldenGamma) >> 32) & mask_;
     }
 
     std::size_t mask_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "tbforge/base/mix64.hpp"
 #include "tbforge/rules/position.hpp"
 #include "tbforge/rules/variant.hpp"
 
@@ -86,7 +87,7 @@ inline PackedPosition placement_of(const PackedPosition& packed, Color c) {
 }
 
 inline std::uint64_t packed_hash(const PackedPosition& p) {
-    std::uint64_t h = p.lo * 0x9E3779B97F4A7C15ULL ^ (p.hi + 0x632BE59BD9B4E019ULL);
+    std::uint64_t h = p.lo * kGoldenGamma ^ (p.hi + 0x632BE59BD9B4E019ULL);
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 29;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "tbforge/base/mix64.hpp"
+
 namespace tbf::storage::detail {
 namespace {
 
@@ -36,7 +38,7 @@ bool KeptRecords::has_room() const {
 }
 
 std::size_t KeptRecords::home(std::uint64_t storage_id, std::uint64_t record_no) const {
-    std::uint64_t h = storage_id * 0x9E3779B97F4A7C15ULL ^ record_no * 0xC2B2AE3D27D4EB4FULL;
+    std::uint64_t h = storage_id * kGoldenGamma ^ record_no * 0xC2B2AE3D27D4EB4FULL;
     h ^= h >> 29;
     return static_cast<std::size_t>(h) & (capacity_ - 1);
 }

@@ -6,6 +6,8 @@
 #include <queue>
 #include <utility>
 
+#include "tbforge/base/mix64.hpp"
+
 namespace tbf::storage::detail {
 namespace {
 
@@ -244,7 +246,7 @@ public:
 
 private:
     [[nodiscard]] std::size_t home(std::uint32_t key) const {
-        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+        return static_cast<std::size_t>((key * kGoldenGamma) >> shift_);
     }
     std::uint64_t& find_slot(std::uint32_t key) {
         for (std::size_t h = home(key);; h = (h + 1) & mask_) {
@@ -294,7 +296,7 @@ public:
     [[nodiscard]] std::size_t slot_of(std::uint32_t value) const {
         if (direct_) return value;
         const std::size_t mask = value_.size() - 1;
-        for (std::size_t h = (value * 0x9E3779B97F4A7C15ull) >> shift_;; h = (h + 1) & mask) {
+        for (std::size_t h = (value * kGoldenGamma) >> shift_;; h = (h + 1) & mask) {
             if (count_[h] == 0 || value_[h] == value) return h;
         }
     }

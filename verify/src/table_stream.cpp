@@ -31,6 +31,7 @@
 
 #include "fork_join.hpp"
 #include "movegen.hpp"
+#include "tbforge/base/mix64.hpp"
 #include "tbforge/base/xxh64.hpp"
 
 namespace tbf::verify::detail {
@@ -265,7 +266,7 @@ std::uint64_t physical_memory() {
 // Positions also checked through tbf_probe alone: the first 64 slots of
 // every table and about one in 4096 of the rest, spread by a hash.
 bool sampled(std::uint64_t slot) {
-    return slot < 64 || ((slot * 0x9E3779B97F4A7C15ull) >> 52) == 0;
+    return slot < 64 || ((slot * kGoldenGamma) >> 52) == 0;
 }
 
 // Slots per batch: one decode call and one encode call per lane for them.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tbforge/base/mix64.hpp"
 #include "tbforge/probe/tbforge.h"
 #include "tbforge/verify/tables.hpp"
 
@@ -81,7 +82,7 @@ private:
     };
     std::size_t slot(std::uint64_t a, std::uint64_t b) const {
         return static_cast<std::size_t>(
-            ((a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full)) >> shift_);
+            ((a * kGoldenGamma) ^ (b * 0xc2b2ae3d27d4eb4full)) >> shift_);
     }
 
     std::vector<Entry> entries_;

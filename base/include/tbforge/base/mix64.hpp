@@ -8,7 +8,9 @@
 
 namespace tbf {
 
-// 2^64 divided by the golden ratio: splitmix64's step between states.
+// 2^64 divided by the golden ratio: splitmix64's step between states, and
+// the multiplier of the Fibonacci hashes of the hash tables (the high bits of
+// x * kGoldenGamma spread consecutive keys evenly).
 inline constexpr std::uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ULL;
 
 [[nodiscard]] constexpr std::uint64_t mix64(std::uint64_t x) {
