@@ -166,8 +166,8 @@ struct Solver::Impl {
         : root(r),
           options(std::move(o)),
           x(options.side),
-          region(options.side, static_cast<std::size_t>(options.region_budget), cache_cap(options.memory_bytes, kRegionCacheCap),
-                 options.region_capture_depth),
+          region(options.side, static_cast<std::size_t>(options.region_budget),
+                 cache_cap(options.memory_bytes, kRegionCacheCap), options.region_capture_depth),
           use_regions(options.region_leaves),
           // Depth 0: a capture ends a quiet game (a loss for X if the
           // opponent's); following captures would multiply whole games.
@@ -958,6 +958,12 @@ Result<SolveSummary> Solver::run() { return impl_->run(); }
 Result<std::uint64_t> Solver::for_each_entry(const std::function<void(const Position&, Move)>& visit) const {
     if (!impl_->solved) return not_found("no proven strategy to read");
     return impl_->entries(visit);
+}
+
+void Solver::for_each_expanded_x_position(const std::function<void(const Position&)>& visit) const {
+    for (std::uint32_t v : impl_->expansion_order) {
+        if (impl_->x_to_move[v] && impl_->status[v] == NodeStatus::Expanded) visit(unpack(impl_->keys[v]));
+    }
 }
 
 std::string Solver::checkpoint_file(const std::string& work_dir, const std::string& name) {

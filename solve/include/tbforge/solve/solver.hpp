@@ -134,6 +134,10 @@ public:
     Result<std::uint64_t> for_each_entry(
         const std::function<void(const Position&, Move)>& visit) const;
 
+    // After run (whatever its verdict): every expanded position with X to
+    // move, in expansion order (studies of the graph a run left behind).
+    void for_each_expanded_x_position(const std::function<void(const Position&)>& visit) const;
+
     // Checkpoint file of a run (under the work directory).
     static std::string checkpoint_file(const std::string& work_dir, const std::string& name);
 
