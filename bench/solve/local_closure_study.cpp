@@ -4,7 +4,8 @@
 // a small node budget each, and prints how many close and how large their
 // strategies' graphs were. A leaf test that runs such a bounded sub-search
 // is worth its cost only where many positions close at sizes the main search
-// does not reach soon (docs/fourfile.md, "A bounded search at X's nodes").
+// does not reach soon (docs/fourfile.md, "A bounded search at X's nodes,
+// and material handicaps").
 
 #include <CLI/CLI.hpp>
 
