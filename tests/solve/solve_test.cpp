@@ -820,7 +820,8 @@ TEST_CASE("knights with all pawns at home: closes by quiet games from the start 
 TEST_CASE("White's whole army against Black's king, pawns and one minor piece: closes and verifies" *
           doctest::test_suite("slow")) {
     // The initial position without two of Black's pieces: with one piece of
-    // the opponent's left, the quiet games reach it from the start. With
+    // the opponent's left, quiet games apply from the root on, and with the
+    // region leaves they close it. With
     // two (rook, bishop or knight, any pair) or the rook alone, the search
     // stays open at two million positions (docs/fourfile.md).
     check_closes("2b1k3/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1", "army-bishop");
