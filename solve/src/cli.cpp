@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
     "                   [--no-regions] [--region-depth D] [--region-budget N]\n"
-    "                   [--quiet-budget N] [--pieces-budget N] [--pieces-depth D]\n"
+    "                   [--quiet-budget N] [--exchanges] [--pieces-budget N] [--pieces-depth D]\n"
     "                   [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
     "\n"
@@ -61,6 +61,8 @@ constexpr const char* kUsage =
     "  --region-budget N     positions one region exploration may hold (default 20000)\n"
     "  --quiet-budget N      positions one quiet game may explore (X's pawns step too,\n"
     "                        a capture ends it; default 2000000, 0: no quiet games)\n"
+    "  --exchanges           quiet games follow exchanges: the opponent's captures are\n"
+    "                        moves of the game, X recaptures to keep its lead in material\n"
     "  --replace             replace a strategy of the same name\n"
     "  --pieces-budget N     positions one pieces game may explore (X's pawns stay,\n"
     "                        its pieces and all the opponent's units move; default 0:\n"
@@ -124,7 +126,8 @@ Status run(const std::vector<std::string>& args) {
                              "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "replace", "json", "quiet"}) command.flag(name);
+    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "replace", "json",
+                             "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
     if (!*parsed) return {};
@@ -225,6 +228,7 @@ Status run(const std::vector<std::string>& args) {
     options.region_capture_depth = static_cast<int>(region_depth->value_or(1));
     options.region_budget = region_budget->value_or(options.region_budget);
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
+    options.quiet_exchanges = command.flag_set("exchanges");
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
     options.mate_check_moves = static_cast<int>(mate_depth->value_or(options.mate_check_moves));

@@ -34,15 +34,6 @@ constexpr std::int64_t unit_value(UnitType t) {
     return 0;
 }
 
-std::int64_t material(const Position& pos, Color c) {
-    std::int64_t sum = 0;
-    for (int t = 1; t < kUnitTypeCount; ++t) {
-        const auto type = static_cast<UnitType>(t);
-        sum += unit_value(type) * popcount(pos.units(c, type));
-    }
-    return sum;
-}
-
 // Squares the opponent's units could ever attack while X's pawns and the
 // opponent's blocked pawns stand: each unit's reach is flooded through the
 // board with those pawns as walls (pawns only move forward and never
@@ -69,6 +60,15 @@ Bitboard reach_attacks(UnitType type, Square from, Bitboard walls) {
 }
 
 }  // namespace
+
+std::int64_t material(const Position& pos, Color c) {
+    std::int64_t sum = 0;
+    for (int t = 1; t < kUnitTypeCount; ++t) {
+        const auto type = static_cast<UnitType>(t);
+        sum += unit_value(type) * popcount(pos.units(c, type));
+    }
+    return sum;
+}
 
 Bitboard opponent_reach(const Position& pos, Color x) {
     const Color o = ~x;

@@ -49,6 +49,10 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
 // opponent's blocked pawns stay where they are.
 Bitboard opponent_reach(const Position& pos, Color x);
 
+// The material of `c`'s units at `pos` in centipawns (pawn 100, knight and
+// bishop 300, rook 500, queen 900; the king counts nothing).
+std::int64_t material(const Position& pos, Color c);
+
 // True if the side to move at `pos` can checkmate in one move.
 bool mates_in_one(const Position& pos);
 

@@ -3,6 +3,8 @@
 
 #include "region.hpp"
 
+#include "heuristics.hpp"
+
 #include <limits>
 #include <vector>
 
@@ -36,6 +38,21 @@ enum class Kind : std::uint8_t {
 bool allowed_for_x(const Position& pos, Move m, RegionGame game) {
     if (m.is_promotion()) return false;
     return game == RegionGame::Quiet || unit_type(pos.unit_on(m.from())) != UnitType::Pawn;
+}
+
+// X's lead in material (centipawns).
+std::int64_t lead(const Position& pos, Color x) { return material(pos, x) - material(pos, ~x); }
+
+// In the game with exchanges X's lead after its own move must be at least
+// the start's (`floor`): a capture of the opponent's is followed, and X has
+// to win the material back at once. X takes a pawn only to do that, since
+// every capture opens a game with less material.
+bool allowed_in_exchanges(const Position& pos, Move m, Color x, std::int64_t floor) {
+    if (m.is_promotion()) return false;
+    const std::int64_t before = lead(pos, x);
+    if (!pos.is_capture(m)) return before >= floor;
+    if (unit_type(pos.unit_on(m.to())) == UnitType::Pawn && before >= floor) return false;
+    return lead(pos.after(m), x) >= floor;
 }
 
 // Where a quiet game is tried: each piece of the opponent's multiplies the
@@ -117,6 +134,9 @@ std::optional<Move> RegionSolver::solve(const Position& pos) {
 // (cheap, and usually decisive), then with one capture more at a time.
 bool RegionSolver::explore_region(const Position& pos, int depth) {
     const PackedPosition packed = pack(pos);
+    // The quiet game with exchanges is larger than the plain one: once it
+    // has overflowed often, only the plain game is tried.
+    if (game_ == RegionGame::Quiet && exchange_overflows_ >= kMaxOverflows) depth = 0;
     for (int d = 0; d <= depth; ++d) {
         if (const std::uint16_t* value = values_.find(packed)) {
             if (!is_unsafe(*value) || unsafe_depth(*value) >= depth) return true;
@@ -126,6 +146,11 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
         const std::string key = region_key(pos);
         if (too_large_.count(key)) return false;
         if (!explore(pos, d)) {
+            // The plain quiet game fitted: only the exchanges overflowed.
+            if (game_ == RegionGame::Quiet && d > 0) {
+                ++exchange_overflows_;
+                return false;
+            }
             too_large_.insert(key);
             if (game_ != RegionGame::LockedPawns) ++overflows_;
             return false;
@@ -175,6 +200,14 @@ bool RegionSolver::explore(const Position& start, int depth) {
         return *id;
     };
     add(pack(start));
+    // A quiet game one capture deep is the game with exchanges: a capture
+    // is a move inside the game like any other, held to the start's lead in
+    // material (allowed_in_exchanges).
+    const bool exchanges = game_ == RegionGame::Quiet && depth >= 1;
+    const std::int64_t floor = exchanges ? lead(start, x_) : 0;
+    const auto allowed = [&](const Position& pos, Move m) {
+        return exchanges ? allowed_in_exchanges(pos, m, x_, floor) : allowed_for_x(pos, m, game_);
+    };
     MoveList legal;
     // A quiet or pieces game larger than the budget is cut there: the positions not
     // expanded yet count as losses for X, so whatever the attractor still
@@ -197,7 +230,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
         }
         if (x_moves) {
             bool any = false;
-            for (Move m : legal) any = any || allowed_for_x(pos, m, game_);
+            for (Move m : legal) any = any || allowed(pos, m);
             if (!any) {
                 kind[v] = Kind::Loss;
                 continue;
@@ -216,14 +249,14 @@ bool RegionSolver::explore(const Position& start, int depth) {
         const std::size_t edges_before = child.size();
         first[v] = static_cast<std::uint32_t>(edges_before);
         for (Move m : legal) {
-            if (pos.is_capture(m) || (x_moves && !allowed_for_x(pos, m, game_))) continue;
+            if ((pos.is_capture(m) && !exchanges) || (x_moves && !allowed(pos, m))) continue;
             child.push_back(add(pack(pos.after(m))));
             move.push_back(m.raw());
             ++count[v];
         }
         bool opponent_wins_exit = false;
         for (Move m : legal) {
-            if (!pos.is_capture(m) || (x_moves && !allowed_for_x(pos, m, game_))) continue;
+            if (exchanges || !pos.is_capture(m) || (x_moves && !allowed(pos, m))) continue;
             const Position after = pos.after(m);
             const Exit value = exit_value(after, depth - 1);
             if (value == Exit::Loss && !x_moves) {

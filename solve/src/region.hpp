@@ -32,7 +32,11 @@ enum class RegionGame : std::uint8_t {
     LockedPawns,
     // X may also push its pawns (not promote): the whole quiet game, where
     // any capture leaves it. Tried where the opponent has at most one piece,
-    // so that the game can fit the budget; a larger one is cut there.
+    // so that the game can fit the budget; a larger one is cut there. With
+    // a capture depth of 1, a start the quiet game calls unsafe is tried
+    // again in the game with exchanges: the opponent's captures are moves
+    // of the game, and X may capture to win its lead in material back (a
+    // recapture) but never keeps it below the start's after its own move.
     Quiet,
     // X moves its pieces only, its pawns stay where they are (walls), locked
     // or not; the opponent moves anything. Tried as a whole-game leaf where
@@ -117,6 +121,9 @@ private:
     // budget of work, so after kMaxOverflows the game is not tried again.
     static constexpr int kMaxOverflows = 16;
     int overflows_ = 0;
+    // Games with exchanges too large for the budget: after kMaxOverflows no
+    // quiet game is tried with exchanges again (the plain ones still are).
+    int exchange_overflows_ = 0;
     std::uint64_t explorations_ = 0;
     std::uint64_t safe_starts_ = 0;
     std::uint64_t cut_explorations_ = 0;

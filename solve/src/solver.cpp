@@ -170,9 +170,12 @@ struct Solver::Impl {
                  cache_cap(options.memory_bytes, kRegionCacheCap), options.region_capture_depth),
           use_regions(options.region_leaves),
           // Depth 0: a capture ends a quiet game (a loss for X if the
-          // opponent's); following captures would multiply whole games.
+          // opponent's); following captures into games of their own would
+          // multiply whole games. Depth 1: a start that game calls unsafe is
+          // tried again with exchanges, which stay in the one game.
           quiet(options.side, static_cast<std::size_t>(options.quiet_budget),
-                cache_cap(options.memory_bytes, kQuietCacheCap), 0, RegionGame::Quiet),
+                cache_cap(options.memory_bytes, kQuietCacheCap), options.quiet_exchanges ? 1 : 0,
+                RegionGame::Quiet),
           use_quiet(options.quiet_budget > 0),
           pieces(options.side, static_cast<std::size_t>(options.pieces_budget),
                  cache_cap(options.memory_bytes, kQuietCacheCap), options.pieces_capture_depth, RegionGame::Pieces),

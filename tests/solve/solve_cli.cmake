@@ -36,6 +36,7 @@ expect("${out}" "--tables")
 expect("${out}" "--no-regions")
 expect("${out}" "--region-budget")
 expect("${out}" "--quiet-budget")
+expect("${out}" "--exchanges")
 expect("${out}" "--pieces-budget")
 
 # Locked pawns: the root is a region leaf (one position in the graph), and
@@ -85,6 +86,19 @@ expect("${out}" "closed")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${free} --side white --name free-plain
          --no-regions --quiet-budget 0 --quiet --json)
 expect("${out}" "\"nodes\":[0-9][0-9][0-9][0-9]+,.*\"pieces_explorations\":0,")
+
+# Black's knight guarded by its king: the plain quiet game loses it to the
+# rook, the game with exchanges recaptures, so with --exchanges the root is
+# a leaf (one position), without it a search; the strategy verifies.
+set(guarded "8/8/8/8/2n1k3/4R3/4K3/8 b - - 0 1")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${guarded} --side black --name guarded-plain
+         --quiet --json)
+expect("${out}" "\"nodes\":([2-9]|[1-9][0-9]+),")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${guarded} --side black --name guarded
+         --exchanges --quiet --json)
+expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"quiet_explorations\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name guarded)
+expect("${out}" "closed")
 
 # A database path that is a file: exit 3.
 file(WRITE "${WORK}/solve-cli-file" "x")

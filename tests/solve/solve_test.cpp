@@ -378,6 +378,75 @@ TEST_CASE("a quiet game cut at its budget claims only what the tables allow") {
     CHECK(kept >= kept_beside_lost);
 }
 
+TEST_CASE("a quiet game with exchanges claims only what the tables allow, and more than without") {
+    // The quiet game in which the opponent's captures are moves of the game
+    // and X recaptures to keep its lead: on the sampled positions of the
+    // tables, both sides to move, every position it calls safe must be a
+    // draw or a win, X's move must keep it so, and every reply, captures
+    // included, must land on a position it calls safe again. It must claim
+    // positions the quiet game without exchanges does not.
+    const std::size_t per_table = test::kSanitized ? 30 : 300;
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    RegionSolver white(Color::White, 20000, std::size_t{1} << 22, 1, RegionGame::Quiet);
+    RegionSolver black(Color::Black, 20000, std::size_t{1} << 22, 1, RegionGame::Quiet);
+    RegionSolver white_plain(Color::White, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    RegionSolver black_plain(Color::Black, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    int claimed = 0, plain_claimed = 0, only_with_exchanges = 0, only_without = 0;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 19)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            const bool white_to_move = pos.side_to_move() == Color::White;
+            auto& exchanges = white_to_move ? white : black;
+            auto& plain = white_to_move ? white_plain : black_plain;
+            if (!exchanges.applies(pos)) continue;
+            const auto move = exchanges.solve(pos);
+            const bool plain_safe = plain.solve(pos).has_value();
+            plain_claimed += plain_safe;
+            only_without += plain_safe && !move;
+            if (!move) continue;
+            ++claimed;
+            only_with_exchanges += !plain_safe;
+            check_claim(exchanges, pos, *move);
+            CHECK_FALSE(move->is_promotion());
+        }
+    }
+    const auto& tb = Tables::get().tablebase();
+    std::uint64_t kept = 0, recaptures = 0;
+    for (const auto* game : {&white, &black}) {
+        const Color x = game == &white ? Color::White : Color::Black;
+        game->for_each_safe([&](const Position& pos) {
+            ++kept;
+            if (!has_legal_move<FourFile>(pos)) return;
+            INFO(to_fen(pos));
+            if (pos.side_to_move() == x) {
+                const auto move = game->move_at(pos);
+                REQUIRE(move.has_value());
+                check_claim(*game, pos, *move);
+                recaptures += pos.is_capture(*move);
+                return;
+            }
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
+            MoveList replies;
+            generate_legal<FourFile>(pos, replies);
+            for (const Move reply : replies) {
+                const Position next = pos.after(reply);
+                if (has_legal_move<FourFile>(next)) CHECK(game->known(next) == true);
+            }
+        });
+    }
+    MESSAGE(claimed, " claims with exchanges (", plain_claimed, " without, ", only_with_exchanges,
+            " only with them, ", only_without, " only without); ", kept, " positions kept as safe, ", recaptures, " of X's moves there captures");
+    CHECK(claimed > 0);
+    CHECK(only_with_exchanges > 0);
+    CHECK(recaptures > 0);
+    // Explored whole (no game here is cut at its budget), the game with
+    // exchanges gives X every move of the plain quiet game and the opponent
+    // no more, so it claims everything that one does.
+    REQUIRE(white.cut_explorations() + black.cut_explorations() == 0);
+    CHECK(only_without == 0);
+}
+
 TEST_CASE("quiet-game leaves with free pawns are stored and verify") {
     // Sampled pawn positions the locked game does not apply to (a pawn is
     // free) and no fortress closes, but the quiet game proves: the solver stops at the root, the
@@ -411,6 +480,38 @@ TEST_CASE("quiet-game leaves with free pawns are stored and verify") {
     MESSAGE(leaves, " quiet-game leaves stored and verified; ", searched, " of them need a search without");
     CHECK(leaves > 0);
     CHECK(searched > 0);
+}
+
+TEST_CASE("quiet-game leaves that need exchanges are stored and verify") {
+    // Sampled positions that neither the locked game, a fortress closure
+    // nor the plain quiet game closes, but the game with exchanges does: the
+    // solver with exchanges stops at the root, and the stored strategy
+    // (recaptures among X's moves) passes the verifier.
+    const auto& tb = Tables::get().tablebase();
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    const int wanted = test::kSanitized ? 3 : 12;
+    int leaves = 0;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, 300, 19)) {
+            if (leaves == wanted) break;
+            if (!has_legal_move<FourFile>(pos)) continue;
+            RegionSolver locked(pos.side_to_move(), 20000, std::size_t{1} << 20, 1);
+            if (locked.applies(pos) || solve::detail::find_fortress(pos, 20000)) continue;
+            RegionSolver plain(pos.side_to_move(), 20000, std::size_t{1} << 20, 0, RegionGame::Quiet);
+            RegionSolver exchanges(pos.side_to_move(), 20000, std::size_t{1} << 20, 1, RegionGame::Quiet);
+            if (!plain.applies(pos) || plain.solve(pos) || !exchanges.solve(pos)) continue;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            auto options = options_for(pos);
+            options.quiet_budget = 20000;
+            options.quiet_exchanges = true;
+            expect_root_leaf(pos, options, "exchange-leaf");
+            ++leaves;
+        }
+    }
+    MESSAGE(leaves, " leaves that need exchanges stored and verified");
+    CHECK(leaves == wanted);
 }
 
 TEST_CASE("a pieces-game value is never claimed where the tables say X loses") {

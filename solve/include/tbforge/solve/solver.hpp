@@ -81,6 +81,10 @@ struct SolveOptions {
     // tried at X nodes with few free pawns and at most one piece of the
     // opponent's. 0: no quiet games.
     std::uint64_t quiet_budget = 2'000'000;
+    // Quiet games follow exchanges: the opponent's capture is a move of the
+    // game, X recaptures to keep its lead in material (docs/fourfile.md,
+    // "Quiet games with exchanges"); false: every capture ends the game.
+    bool quiet_exchanges = false;
     // Positions one pieces game may explore (X's pawns stay where they are,
     // locked or not, X's pieces and every unit of the opponent's move:
     // docs/fourfile.md, "Pieces games"); tried at X nodes whose pawns are
