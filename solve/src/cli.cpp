@@ -37,6 +37,7 @@ constexpr const char* kUsage =
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
     "                   [--no-regions] [--region-depth D] [--region-budget N]\n"
     "                   [--quiet-budget N] [--exchanges] [--pieces-budget N] [--pieces-depth D]\n"
+    "                   [--guarded]\n"
     "                   [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
     "\n"
@@ -63,6 +64,8 @@ constexpr const char* kUsage =
     "                        a capture ends it; default 2000000, 0: no quiet games)\n"
     "  --exchanges           quiet games follow exchanges: the opponent's captures are\n"
     "                        moves of the game, X recaptures to keep its lead in material\n"
+    "  --guarded             fortress leaves may also wait with units the opponent\n"
+    "                        attacks, where every capture is an exchange X takes back\n"
     "  --replace             replace a strategy of the same name\n"
     "  --pieces-budget N     positions one pieces game may explore (X's pawns stay,\n"
     "                        its pieces and all the opponent's units move; default 0:\n"
@@ -126,7 +129,7 @@ Status run(const std::vector<std::string>& args) {
                              "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "replace", "json",
+    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "guarded", "replace", "json",
                              "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
@@ -229,6 +232,7 @@ Status run(const std::vector<std::string>& args) {
     options.region_budget = region_budget->value_or(options.region_budget);
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.quiet_exchanges = command.flag_set("exchanges");
+    options.guarded_fortresses = command.flag_set("guarded");
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
     options.mate_check_moves = static_cast<int>(mate_depth->value_or(options.mate_check_moves));
@@ -239,12 +243,13 @@ Status run(const std::vector<std::string>& args) {
     if (!command.flag_set("quiet")) {
         options.progress = [](const SolveProgress& p) {
             std::fprintf(stderr,
-                         "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  "
+                         "solve: %.0f s  nodes %llu  expanded %llu  open %llu  reached %llu  lost %llu  fortresses %llu  "
                          "regions %llu (%llu positions)  quiet %llu (%llu positions)  pieces %llu (%llu positions)  %s  "
                          "%.0f nodes/s\n",
                          p.seconds, static_cast<unsigned long long>(p.nodes),
                          static_cast<unsigned long long>(p.expanded), static_cast<unsigned long long>(p.open),
                          static_cast<unsigned long long>(p.reachable), static_cast<unsigned long long>(p.lost),
+                         static_cast<unsigned long long>(p.fortress_leaves),
                          static_cast<unsigned long long>(p.region_explorations),
                          static_cast<unsigned long long>(p.region_positions),
                          static_cast<unsigned long long>(p.quiet_explorations),
@@ -288,6 +293,7 @@ Status run(const std::vector<std::string>& args) {
                        {"expanded", summary.final.expanded},
                        {"open", summary.final.open},
                        {"lost", summary.final.lost},
+                       {"fortress_leaves", summary.final.fortress_leaves},
                        {"region_explorations", summary.final.region_explorations},
                        {"region_positions", summary.final.region_positions},
                        {"region_safe", summary.final.region_safe},

@@ -32,6 +32,55 @@ bool none_attacked(const Position& pos, Color x) {
     return true;
 }
 
+// After X's move (opponent to move): every capture the opponent has takes a
+// unit worth no more than its taker (so it loses material or trades even),
+// lands where X takes back, and no promotion is possible.
+bool exchanges_only(const Position& after, Color x, MoveList& replies) {
+    generate_legal<R>(after, replies);
+    for (Move r : replies) {
+        if (r.is_promotion()) return false;
+        if (!(after.occupied() & bit(r.to()))) continue;
+        const UnitType taker = unit_type(after.unit_on(r.from()));
+        if (taker == UnitType::King) return false;  // a king takes only what is not guarded
+        if (unit_value(unit_type(after.unit_on(r.to()))) > unit_value(taker)) return false;
+        if (!is_attacked<R>(after.after(r), r.to(), x)) return false;
+    }
+    return true;
+}
+
+// X's move under a guarded policy: the capture of the most valuable piece
+// after which only exchanges remain (the recapture after an exchange among
+// them), else a quiet piece move after which they do, unit kinds in the
+// policy's order, else such a pawn step.
+std::optional<Move> guarded_move(const Position& pos, WaitingPolicy policy, const MoveList& legal) {
+    const Color x = pos.side_to_move();
+    MoveList replies;
+    std::optional<Move> best_capture;
+    std::int64_t best_victim = -1;
+    for (Move m : legal) {
+        // Pieces only: a pawn taken opens lines to the opponent's pieces.
+        if (m.is_promotion() || !(pos.units(~x) & bit(m.to()))) continue;
+        if (unit_type(pos.unit_on(m.to())) == UnitType::Pawn) continue;
+        const std::int64_t victim = unit_value(unit_type(pos.unit_on(m.to())));
+        if (victim <= best_victim) continue;
+        if (!exchanges_only(pos.after(m), x, replies)) continue;
+        best_capture = m;
+        best_victim = victim;
+    }
+    if (best_capture) return best_capture;
+    const auto quiet_move_of = [&](Move m, UnitType kind) {
+        return !m.is_promotion() && !(pos.occupied() & bit(m.to())) && unit_type(pos.unit_on(m.from())) == kind;
+    };
+    for (std::size_t k = 0; k <= kKindCount; ++k) {
+        // The pawns last: their steps run out, so they cannot wait for ever.
+        const UnitType kind = k < kKindCount ? kKinds[(policy.first + k) % kKindCount] : UnitType::Pawn;
+        for (Move m : legal) {
+            if (quiet_move_of(m, kind) && exchanges_only(pos.after(m), x, replies)) return m;
+        }
+    }
+    return std::nullopt;
+}
+
 // X's move under the policy: a capture that keeps every unit of X's out of
 // reach (the opponent's most valuable unit first), else a quiet piece move
 // that does, unit kinds in the policy's order, else a quiet piece move after
@@ -85,7 +134,7 @@ bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
         const Position p = queue.front();
         queue.pop_front();
         generate_legal<R>(p, legal);
-        const auto m = waiting_move(p, policy, legal);
+        const auto m = policy.guarded ? guarded_move(p, policy, legal) : waiting_move(p, policy, legal);
         if (!m) return false;
         if (visit) (*visit)(p, *m);
         const Position after = p.after(*m);
@@ -117,6 +166,15 @@ std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budg
         const UnitType kind = kKinds[first];
         if (!pos.units(pos.side_to_move(), kind)) continue;  // the same order as an earlier kind's
         const WaitingPolicy policy{first};
+        if (close(pos, policy, budget, nullptr, nullptr)) return policy;
+    }
+    return std::nullopt;
+}
+
+std::optional<WaitingPolicy> find_guarded_fortress(const Position& pos, std::size_t budget) {
+    for (std::uint8_t first = 0; first < kKindCount; ++first) {
+        if (!pos.units(pos.side_to_move(), kKinds[first])) continue;  // the same order as an earlier kind's
+        const WaitingPolicy policy{first, true};
         if (close(pos, policy, budget, nullptr, nullptr)) return policy;
     }
     return std::nullopt;

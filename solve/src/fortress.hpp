@@ -19,6 +19,10 @@ namespace tbf::solve::detail {
 // move is a function of the position and the closure is well defined).
 struct WaitingPolicy {
     std::uint8_t first = 0;  // index into the unit kinds (knight, bishop, king, rook, queen)
+    // Out of reach (false): after X's move no unit of X's can ever be
+    // attacked. Guarded (true): after X's move every unit the opponent can
+    // take is worth no more than what takes it and X can take back.
+    bool guarded = false;
 };
 
 // A waiting policy under which the closure from `pos` (X to move) holds at
@@ -26,6 +30,12 @@ struct WaitingPolicy {
 // leaves X a waiting move; nullopt if none does. Tried only when no unit of
 // X's can be reached by the opponent's pieces. Deterministic.
 std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget);
+
+// The same with guarded waiting policies: tried where units of X's are within
+// the opponent's reach but guarded, so that every capture of the opponent's
+// is an exchange X takes back at once (docs/fourfile.md, "Guarded fortress
+// leaves").
+std::optional<WaitingPolicy> find_guarded_fortress(const Position& pos, std::size_t budget);
 
 // Visits every X-to-move position of the closure of `policy` from `pos` with
 // X's move, breadth first. `skip(p)` true: p is answered elsewhere (neither

@@ -22,18 +22,6 @@ constexpr std::int64_t kStalemate = 900'000'000;
 constexpr std::int64_t kMatedSoon = 500'000'000;
 constexpr std::int64_t kProvenLost = 400'000'000;
 
-constexpr std::int64_t unit_value(UnitType t) {
-    switch (t) {
-        case UnitType::Queen: return 900;
-        case UnitType::Rook: return 500;
-        case UnitType::Bishop: return 300;
-        case UnitType::Knight: return 300;
-        case UnitType::Pawn: return 100;
-        case UnitType::King: break;
-    }
-    return 0;
-}
-
 // Squares the opponent's units could ever attack while X's pawns and the
 // opponent's blocked pawns stand: each unit's reach is flooded through the
 // board with those pawns as walls (pawns only move forward and never

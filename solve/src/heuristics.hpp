@@ -49,8 +49,21 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
 // opponent's blocked pawns stay where they are.
 Bitboard opponent_reach(const Position& pos, Color x);
 
-// The material of `c`'s units at `pos` in centipawns (pawn 100, knight and
-// bishop 300, rook 500, queen 900; the king counts nothing).
+// A unit's worth in centipawns: pawn 100, knight and bishop 300, rook 500,
+// queen 900; the king counts nothing (it is never traded).
+constexpr std::int64_t unit_value(UnitType t) {
+    switch (t) {
+        case UnitType::Queen: return 900;
+        case UnitType::Rook: return 500;
+        case UnitType::Bishop: return 300;
+        case UnitType::Knight: return 300;
+        case UnitType::Pawn: return 100;
+        case UnitType::King: break;
+    }
+    return 0;
+}
+
+// The material of `c`'s units at `pos` (unit_value summed).
 std::int64_t material(const Position& pos, Color c);
 
 // True if the side to move at `pos` can checkmate in one move.

@@ -52,6 +52,10 @@ constexpr std::uint64_t kUntriedProof = 32;
 constexpr std::uint64_t kSwitchMargin = 64;
 // X-to-move positions a fortress closure may hold before it is given up.
 constexpr std::size_t kFortressBudget = 20000;
+// The same for guarded waiting: tried at nearly every X node, and a closure
+// that the opponent's pieces keep open runs to its budget; most closures
+// that hold are small (measured: docs/fourfile.md).
+constexpr std::size_t kGuardedFortressBudget = 2000;
 // Without a memory cap, the region cache holds at most 8 million positions
 // and the quiet games' (larger games) 32 million; with one, each cache takes
 // a quarter of it.
@@ -157,6 +161,7 @@ struct Solver::Impl {
     bool use_pieces = false;
 
     std::uint64_t lost_count = 0;
+    std::uint64_t fortress_leaves = 0;
     std::uint64_t nodes_at_attractor = 0;
     std::uint64_t resumed = 0;
     std::chrono::steady_clock::time_point start;
@@ -188,6 +193,14 @@ struct Solver::Impl {
                bytes_of(pred_parent) + bytes_of(pred_next) + bytes_of(edge_move) +
                bytes_of(expansion_order) + bytes_of(slots) + placements.size() * 48 + region.memory_bytes() +
                quiet.memory_bytes() + pieces.memory_bytes();
+    }
+
+    // The waiting policy that closes `pos` (X to move) as a fortress leaf:
+    // out of reach first, then (if enabled) guarded.
+    std::optional<WaitingPolicy> fortress_policy(const Position& pos) const {
+        if (auto policy = find_fortress(pos, kFortressBudget)) return policy;
+        if (options.guarded_fortresses) return find_guarded_fortress(pos, kGuardedFortressBudget);
+        return std::nullopt;
     }
 
     // ---- The position index ----
@@ -274,7 +287,7 @@ struct Solver::Impl {
         }
         // A checkpoint lists the moves of the X nodes it expanded, so a
         // replay never turns one of them into a fortress leaf.
-        if (x_moves && given == nullptr && find_fortress(pos, kFortressBudget)) {
+        if (x_moves && given == nullptr && fortress_policy(pos)) {
             out.status = NodeStatus::FortressSafe;
             return out;
         }
@@ -333,6 +346,7 @@ struct Solver::Impl {
     void apply(const Expansion& e) {
         const std::uint32_t n = e.node;
         status[n] = e.status;
+        if (e.status == NodeStatus::FortressSafe) ++fortress_leaves;
         if ((e.region_candidate && region.solve(unpack(keys[n]))) ||
             (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n]))) ||
             (e.pieces_candidate && pieces.applies(unpack(keys[n])) && pieces.solve(unpack(keys[n])))) {
@@ -695,6 +709,7 @@ struct Solver::Impl {
         p.lost = lost_count;
         p.region_explorations = region.explorations();
         p.region_positions = region.cached();
+        p.fortress_leaves = fortress_leaves;
         p.region_safe = region.safe_starts();
         p.region_given_up = region.given_up();
         p.quiet_explorations = quiet.explorations();
@@ -858,7 +873,7 @@ struct Solver::Impl {
             return id != kNone && seen[id] && status[id] == NodeStatus::Expanded;
         };
         for (const Position& leaf : fortress_leaves) {
-            const auto policy = find_fortress(leaf, kFortressBudget);
+            const auto policy = fortress_policy(leaf);
             if (!policy) return Status(StatusCode::Internal, "fortress leaf no longer closes: " + to_fen(leaf));
             if (!fortress_seen.insert(pack(leaf)).second) continue;
             const bool closed = follow_fortress(

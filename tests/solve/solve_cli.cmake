@@ -37,6 +37,7 @@ expect("${out}" "--no-regions")
 expect("${out}" "--region-budget")
 expect("${out}" "--quiet-budget")
 expect("${out}" "--exchanges")
+expect("${out}" "--guarded")
 expect("${out}" "--pieces-budget")
 
 # Locked pawns: the root is a region leaf (one position in the graph), and
@@ -98,6 +99,19 @@ run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${guarded} --side 
          --exchanges --quiet --json)
 expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"quiet_explorations\":[1-9]")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name guarded)
+expect("${out}" "closed")
+
+# White's rook against the knight: with --guarded the root is a fortress
+# leaf (White waits with the rook where a capture of the knight's is one
+# White takes back), without it a quiet game's; both verify.
+set(rook_knight "8/8/2R5/8/8/n3k3/8/4K3 w - - 0 1")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${rook_knight} --side white --name rook-knight
+         --quiet --json)
+expect("${out}" "\"nodes\":1,.*\"fortress_leaves\":0,.*\"quiet_explorations\":[1-9]")
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${rook_knight} --side white --name rook-knight-guarded
+         --guarded --quiet --json)
+expect("${out}" "\"nodes\":1,.*\"fortress_leaves\":1,")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name rook-knight-guarded)
 expect("${out}" "closed")
 
 # A database path that is a file: exit 3.

@@ -38,6 +38,7 @@ struct SolveProgress {
     std::uint64_t open = 0;       // frontier positions the current strategy reaches
     std::uint64_t reachable = 0;  // positions the current strategy reaches
     std::uint64_t lost = 0;       // positions proven lost for X
+    std::uint64_t fortress_leaves = 0;      // X nodes a waiting closure proved safe (fortress.hpp)
     std::uint64_t region_explorations = 0;  // locked-structure regions explored
     std::uint64_t region_positions = 0;     // positions whose region value is cached
     std::uint64_t region_safe = 0;          // X nodes a region game proved safe
@@ -85,6 +86,10 @@ struct SolveOptions {
     // game, X recaptures to keep its lead in material (docs/fourfile.md,
     // "Quiet games with exchanges"); false: every capture ends the game.
     bool quiet_exchanges = false;
+    // Fortress leaves with guarded waiting too: units of X's may stand within
+    // the opponent's reach where every capture is an exchange X takes back
+    // (docs/fourfile.md, "Guarded fortress leaves").
+    bool guarded_fortresses = false;
     // Positions one pieces game may explore (X's pawns stay where they are,
     // locked or not, X's pieces and every unit of the opponent's move:
     // docs/fourfile.md, "Pieces games"); tried at X nodes whose pawns are
