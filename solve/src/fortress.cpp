@@ -172,6 +172,11 @@ std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budg
 }
 
 std::optional<WaitingPolicy> find_guarded_fortress(const Position& pos, std::size_t budget) {
+    // Against two pieces or more the closures hardly ever hold (measured:
+    // docs/fourfile.md), and each attempt costs up to a budget.
+    const Color o = ~pos.side_to_move();
+    const Bitboard pieces = pos.units(o) & ~pos.units(o, UnitType::Pawn) & ~pos.units(o, UnitType::King);
+    if (popcount(pieces) > 1) return std::nullopt;
     for (std::uint8_t first = 0; first < kKindCount; ++first) {
         if (!pos.units(pos.side_to_move(), kKinds[first])) continue;  // the same order as an earlier kind's
         const WaitingPolicy policy{first, true};

@@ -31,10 +31,10 @@ struct WaitingPolicy {
 // X's can be reached by the opponent's pieces. Deterministic.
 std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budget);
 
-// The same with guarded waiting policies: tried where units of X's are within
-// the opponent's reach but guarded, so that every capture of the opponent's
-// is an exchange X takes back at once (docs/fourfile.md, "Guarded fortress
-// leaves").
+// The same with guarded waiting policies: units of X's may stand within the
+// opponent's reach where every capture of the opponent's is an exchange X
+// takes back at once (docs/fourfile.md, "Guarded fortress leaves"). Tried
+// only where the opponent has at most one piece besides king and pawns.
 std::optional<WaitingPolicy> find_guarded_fortress(const Position& pos, std::size_t budget);
 
 // Visits every X-to-move position of the closure of `policy` from `pos` with
