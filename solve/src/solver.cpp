@@ -161,7 +161,7 @@ struct Solver::Impl {
     bool use_pieces = false;
 
     std::uint64_t lost_count = 0;
-    std::uint64_t fortress_leaves = 0;
+    std::uint64_t fortress_leaf_count = 0;
     std::uint64_t nodes_at_attractor = 0;
     std::uint64_t resumed = 0;
     std::chrono::steady_clock::time_point start;
@@ -346,7 +346,7 @@ struct Solver::Impl {
     void apply(const Expansion& e) {
         const std::uint32_t n = e.node;
         status[n] = e.status;
-        if (e.status == NodeStatus::FortressSafe) ++fortress_leaves;
+        if (e.status == NodeStatus::FortressSafe) ++fortress_leaf_count;
         if ((e.region_candidate && region.solve(unpack(keys[n]))) ||
             (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n]))) ||
             (e.pieces_candidate && pieces.applies(unpack(keys[n])) && pieces.solve(unpack(keys[n])))) {
@@ -709,7 +709,7 @@ struct Solver::Impl {
         p.lost = lost_count;
         p.region_explorations = region.explorations();
         p.region_positions = region.cached();
-        p.fortress_leaves = fortress_leaves;
+        p.fortress_leaves = fortress_leaf_count;
         p.region_safe = region.safe_starts();
         p.region_given_up = region.given_up();
         p.quiet_explorations = quiet.explorations();
