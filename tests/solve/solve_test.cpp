@@ -916,11 +916,13 @@ TEST_CASE("leaf tables decide positions and the stored strategy needs no tables"
 
 // Six and eight units, beyond any table: the strategies close by
 // repetition (the locked a- and e-pawns keep the kings apart).
-void check_closes(const std::string& root_fen, const std::string& name, unsigned memory_gib = 1) {
+solve::SolveSummary check_closes(const std::string& root_fen, const std::string& name, unsigned memory_gib = 1,
+                                 bool guarded_fortresses = false) {
     const Position root = fen(root_fen);
     auto options = options_for(root);
     options.memory_bytes = std::uint64_t{memory_gib} << 30;
     options.threads = 2;
+    options.guarded_fortresses = guarded_fortresses;
     solve::Solver solver(root, options);
     const auto s = run(solver);
     REQUIRE(s.verdict == solve::Verdict::Proven);
@@ -928,6 +930,7 @@ void check_closes(const std::string& root_fen, const std::string& name, unsigned
     const auto report = verify_strategy(name);
     CHECK(report.closed());
     CHECK(report.entries == entries);
+    return s;
 }
 
 TEST_CASE("rooks with locked pawns: a strategy beyond the tables closes") {
@@ -970,7 +973,12 @@ TEST_CASE("White's whole army against Black's king, pawns and one minor piece: c
     // two (rook, bishop or knight, any pair) or the rook alone, the search
     // stays open at two million positions (docs/fourfile.md).
     check_closes("2b1k3/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1", "army-bishop");
-    check_closes("4k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1", "army-knight");
+    const auto plain = check_closes("4k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1", "army-knight");
+    // Guarded fortress leaves close it from far fewer nodes (measured: 2,081
+    // expanded against 114,238).
+    const auto guarded =
+        check_closes("4k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1", "army-knight-guarded", 1, true);
+    CHECK(guarded.final.expanded * 10 < plain.final.expanded);
 }
 
 TEST_CASE("the memory cap stops a run as not proven") {
