@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -280,6 +281,37 @@ void check_claim(const solve::detail::RegionSolver& solver, const Position& pos,
     CHECK(solver.known(after) == true);
 }
 
+// Every position `game` keeps as safe (X is `game`'s side): at X's turn the
+// cached move passes check_claim (and `on_x_move` sees it); at the
+// opponent's the tables allow no win, and every reply that the game
+// follows (`followed`) lands on a position kept as safe again (a stalemate
+// too: the game keeps it as safe). Returns how many positions are kept.
+std::uint64_t check_kept_safe(const solve::detail::RegionSolver& game, Color x,
+                              const std::function<bool(const Position&, Move)>& followed,
+                              const std::function<void(const Position&, Move)>& on_x_move = {}) {
+    const auto& tb = Tables::get().tablebase();
+    std::uint64_t kept = 0;
+    game.for_each_safe([&](const Position& pos) {
+        ++kept;
+        if (!has_legal_move<FourFile>(pos)) return;
+        INFO(to_fen(pos));
+        if (pos.side_to_move() == x) {
+            const auto move = game.move_at(pos);
+            REQUIRE(move.has_value());
+            check_claim(game, pos, *move);
+            if (on_x_move) on_x_move(pos, *move);
+            return;
+        }
+        CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
+        MoveList replies;
+        generate_legal<FourFile>(pos, replies);
+        for (const Move reply : replies) {
+            if (followed(pos, reply)) CHECK(game.known(pos.after(reply)) == true);
+        }
+    });
+    return kept;
+}
+
 TEST_CASE("a region value is never claimed where the tables say X loses") {
     // The region game (X moves pieces only, captures lead to the captured
     // region's own value one capture deep) on every sampled position of the
@@ -393,28 +425,13 @@ TEST_CASE("a quiet game cut at its budget claims only what the tables allow") {
     // Every position kept as safe, from cut games whose start was lost
     // too: X's cached move keeps it a non-loss, every reply of the
     // opponent's lands on a position kept as safe, and the tables agree.
-    const auto& tb = Tables::get().tablebase();
     std::uint64_t kept = 0;
     for (const auto* quiet : {&white, &black}) {
-        const Color x = quiet == &white ? Color::White : Color::Black;
-        quiet->for_each_safe([&](const Position& pos) {
-            ++kept;
-            if (!has_legal_move<FourFile>(pos)) return;
-            if (pos.side_to_move() == x) {
-                const auto move = quiet->move_at(pos);
-                REQUIRE_MESSAGE(move.has_value(), to_fen(pos));
-                check_claim(*quiet, pos, *move);
-                return;
-            }
-            INFO(to_fen(pos));
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
-            MoveList replies;
-            generate_legal<FourFile>(pos, replies);
-            for (const Move reply : replies) {
-                if (pos.is_capture(reply) || reply.is_promotion()) continue;  // the game's losses, never safe
-                CHECK(quiet->known(pos.after(reply)) == true);
-            }
-        });
+        // The game's captures and promotions are its losses, never safe.
+        kept += check_kept_safe(*quiet, quiet == &white ? Color::White : Color::Black,
+                                [](const Position& pos, Move reply) {
+                                    return !pos.is_capture(reply) && !reply.is_promotion();
+                                });
     }
     const auto kept_beside_lost = white.kept_beside_lost_starts() + black.kept_beside_lost_starts();
     MESSAGE(kept, " positions kept as safe, ", kept_beside_lost, " of them by cut games whose start was lost");
@@ -455,29 +472,11 @@ TEST_CASE("a quiet game with exchanges claims only what the tables allow, and mo
             CHECK_FALSE(move->is_promotion());
         }
     }
-    const auto& tb = Tables::get().tablebase();
     std::uint64_t kept = 0, recaptures = 0;
     for (const auto* game : {&white, &black}) {
-        const Color x = game == &white ? Color::White : Color::Black;
-        game->for_each_safe([&](const Position& pos) {
-            ++kept;
-            if (!has_legal_move<FourFile>(pos)) return;
-            INFO(to_fen(pos));
-            if (pos.side_to_move() == x) {
-                const auto move = game->move_at(pos);
-                REQUIRE(move.has_value());
-                check_claim(*game, pos, *move);
-                recaptures += pos.is_capture(*move);
-                return;
-            }
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
-            MoveList replies;
-            generate_legal<FourFile>(pos, replies);
-            for (const Move reply : replies) {
-                const Position next = pos.after(reply);
-                if (has_legal_move<FourFile>(next)) CHECK(game->known(next) == true);
-            }
-        });
+        kept += check_kept_safe(
+            *game, game == &white ? Color::White : Color::Black, [](const Position&, Move) { return true; },
+            [&](const Position& pos, Move move) { recaptures += pos.is_capture(move); });
     }
     MESSAGE(claimed, " claims with exchanges (", plain_claimed, " without, ", only_with_exchanges,
             " only with them, ", only_without, " only without); ", kept, " positions kept as safe, ", recaptures, " of X's moves there captures");
@@ -587,30 +586,11 @@ TEST_CASE("a pieces-game value is never claimed where the tables say X loses") {
             if (!(white_moves ? locked_white : locked_black).applies(pos)) ++free_pawns;
         }
     }
-    const auto& tb = Tables::get().tablebase();
     std::uint64_t kept = 0;
     for (const auto* pieces : {&white, &black}) {
-        const Color x = pieces == &white ? Color::White : Color::Black;
-        pieces->for_each_safe([&](const Position& pos) {
-            ++kept;
-            if (!has_legal_move<FourFile>(pos)) return;
-            INFO(to_fen(pos));
-            if (pos.side_to_move() == x) {
-                const auto move = pieces->move_at(pos);
-                REQUIRE(move.has_value());
-                CHECK(unit_type(pos.unit_on(move->from())) != UnitType::Pawn);
-                check_claim(*pieces, pos, *move);
-                return;
-            }
-            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Win);
-            MoveList replies;
-            generate_legal<FourFile>(pos, replies);
-            for (const Move reply : replies) {
-                const Position next = pos.after(reply);
-                if (!has_legal_move<FourFile>(next)) continue;
-                CHECK(pieces->known(next) == true);
-            }
-        });
+        kept += check_kept_safe(
+            *pieces, pieces == &white ? Color::White : Color::Black, [](const Position&, Move) { return true; },
+            [](const Position& pos, Move move) { CHECK(unit_type(pos.unit_on(move.from())) != UnitType::Pawn); });
     }
     MESSAGE(claimed, " pieces-game claims, ", free_pawns, " of them with a free pawn of X's; ", kept,
             " positions kept as safe; ", white.explorations() + black.explorations(), " explorations");
