@@ -108,6 +108,8 @@ set(rook_knight "8/8/2R5/8/8/n3k3/8/4K3 w - - 0 1")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${rook_knight} --side white --name rook-knight
          --quiet --json)
 expect("${out}" "\"nodes\":1,.*\"fortress_leaves\":0,.*\"quiet_explorations\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name rook-knight)
+expect("${out}" "closed")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${rook_knight} --side white --name rook-knight-guarded
          --guarded --quiet --json)
 expect("${out}" "\"nodes\":1,.*\"fortress_leaves\":1,")
