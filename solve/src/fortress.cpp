@@ -3,8 +3,8 @@
 
 #include "fortress.hpp"
 
-#include <deque>
 #include <unordered_set>
+#include <vector>
 
 #include "heuristics.hpp"
 #include "packed_position.hpp"
@@ -122,20 +122,69 @@ std::optional<Move> waiting_move(const Position& pos, WaitingPolicy policy, cons
     return std::nullopt;
 }
 
+// Positions from which the closure under a policy is known to fail: the
+// opponent can force a position where X is checkmated or has no move under
+// the policy. X's move is a function of the position, so that is a fact of
+// the position and the policy, and a later closure that reaches such a
+// position fails too, however it got there. The search tries closures at
+// many neighbouring positions that share most of their lines, so this saves
+// re-following them; it never changes an answer. Per thread (closures run
+// in the solver's workers), cleared when full.
+class FailureMemo {
+public:
+    bool contains(const PackedPosition& key, WaitingPolicy policy) {
+        if (failed_[slot(policy)].count(key) == 0) return false;
+        ++hits_;
+        return true;
+    }
+    std::uint64_t hits() const { return hits_; }
+    void insert(const PackedPosition& key, WaitingPolicy policy) {
+        if (size_ >= kCapacity) clear();
+        if (failed_[slot(policy)].insert(key).second) ++size_;
+    }
+    void clear() {
+        for (auto& set : failed_) set.clear();
+        size_ = 0;
+    }
+
+private:
+    // About 40 bytes an entry: at most about 10 MB a thread.
+    static constexpr std::size_t kCapacity = std::size_t{1} << 18;
+    static std::size_t slot(WaitingPolicy policy) { return policy.first * 2 + (policy.guarded ? 1 : 0); }
+    std::unordered_set<PackedPosition, KeyHash> failed_[kKindCount * 2];
+    std::size_t size_ = 0;
+    std::uint64_t hits_ = 0;
+};
+
+thread_local FailureMemo failure_memo;
+
 bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
            const std::function<bool(const Position&)>* skip,
            const std::function<void(const Position&, Move)>* visit) {
+    // Only a closure that decides alone (no positions answered elsewhere)
+    // reads or writes the memo.
+    const bool use_memo = skip == nullptr;
+    if (use_memo && failure_memo.contains(pack(start), policy)) return false;
     std::unordered_set<PackedPosition, KeyHash> seen;
-    std::deque<Position> queue;
+    // Breadth first; each position's parent is the one whose reply reached
+    // it, so a failure can be traced back to every position that leads to it.
+    std::vector<Position> found{start};
+    std::vector<std::uint32_t> parent{0};
     seen.insert(pack(start));
-    queue.push_back(start);
+    const auto fail_from = [&](std::size_t i) {
+        if (!use_memo) return false;
+        for (;;) {
+            failure_memo.insert(pack(found[i]), policy);
+            if (i == 0) return false;
+            i = parent[i];
+        }
+    };
     MoveList legal, replies;
-    while (!queue.empty()) {
-        const Position p = queue.front();
-        queue.pop_front();
+    for (std::size_t head = 0; head < found.size(); ++head) {
+        const Position p = found[head];
         generate_legal<R>(p, legal);
         const auto m = policy.guarded ? guarded_move(p, policy, legal) : waiting_move(p, policy, legal);
-        if (!m) return false;
+        if (!m) return fail_from(head);
         if (visit) (*visit)(p, *m);
         const Position after = p.after(*m);
         generate_legal<R>(after, replies);
@@ -143,13 +192,16 @@ bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
             const Position next = after.after(r);
             generate_legal<R>(next, legal);
             if (legal.empty()) {
-                if (in_check<R>(next)) return false;  // X checkmated
-                continue;                              // stalemate: a draw
+                if (in_check<R>(next)) return fail_from(head);  // X checkmated
+                continue;                                        // stalemate: a draw
             }
             if (skip && (*skip)(next)) continue;
-            if (!seen.insert(pack(next)).second) continue;
-            if (seen.size() > budget) return false;
-            queue.push_back(next);
+            const PackedPosition key = pack(next);
+            if (use_memo && failure_memo.contains(key, policy)) return fail_from(head);
+            if (!seen.insert(key).second) continue;
+            if (seen.size() > budget) return false;  // too large: not a fact of the position
+            found.push_back(next);
+            parent.push_back(static_cast<std::uint32_t>(head));
         }
     }
     return true;
@@ -184,6 +236,10 @@ std::optional<WaitingPolicy> find_guarded_fortress(const Position& pos, std::siz
     }
     return std::nullopt;
 }
+
+void clear_fortress_memo() { failure_memo.clear(); }
+
+std::uint64_t fortress_memo_hits() { return failure_memo.hits(); }
 
 bool follow_fortress(const Position& pos, WaitingPolicy policy, std::size_t budget,
                      const std::function<bool(const Position&)>& skip,

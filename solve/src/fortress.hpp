@@ -37,6 +37,13 @@ std::optional<WaitingPolicy> find_fortress(const Position& pos, std::size_t budg
 // only where the opponent has at most one piece besides king and pawns.
 std::optional<WaitingPolicy> find_guarded_fortress(const Position& pos, std::size_t budget);
 
+// Forgets the closures known to fail on this thread (they only save work:
+// answers are the same with or without them).
+void clear_fortress_memo();
+
+// How many closures on this thread stopped at a position known to fail.
+std::uint64_t fortress_memo_hits();
+
 // Visits every X-to-move position of the closure of `policy` from `pos` with
 // X's move, breadth first. `skip(p)` true: p is answered elsewhere (neither
 // visited nor followed). Returns false if the closure fails.

@@ -241,6 +241,44 @@ TEST_CASE("guarded fortress closures agree with the tables, and close roots that
     CHECK(roots == wanted_roots);
 }
 
+TEST_CASE("closures known to fail are remembered without changing an answer") {
+    // The memo of failed closures only saves work: on the sample tables each
+    // position's answer (which policy closes it, if any) with the memo as
+    // the earlier positions left it equals the answer from an empty memo,
+    // and the memo is used.
+    const std::size_t per_table = test::kSanitized ? 20 : 150;
+    using Finder = std::optional<solve::detail::WaitingPolicy> (*)(const Position&, std::size_t);
+    const Finder finders[] = {&solve::detail::find_fortress, &solve::detail::find_guarded_fortress};
+    int compared = 0, closed = 0;
+    for (const Finder find : finders) {
+        std::vector<Position> positions;
+        for (const std::string& table : Tables::names()) {
+            for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 23)) {
+                if (has_legal_move<FourFile>(pos)) positions.push_back(pos);
+            }
+        }
+        solve::detail::clear_fortress_memo();
+        const std::uint64_t hits_before = solve::detail::fortress_memo_hits();
+        std::vector<std::optional<solve::detail::WaitingPolicy>> warm;
+        for (const Position& pos : positions) warm.push_back(find(pos, 2000));
+        CHECK(solve::detail::fortress_memo_hits() > hits_before);
+        for (std::size_t i = 0; i < positions.size(); ++i) {
+            solve::detail::clear_fortress_memo();
+            const auto cold = find(positions[i], 2000);
+            INFO(to_fen(positions[i]));
+            REQUIRE(cold.has_value() == warm[i].has_value());
+            if (cold) {
+                CHECK(cold->first == warm[i]->first);
+                CHECK(cold->guarded == warm[i]->guarded);
+                ++closed;
+            }
+            ++compared;
+        }
+    }
+    MESSAGE(compared, " answers compared, ", closed, " closures");
+    CHECK(closed > 0);
+}
+
 TEST_CASE("the knights' barrier closes as a fortress leaf and verifies") {
     // Knights of opposite classes never meet; White's king on e2 and pawns
     // on a4 c3 e4 g3 stand where the black knight can never attack, and the
