@@ -48,19 +48,46 @@ bool exchanges_only(const Position& after, Color x, MoveList& replies) {
     return true;
 }
 
+// The opponent's pawns with no unit of X's anywhere ahead on their file,
+// and the squares ahead of them. Pawns never capture, so a pawn with a unit
+// of X's in front is stopped for good; one without runs to promotion, which
+// no waiting closure survives.
+struct Runners {
+    Bitboard pawns = 0;
+    Bitboard paths = 0;
+};
+
+Runners runners(const Position& pos, Color x) {
+    const Color o = ~x;
+    Runners out;
+    for (Bitboard b = pos.units(o, UnitType::Pawn); b;) {
+        const Square s = pop_lsb(b);
+        const Bitboard below = bit(s) - 1;
+        const Bitboard ahead = file_bb(file_of(s)) & (o == Color::White ? ~below & ~bit(s) : below);
+        if (ahead & pos.units(x)) continue;
+        out.pawns |= bit(s);
+        out.paths |= ahead;
+    }
+    return out;
+}
+
 // X's move under a guarded policy: the capture of the most valuable piece
-// after which only exchanges remain (the recapture after an exchange among
-// them), else a quiet piece move after which they do, unit kinds in the
-// policy's order, else such a pawn step.
+// (or running pawn) after which only exchanges remain (the recapture after
+// an exchange among them), else a quiet piece move in front of a running
+// pawn after which they do, else a quiet move after which they do and no
+// pawn of the opponent's runs that did not before, unit kinds in the
+// policy's order, pawn steps last.
 std::optional<Move> guarded_move(const Position& pos, WaitingPolicy policy, const MoveList& legal) {
     const Color x = pos.side_to_move();
+    const Runners running = runners(pos, x);
     MoveList replies;
     std::optional<Move> best_capture;
     std::int64_t best_victim = -1;
     for (Move m : legal) {
-        // Pieces only: a pawn taken opens lines to the opponent's pieces.
         if (m.is_promotion() || !(pos.units(~x) & bit(m.to()))) continue;
-        if (unit_type(pos.unit_on(m.to())) == UnitType::Pawn) continue;
+        // A pawn still stopped is left alone: taking it opens its file to
+        // the opponent's pieces.
+        if (unit_type(pos.unit_on(m.to())) == UnitType::Pawn && !(running.pawns & bit(m.to()))) continue;
         const std::int64_t victim = unit_value(unit_type(pos.unit_on(m.to())));
         if (victim <= best_victim) continue;
         if (!exchanges_only(pos.after(m), x, replies)) continue;
@@ -68,14 +95,20 @@ std::optional<Move> guarded_move(const Position& pos, WaitingPolicy policy, cons
         best_victim = victim;
     }
     if (best_capture) return best_capture;
-    const auto quiet_move_of = [&](Move m, UnitType kind) {
-        return !m.is_promotion() && !(pos.occupied() & bit(m.to())) && unit_type(pos.unit_on(m.from())) == kind;
-    };
+    const auto quiet = [&](Move m) { return !m.is_promotion() && !(pos.occupied() & bit(m.to())); };
+    if (running.paths) {
+        for (Move m : legal) {
+            if (quiet(m) && (running.paths & bit(m.to())) && exchanges_only(pos.after(m), x, replies)) return m;
+        }
+    }
+    const auto keeps_stopped = [&](const Position& after) { return (runners(after, x).pawns & ~running.pawns) == 0; };
     for (std::size_t k = 0; k <= kKindCount; ++k) {
         // The pawns last: their steps run out, so they cannot wait for ever.
         const UnitType kind = k < kKindCount ? kKinds[(policy.first + k) % kKindCount] : UnitType::Pawn;
         for (Move m : legal) {
-            if (quiet_move_of(m, kind) && exchanges_only(pos.after(m), x, replies)) return m;
+            if (!quiet(m) || unit_type(pos.unit_on(m.from())) != kind) continue;
+            const Position after = pos.after(m);
+            if (keeps_stopped(after) && exchanges_only(after, x, replies)) return m;
         }
     }
     return std::nullopt;
