@@ -47,12 +47,13 @@ std::int64_t lead(const Position& pos, Color x) { return material(pos, x) - mate
 // the start's (`floor`): a capture of the opponent's is followed, and X has
 // to win the material back at once. X takes a pawn only to do that, since
 // every capture opens a game with less material.
-bool allowed_in_exchanges(const Position& pos, Move m, Color x, std::int64_t floor) {
+// `lead_now` is X's lead at `pos`; a capture adds its victim's value.
+bool allowed_in_exchanges(const Position& pos, Move m, std::int64_t lead_now, std::int64_t floor) {
     if (m.is_promotion()) return false;
-    const std::int64_t before = lead(pos, x);
-    if (!pos.is_capture(m)) return before >= floor;
-    if (unit_type(pos.unit_on(m.to())) == UnitType::Pawn && before >= floor) return false;
-    return lead(pos.after(m), x) >= floor;
+    if (!pos.is_capture(m)) return lead_now >= floor;
+    const UnitType victim = unit_type(pos.unit_on(m.to()));
+    if (victim == UnitType::Pawn && lead_now >= floor) return false;
+    return lead_now + unit_value(victim) >= floor;
 }
 
 // Where a quiet game is tried: each piece of the opponent's multiplies the
@@ -205,10 +206,19 @@ bool RegionSolver::explore(const Position& start, int depth) {
     // material (allowed_in_exchanges).
     const bool exchanges = game_ == RegionGame::Quiet && depth >= 1;
     const std::int64_t floor = exchanges ? lead(start, x_) : 0;
-    const auto allowed = [&](const Position& pos, Move m) {
-        return exchanges ? allowed_in_exchanges(pos, m, x_, floor) : allowed_for_x(pos, m, game_);
-    };
     MoveList legal;
+    // Which of X's legal moves the game allows, decided once per position.
+    std::vector<std::uint8_t> allowed(MoveList::kCapacity);
+    const auto decide_allowed = [&](const Position& pos) {
+        const std::int64_t lead_now = exchanges ? lead(pos, x_) : 0;
+        bool any = false;
+        for (std::size_t i = 0; i < legal.size(); ++i) {
+            const Move m = legal[i];
+            allowed[i] = exchanges ? allowed_in_exchanges(pos, m, lead_now, floor) : allowed_for_x(pos, m, game_);
+            any = any || allowed[i];
+        }
+        return any;
+    };
     // A quiet or pieces game larger than the budget is cut there: the positions not
     // expanded yet count as losses for X, so whatever the attractor still
     // calls safe is safe in the whole game (X can keep play inside the
@@ -229,9 +239,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
             continue;
         }
         if (x_moves) {
-            bool any = false;
-            for (Move m : legal) any = any || allowed(pos, m);
-            if (!any) {
+            if (!decide_allowed(pos)) {
                 kind[v] = Kind::Loss;
                 continue;
             }
@@ -248,15 +256,17 @@ bool RegionSolver::explore(const Position& start, int depth) {
         // when it can be, then the captures with the values of their regions.
         const std::size_t edges_before = child.size();
         first[v] = static_cast<std::uint32_t>(edges_before);
-        for (Move m : legal) {
-            if ((pos.is_capture(m) && !exchanges) || (x_moves && !allowed(pos, m))) continue;
+        for (std::size_t i = 0; i < legal.size(); ++i) {
+            const Move m = legal[i];
+            if ((pos.is_capture(m) && !exchanges) || (x_moves && !allowed[i])) continue;
             child.push_back(add(pack(pos.after(m))));
             move.push_back(m.raw());
             ++count[v];
         }
         bool opponent_wins_exit = false;
-        for (Move m : legal) {
-            if (exchanges || !pos.is_capture(m) || (x_moves && !allowed(pos, m))) continue;
+        for (std::size_t i = 0; i < legal.size(); ++i) {
+            const Move m = legal[i];
+            if (exchanges || !pos.is_capture(m) || (x_moves && !allowed[i])) continue;
             const Position after = pos.after(m);
             const Exit value = exit_value(after, depth - 1);
             if (value == Exit::Loss && !x_moves) {

@@ -37,8 +37,13 @@ bool KeptRecords::has_room() const {
     return capacity_ != 0 && !full_.load(std::memory_order_relaxed);
 }
 
+// The record number's multiplier: odd and unrelated to kGoldenGamma (it is
+// xxHash64's second prime), so that a table and a record number do not
+// cancel each other in the home slot.
+constexpr std::uint64_t kRecordMultiplier = 0xC2B2AE3D27D4EB4FULL;
+
 std::size_t KeptRecords::home(std::uint64_t storage_id, std::uint64_t record_no) const {
-    std::uint64_t h = storage_id * kGoldenGamma ^ record_no * 0xC2B2AE3D27D4EB4FULL;
+    std::uint64_t h = storage_id * kGoldenGamma ^ record_no * kRecordMultiplier;
     h ^= h >> 29;
     return static_cast<std::size_t>(h) & (capacity_ - 1);
 }
