@@ -33,6 +33,13 @@ public:
     }
     bool contains(const PackedPosition& key) const { return find(key) != nullptr; }
 
+    // Starts loading the slot where a lookup of `key` begins: a batch of
+    // lookups whose slots are requested first waits for memory once, not
+    // once per lookup. A hint only (a later growth moves the slots).
+    void prefetch(const PackedPosition& key) const {
+        if (!keys_.empty()) __builtin_prefetch(&keys_[packed_hash(key) & mask_]);
+    }
+
     // The value of `key`, inserted as `value` if absent; true if inserted.
     std::pair<Value*, bool> try_emplace(const PackedPosition& key, Value value) {
         if ((size_ + 1) * 4 > keys_.size() * 3) grow();

@@ -207,6 +207,8 @@ bool RegionSolver::explore(const Position& start, int depth) {
     const bool exchanges = game_ == RegionGame::Quiet && depth >= 1;
     const std::int64_t floor = exchanges ? lead(start, x_) : 0;
     MoveList legal;
+    std::vector<PackedPosition> child_keys;
+    std::vector<std::uint16_t> child_moves;
     // Which of X's legal moves the game allows, decided once per position.
     std::vector<std::uint8_t> allowed(MoveList::kCapacity);
     const auto decide_allowed = [&](const Position& pos) {
@@ -256,11 +258,22 @@ bool RegionSolver::explore(const Position& start, int depth) {
         // when it can be, then the captures with the values of their regions.
         const std::size_t edges_before = child.size();
         first[v] = static_cast<std::uint32_t>(edges_before);
+        // The children's keys first, their slots in the index and the cache
+        // requested together, then the lookups: these are the exploration's
+        // cache misses.
+        child_keys.clear();
+        child_moves.clear();
         for (std::size_t i = 0; i < legal.size(); ++i) {
             const Move m = legal[i];
             if ((pos.is_capture(m) && !exchanges) || (x_moves && !allowed[i])) continue;
-            child.push_back(add(pack(pos.after(m))));
-            move.push_back(m.raw());
+            child_keys.push_back(pack(pos.after(m)));
+            child_moves.push_back(m.raw());
+            index.prefetch(child_keys.back());
+            values_.prefetch(child_keys.back());
+        }
+        for (std::size_t i = 0; i < child_keys.size(); ++i) {
+            child.push_back(add(child_keys[i]));
+            move.push_back(child_moves[i]);
             ++count[v];
         }
         bool opponent_wins_exit = false;
