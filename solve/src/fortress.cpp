@@ -3,20 +3,16 @@
 
 #include "fortress.hpp"
 
-#include <unordered_set>
 #include <vector>
 
 #include "heuristics.hpp"
+#include "packed_map.hpp"
 #include "packed_position.hpp"
 
 namespace tbf::solve::detail {
 namespace {
 
 using R = FourFile;
-
-struct KeyHash {
-    std::size_t operator()(const PackedPosition& p) const { return packed_hash(p); }
-};
 
 constexpr UnitType kKinds[] = {UnitType::Knight, UnitType::Bishop, UnitType::King, UnitType::Rook,
                                UnitType::Queen};
@@ -166,26 +162,28 @@ std::optional<Move> waiting_move(const Position& pos, WaitingPolicy policy, cons
 class FailureMemo {
 public:
     bool contains(const PackedPosition& key, WaitingPolicy policy) {
-        if (failed_[slot(policy)].count(key) == 0) return false;
+        const std::uint16_t* failed = failed_.find(key);
+        if (failed == nullptr || !(*failed & policy_bit(policy))) return false;
         ++hits_;
         return true;
     }
-    std::uint64_t hits() const { return hits_; }
     void insert(const PackedPosition& key, WaitingPolicy policy) {
-        if (size_ >= kCapacity) clear();
-        if (failed_[slot(policy)].insert(key).second) ++size_;
+        if (failed_.size() >= kCapacity) clear();
+        *failed_.try_emplace(key, 0).first |= policy_bit(policy);
     }
-    void clear() {
-        for (auto& set : failed_) set.clear();
-        size_ = 0;
-    }
+    void clear() { failed_ = PackedMap<std::uint16_t>(); }
+    std::uint64_t hits() const { return hits_; }
 
 private:
-    // About 40 bytes an entry: at most about 10 MB a thread.
+    // At most about 13 MB a thread (PackedMap::kBytesPerPosition).
     static constexpr std::size_t kCapacity = std::size_t{1} << 18;
-    static std::size_t slot(WaitingPolicy policy) { return policy.first * 2 + (policy.guarded ? 1 : 0); }
-    std::unordered_set<PackedPosition, KeyHash> failed_[kKindCount * 2];
-    std::size_t size_ = 0;
+    static std::uint16_t policy_bit(WaitingPolicy policy) {
+        return static_cast<std::uint16_t>(1u << (policy.first * 2 + (policy.guarded ? 1 : 0)));
+    }
+    static_assert(kKindCount * 2 <= 16, "a policy's bit must fit the value");
+    // Each position's failed policies, one bit each: a position is looked
+    // up once whatever the policy.
+    PackedMap<std::uint16_t> failed_;
     std::uint64_t hits_ = 0;
 };
 
@@ -198,12 +196,12 @@ bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
     // reads or writes the memo.
     const bool use_memo = skip == nullptr;
     if (use_memo && failure_memo.contains(pack(start), policy)) return false;
-    std::unordered_set<PackedPosition, KeyHash> seen;
+    PackedMap<std::uint8_t> seen;
     // Breadth first; each position's parent is the one whose reply reached
     // it, so a failure can be traced back to every position that leads to it.
     std::vector<Position> found{start};
     std::vector<std::uint32_t> parent{0};
-    seen.insert(pack(start));
+    seen.try_emplace(pack(start), 1);
     const auto fail_from = [&](std::size_t i) {
         if (!use_memo) return false;
         for (;;) {
@@ -231,7 +229,7 @@ bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
             if (skip && (*skip)(next)) continue;
             const PackedPosition key = pack(next);
             if (use_memo && failure_memo.contains(key, policy)) return fail_from(head);
-            if (!seen.insert(key).second) continue;
+            if (!seen.try_emplace(key, 1).second) continue;
             if (seen.size() > budget) return false;  // too large: not a fact of the position
             found.push_back(next);
             parent.push_back(static_cast<std::uint32_t>(head));
