@@ -58,8 +58,7 @@ Runners runners(const Position& pos, Color x) {
     Runners out;
     for (Bitboard b = pos.units(o, UnitType::Pawn); b;) {
         const Square s = pop_lsb(b);
-        const Bitboard below = bit(s) - 1;
-        const Bitboard ahead = file_bb(file_of(s)) & (o == Color::White ? ~below & ~bit(s) : below);
+        const Bitboard ahead = squares_ahead(o, s);
         if (ahead & pos.units(x)) continue;
         out.pawns |= bit(s);
         out.paths |= ahead;
@@ -195,13 +194,14 @@ bool close(const Position& start, WaitingPolicy policy, std::size_t budget,
     // Only a closure that decides alone (no positions answered elsewhere)
     // reads or writes the memo.
     const bool use_memo = skip == nullptr;
-    if (use_memo && failure_memo.contains(pack(start), policy)) return false;
+    const PackedPosition start_key = pack(start);
+    if (use_memo && failure_memo.contains(start_key, policy)) return false;
     PackedMap<std::uint8_t> seen;
     // Breadth first; each position's parent is the one whose reply reached
     // it, so a failure can be traced back to every position that leads to it.
     std::vector<Position> found{start};
     std::vector<std::uint32_t> parent{0};
-    seen.try_emplace(pack(start), 1);
+    seen.try_emplace(start_key, 1);
     const auto fail_from = [&](std::size_t i) {
         if (!use_memo) return false;
         for (;;) {

@@ -151,15 +151,8 @@ std::int64_t runner_danger(const Position& pos, Color x) {
     std::int64_t danger = 0;
     for (Bitboard b = pos.units(o, UnitType::Pawn); b;) {
         const Square s = pop_lsb(b);
-        const int file = file_of(s);
         const int rank = rank_of(s);
-        Bitboard ahead = 0;
-        if (o == Color::White) {
-            for (int r = rank + 1; r < 8; ++r) ahead |= bit(make_square(file, r));
-        } else {
-            for (int r = rank - 1; r >= 0; --r) ahead |= bit(make_square(file, r));
-        }
-        if (ahead & pos.units(x)) continue;
+        if (squares_ahead(o, s) & pos.units(x)) continue;
         const int advanced = o == Color::White ? rank - 1 : 6 - rank;
         danger += static_cast<std::int64_t>(advanced) * advanced;
     }

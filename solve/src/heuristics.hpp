@@ -49,6 +49,14 @@ std::vector<ScoredMove> order_moves(const Position& pos, const MoveList& moves,
 // opponent's blocked pawns stay where they are.
 Bitboard opponent_reach(const Position& pos, Color x);
 
+// The squares ahead of a pawn of colour `c` on `s`, on its file: where it
+// may still go (pawns never capture in Four File), and where a unit in
+// front stops it for good.
+constexpr Bitboard squares_ahead(Color c, Square s) {
+    const Bitboard below = bit(s) - 1;
+    return file_bb(file_of(s)) & (c == Color::White ? ~below & ~bit(s) : below);
+}
+
 // A unit's worth in centipawns: pawn 100, knight and bishop 300, rook 500,
 // queen 900; the king counts nothing (it is never traded).
 constexpr std::int64_t unit_value(UnitType t) {

@@ -241,6 +241,24 @@ TEST_CASE("guarded fortress closures agree with the tables, and close roots that
     CHECK(roots == wanted_roots);
 }
 
+TEST_CASE("a guarded closure stops a running pawn") {
+    // Black's c-pawn has nothing of White's ahead of it: waiting alone lets
+    // it promote, so the closure holds only because White's knight steps in
+    // front of it (or takes it) and stays there.
+    const Position pos = fen("4k3/8/8/2p5/8/4N3/8/4K3 w - - 0 1");
+    const auto policy = solve::detail::find_guarded_fortress(pos, 2000);
+    REQUIRE(policy.has_value());
+    bool blocked = false;
+    const bool followed = solve::detail::follow_fortress(
+        pos, *policy, 2000, [](const Position&) { return false; },
+        [&](const Position& p, Move m) {
+            const Bitboard pawn = p.units(Color::Black, UnitType::Pawn);
+            if (pawn && file_of(m.to()) == file_of(lsb(pawn)) && rank_of(m.to()) <= rank_of(lsb(pawn))) blocked = true;
+        });
+    CHECK(followed);
+    CHECK(blocked);
+}
+
 TEST_CASE("closures known to fail are remembered without changing an answer") {
     // The memo of failed closures only saves work: on the sample tables each
     // position's answer (which policy closes it, if any) with the memo as
