@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "huge_pages.hpp"
 #include "packed_position.hpp"
 
 namespace tbf::solve::detail {
@@ -74,8 +75,8 @@ private:
 
     void grow() {
         const std::size_t slots = keys_.empty() ? 1024 : keys_.size() * 2;
-        std::vector<PackedPosition> old_keys(slots);
-        std::vector<Value> old_values(slots);
+        std::vector<PackedPosition, HugePageAllocator<PackedPosition>> old_keys(slots);
+        std::vector<Value, HugePageAllocator<Value>> old_values(slots);
         old_keys.swap(keys_);
         old_values.swap(values_);
         mask_ = slots - 1;
@@ -88,8 +89,8 @@ private:
         }
     }
 
-    std::vector<PackedPosition> keys_;
-    std::vector<Value> values_;
+    std::vector<PackedPosition, HugePageAllocator<PackedPosition>> keys_;
+    std::vector<Value, HugePageAllocator<Value>> values_;
     std::size_t size_ = 0;
     std::size_t mask_ = 0;
 };

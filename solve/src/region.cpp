@@ -118,6 +118,7 @@ std::optional<Move> RegionSolver::move_at(const Position& pos) const {
 }
 
 std::optional<Move> RegionSolver::solve(const Position& pos) {
+    if (interrupted_) return std::nullopt;
     const bool fresh = !values_.contains(pack(pos));
     if (!explore_region(pos, max_capture_depth_)) return std::nullopt;
     const auto move = move_at(pos);
@@ -147,6 +148,7 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
         const std::string key = region_key(pos);
         if (too_large_.count(key)) return false;
         if (!explore(pos, d)) {
+            if (interrupted_) return false;  // stopped: not too large
             // The plain quiet game fitted: only the exchanges overflowed.
             if (game_ == RegionGame::Quiet && d > 0) {
                 ++exchange_overflows_;
@@ -176,6 +178,7 @@ RegionSolver::Exit RegionSolver::exit_value(const Position& pos, int depth) {
 }
 
 bool RegionSolver::explore(const Position& start, int depth) {
+    if (interrupted_) return false;
     ++explorations_;
     std::vector<PackedPosition> keys;
     PackedMap<std::uint32_t> index;
@@ -227,6 +230,11 @@ bool RegionSolver::explore(const Position& start, int depth) {
     // explored part for ever), while an unsafe value means nothing.
     std::uint32_t cut = std::numeric_limits<std::uint32_t>::max();
     for (std::uint32_t v = 0; v < keys.size(); ++v) {
+        if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) interrupted_ = true;
+        if (interrupted_) {
+            --explorations_;  // nothing kept, nothing counted
+            return false;
+        }
         if (kind[v] != Kind::Inner) continue;
         if (keys.size() > budget_) {
             if (game_ == RegionGame::LockedPawns) return false;

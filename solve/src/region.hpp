@@ -13,6 +13,7 @@
 // machinery solves two larger games: the quiet game (X's pawns step too) and
 // the pieces game (X's pawns stay, locked or not).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -53,6 +54,15 @@ public:
     // a capture leads to are explored (0: every capture counts as a loss).
     RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth,
                  RegionGame game = RegionGame::LockedPawns);
+
+    // A flag (set from a signal handler) that stops an exploration where it
+    // is: a game may take minutes, and a stopped run must not wait for it.
+    // A stopped exploration keeps nothing and counts for nothing, so the
+    // same call after a resume gives the answer an unstopped one would.
+    void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+    // True once an exploration was stopped by the flag; solve() then
+    // returns nullopt, which means nothing about the position.
+    bool interrupted() const { return interrupted_; }
 
     // True if `pos` (X to move) is the kind of position this game is tried
     // on (see RegionGame), and the game has not been given up.
@@ -102,6 +112,8 @@ private:
     std::string region_key(const Position& pos) const;
 
     Color x_;
+    const std::atomic<bool>* interrupt_ = nullptr;
+    bool interrupted_ = false;
     std::size_t budget_;
     std::size_t cache_cap_;
     int max_capture_depth_;

@@ -166,6 +166,7 @@ struct Solver::Impl {
     std::uint64_t resumed = 0;
     std::chrono::steady_clock::time_point start;
     bool solved = false;
+    bool interrupted_while_resuming = false;
 
     Impl(const Position& r, SolveOptions o)
         : root(r),
@@ -184,7 +185,11 @@ struct Solver::Impl {
           use_quiet(options.quiet_budget > 0),
           pieces(options.side, static_cast<std::size_t>(options.pieces_budget),
                  cache_cap(options.memory_bytes, kQuietCacheCap), options.pieces_capture_depth, RegionGame::Pieces),
-          use_pieces(options.pieces_budget > 0) {}
+          use_pieces(options.pieces_budget > 0) {
+        region.set_interrupt(options.interrupt);
+        quiet.set_interrupt(options.interrupt);
+        pieces.set_interrupt(options.interrupt);
+    }
 
     std::uint64_t memory_bytes() const {
         return bytes_of(keys) + bytes_of(status) + bytes_of(x_to_move) + bytes_of(lost) +
@@ -343,23 +348,33 @@ struct Solver::Impl {
         }
     }
 
-    void apply(const Expansion& e) {
+    bool leaf_games_interrupted() const {
+        return region.interrupted() || quiet.interrupted() || pieces.interrupted();
+    }
+
+    // Merges one expansion into the graph. False if a leaf game was stopped
+    // by the interrupt flag: the node then stays on the frontier, untouched,
+    // so that the checkpoint resumes it as if it had never been expanded.
+    bool apply(const Expansion& e) {
         const std::uint32_t n = e.node;
+        const bool region_safe =
+            (e.region_candidate && region.solve(unpack(keys[n]))) ||
+            (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n]))) ||
+            (e.pieces_candidate && pieces.applies(unpack(keys[n])) && pieces.solve(unpack(keys[n])));
+        if (leaf_games_interrupted()) return false;
         status[n] = e.status;
         if (e.status == NodeStatus::FortressSafe) ++fortress_leaf_count;
-        if ((e.region_candidate && region.solve(unpack(keys[n]))) ||
-            (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n]))) ||
-            (e.pieces_candidate && pieces.applies(unpack(keys[n])) && pieces.solve(unpack(keys[n])))) {
+        if (region_safe) {
             status[n] = NodeStatus::RegionSafe;
             expansion_order.push_back(n);
-            return;
+            return true;
         }
         expansion_order.push_back(n);
         if (e.status == NodeStatus::LossX) {
             mark_lost(n);
-            return;
+            return true;
         }
-        if (e.status != NodeStatus::Expanded) return;
+        if (e.status != NodeStatus::Expanded) return true;
         first_edge[n] = static_cast<std::uint32_t>(edge_child.size());
         edge_count[n] = static_cast<std::uint16_t>(e.children.size());
         std::uint16_t live_children = 0;
@@ -392,6 +407,7 @@ struct Solver::Impl {
         } else if (any_lost) {
             mark_lost(n);
         }
+        return true;
     }
 
     void link(std::uint32_t parent, std::uint32_t edge) {
@@ -681,7 +697,13 @@ struct Solver::Impl {
             }
             Expansion e = expand(id, n ? &moves : nullptr);
             if (!e.error.ok()) return fail(e.error.code(), e.error.message());
-            apply(e);
+            if (!apply(e)) {
+                // Stopped while resuming: the checkpoint on disk stays as it
+                // is (run() writes none from this partial graph).
+                interrupted_while_resuming = true;
+                std::fclose(f);
+                return {};
+            }
             if (n && status[id] == NodeStatus::Expanded) {
                 for (std::uint16_t j = 0; j < n; ++j) {
                     if (present[j / 8] >> (j % 8) & 1) materialize(id, j);
@@ -731,6 +753,13 @@ struct Solver::Impl {
         if (!keys.empty()) return invalid_argument("a solver runs once");
         find_or_add(pack(root));
         if (Status loaded = load_checkpoint(); !loaded.ok()) return loaded;
+        if (interrupted_while_resuming) {
+            SolveSummary stopped;
+            stopped.verdict = Verdict::NotProven;
+            stopped.reason = "interrupted while resuming (the checkpoint is unchanged)";
+            stopped.final = progress_now(0, 0);
+            return stopped;
+        }
         const int threads = std::max(1, options.threads);
         auto last_progress = start;
         auto last_checkpoint = start;
@@ -798,7 +827,9 @@ struct Solver::Impl {
             }
             for (const Expansion& e : batch) {
                 if (!e.error.ok()) return e.error;
-                apply(e);
+                // Stopped: the rest of the batch stays on the frontier.
+                if (options.interrupt && options.interrupt->load()) break;
+                if (!apply(e)) break;
             }
             const auto now = std::chrono::steady_clock::now();
             if (options.progress &&

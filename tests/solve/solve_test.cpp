@@ -8,12 +8,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "../probe/probe_fixture.hpp"
 #include "fortress.hpp"
@@ -700,6 +702,54 @@ TEST_CASE("a locked pawn structure is a region leaf at the root and verifies") {
     REQUIRE(p.verdict == solve::Verdict::Proven);
     CHECK(p.final.expanded > 1000);
     CHECK(p.final.region_explorations == 0);
+}
+
+TEST_CASE("a leaf game stopped by the interrupt flag keeps and counts nothing") {
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    const Position root = fen("r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1");
+    RegionSolver unstopped(Color::White, 20000, std::size_t{1} << 20, 1);
+    const auto expected = unstopped.solve(root);
+    REQUIRE(expected.has_value());
+    REQUIRE(unstopped.explorations() > 0);
+    CHECK_FALSE(unstopped.interrupted());
+
+    std::atomic<bool> stop{true};
+    RegionSolver stopped(Color::White, 20000, std::size_t{1} << 20, 1);
+    stopped.set_interrupt(&stop);
+    CHECK_FALSE(stopped.solve(root).has_value());
+    CHECK(stopped.interrupted());
+    CHECK(stopped.explorations() == 0);
+    CHECK(stopped.cached() == 0);
+    CHECK(stopped.given_up() == 0);  // stopped is not too large
+
+    // Stopped in the middle of a quiet game (the rooks' start: about four
+    // million positions whole, cut here at 20,000): whenever the flag
+    // lands, the game either finished with the unstopped answer or kept
+    // nothing.
+    const Position rooks = fen("r3k3/p1p1p1p1/8/8/8/8/P1P1P1P1/R3K3 w - - 0 1");
+    RegionSolver whole(Color::White, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    const auto whole_answer = whole.solve(rooks);
+    std::atomic<bool> later{false};
+    RegionSolver cut(Color::White, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    cut.set_interrupt(&later);
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        later.store(true);
+    });
+    const auto answer = cut.solve(rooks);
+    stopper.join();
+    const std::string stopped_midway = cut.interrupted() ? "yes" : "no (it finished first)";
+    MESSAGE("quiet game stopped mid-way: " << stopped_midway);
+    if (cut.interrupted()) {
+        CHECK_FALSE(answer.has_value());
+        CHECK(cut.cached() == 0);
+        CHECK(cut.explorations() == 0);
+        CHECK(cut.given_up() == 0);
+    } else {
+        CHECK(answer == whole_answer);
+        CHECK(cut.cached() == whole.cached());
+    }
 }
 
 TEST_CASE("locked pawns and kings: a region leaf agrees with the table") {
