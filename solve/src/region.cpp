@@ -3,6 +3,7 @@
 
 #include "region.hpp"
 
+#include "grow_array.hpp"
 #include "heuristics.hpp"
 
 #include <limits>
@@ -180,12 +181,12 @@ RegionSolver::Exit RegionSolver::exit_value(const Position& pos, int depth) {
 bool RegionSolver::explore(const Position& start, int depth) {
     if (interrupted_) return false;
     ++explorations_;
-    std::vector<PackedPosition> keys;
+    GrowArray<PackedPosition> keys;
     PackedMap<std::uint32_t> index;
-    std::vector<Kind> kind;
-    std::vector<std::uint8_t> cached;  // an end because an earlier exploration decided it
-    std::vector<std::uint32_t> first, count, child;
-    std::vector<std::uint16_t> move;
+    GrowArray<Kind> kind;
+    GrowArray<std::uint8_t> cached;  // an end because an earlier exploration decided it
+    GrowArray<std::uint32_t> first, count, child;
+    GrowArray<std::uint16_t> move;
     const auto add = [&](const PackedPosition& key) -> std::uint32_t {
         const auto [id, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(keys.size()));
         if (!inserted) return *id;
@@ -323,7 +324,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
         }
     }
     std::vector<std::uint8_t> in(n, 0);
-    std::vector<std::uint32_t> remaining(count), queue;
+    std::vector<std::uint32_t> remaining(count.begin(), count.end()), queue;
     for (std::uint32_t v = 0; v < n; ++v) {
         if (kind[v] == Kind::Loss) {
             in[v] = 1;

@@ -19,6 +19,8 @@
 
 #include "../probe/probe_fixture.hpp"
 #include "fortress.hpp"
+#include "grow_array.hpp"
+#include "huge_pages.hpp"
 #include "heuristics.hpp"
 #include "packed_map.hpp"
 #include "packed_position.hpp"
@@ -1136,6 +1138,38 @@ TEST_CASE("positions pack into 128 bits and back, the side to move included") {
         }
     }
     CHECK(positions > 3000);
+}
+
+TEST_CASE("the growable array agrees with std::vector through heap, mapping and remapping") {
+    // 24 million values: 96 MB, past the size where the array takes a
+    // mapping of its own (32 MiB) and through two remappings after it.
+    std::mt19937_64 rng(5);
+    solve::detail::GrowArray<std::uint32_t> grown;
+    std::vector<std::uint32_t> reference;
+    for (std::uint32_t i = 0; i < 24'000'000; ++i) {
+        const auto value = static_cast<std::uint32_t>(rng());
+        grown.push_back(value);
+        reference.push_back(value);
+        if (i % 5'000'000 == 4'999'999) {
+            // Shrink, then grow with zeros, as the explorations drop a
+            // position's edges.
+            grown.resize(grown.size() - 1000);
+            reference.resize(reference.size() - 1000);
+            grown.resize(grown.size() + 10);
+            reference.resize(reference.size() + 10);
+        }
+    }
+    REQUIRE(grown.size() == reference.size());
+    CHECK(std::equal(grown.begin(), grown.end(), reference.begin()));
+    CHECK(grown.back() == reference.back());
+
+    // A table on huge pages: aligned to 2 MiB, and an ordinary array all the same.
+    std::vector<std::uint64_t, solve::detail::HugePageAllocator<std::uint64_t>> table(6'000'000);
+    CHECK(reinterpret_cast<std::uintptr_t>(table.data()) % (std::uintptr_t{2} << 20) == 0);
+    for (std::size_t i = 0; i < table.size(); ++i) table[i] = i * 3;
+    std::uint64_t sum = 0;
+    for (const std::uint64_t v : table) sum += v;
+    CHECK(sum == 3 * (table.size() - 1) * table.size() / 2);
 }
 
 TEST_CASE("the flat position map agrees with std::map through its growth") {
