@@ -357,11 +357,14 @@ struct Solver::Impl {
     // so that the checkpoint resumes it as if it had never been expanded.
     bool apply(const Expansion& e) {
         const std::uint32_t n = e.node;
-        const bool region_safe =
-            (e.region_candidate && region.solve(unpack(keys[n]))) ||
-            (e.quiet_candidate && quiet.applies(unpack(keys[n])) && quiet.solve(unpack(keys[n]))) ||
-            (e.pieces_candidate && pieces.applies(unpack(keys[n])) && pieces.solve(unpack(keys[n])));
-        if (leaf_games_interrupted()) return false;
+        bool region_safe = false;
+        if (e.region_candidate || e.quiet_candidate || e.pieces_candidate) {
+            const Position pos = unpack(keys[n]);
+            region_safe = (e.region_candidate && region.solve(pos)) ||
+                          (e.quiet_candidate && quiet.applies(pos) && quiet.solve(pos)) ||
+                          (e.pieces_candidate && pieces.applies(pos) && pieces.solve(pos));
+            if (leaf_games_interrupted()) return false;
+        }
         status[n] = e.status;
         if (e.status == NodeStatus::FortressSafe) ++fortress_leaf_count;
         if (region_safe) {
