@@ -36,7 +36,8 @@ constexpr const char* kUsage =
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
     "                   [--no-regions] [--region-depth D] [--region-budget N]\n"
-    "                   [--quiet-budget N] [--exchanges] [--pieces-budget N] [--pieces-depth D]\n"
+    "                   [--quiet-budget N] [--exchanges] [--no-dense] [--pieces-budget N]\n"
+    "                   [--pieces-depth D]\n"
     "                   [--guarded]\n"
     "                   [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
@@ -64,6 +65,9 @@ constexpr const char* kUsage =
     "                        a capture ends it; default 2000000, 0: no quiet games)\n"
     "  --exchanges           quiet games follow exchanges: the opponent's captures are\n"
     "                        moves of the game, X recaptures to keep its lead in material\n"
+    "  --no-dense            quiet games by hash-table exploration only (by default a\n"
+    "                        material of at most three pieces besides kings and pawns\n"
+    "                        is solved whole over a dense index, structure by structure)\n"
     "  --guarded             fortress leaves may also wait with units the opponent\n"
     "                        attacks, where every capture is an exchange X takes back\n"
     "  --replace             replace a strategy of the same name\n"
@@ -129,7 +133,7 @@ Status run(const std::vector<std::string>& args) {
                              "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "guarded", "replace", "json",
+    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "no-dense", "guarded", "replace", "json",
                              "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
@@ -232,6 +236,7 @@ Status run(const std::vector<std::string>& args) {
     options.region_budget = region_budget->value_or(options.region_budget);
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.quiet_exchanges = command.flag_set("exchanges");
+    options.dense_quiet = !command.flag_set("no-dense");
     options.guarded_fortresses = command.flag_set("guarded");
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));
@@ -303,6 +308,8 @@ Status run(const std::vector<std::string>& args) {
                        {"quiet_cut", summary.final.quiet_cut},
                        {"quiet_cut_safe", summary.final.quiet_cut_safe},
                        {"quiet_cut_kept", summary.final.quiet_cut_kept},
+                       {"quiet_dense_structures", summary.final.quiet_dense_structures},
+                       {"quiet_dense_positions", summary.final.quiet_dense_positions},
                        {"pieces_explorations", summary.final.pieces_explorations},
                        {"pieces_positions", summary.final.pieces_positions},
                        {"pieces_cut", summary.final.pieces_cut},

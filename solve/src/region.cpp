@@ -70,10 +70,19 @@ RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, i
                            RegionGame game)
     : x_(x), budget_(budget), cache_cap_(cache_cap), max_capture_depth_(max_capture_depth), game_(game) {}
 
+RegionSolver::~RegionSolver() = default;
+
+void RegionSolver::enable_dense(std::uint64_t memory_cap, int threads) {
+    if (game_ != RegionGame::Quiet) return;
+    dense_ = std::make_unique<DenseQuietGame>(x_, memory_cap, threads);
+    dense_->set_interrupt(interrupt_);
+}
+
 bool RegionSolver::applies(const Position& pos) const {
     // A pieces game is the locked game without the lock: it may start anywhere.
     if (game_ == RegionGame::Pieces) return overflows_ < kMaxOverflows && values_.size() < cache_cap_;
     if (game_ == RegionGame::Quiet) {
+        if (dense_ && dense_->fits(pos)) return true;
         if (overflows_ >= kMaxOverflows || values_.size() >= cache_cap_) return false;
         const Color o = ~x_;
         const Bitboard their_pieces = pos.units(o) & ~pos.units(o, UnitType::Pawn) & ~pos.units(o, UnitType::King);
@@ -104,12 +113,21 @@ std::string RegionSolver::region_key(const Position& pos) const {
 
 std::optional<bool> RegionSolver::known(const Position& pos) const {
     const std::uint16_t* value = values_.find(pack(pos));
+    if (value && !is_unsafe(*value)) return true;
+    // The dense game's values are exact in the plain quiet game: a safe one
+    // is safe here whatever the hash table holds.
+    if (dense_) {
+        if (const auto dense_value = dense_->known(pos)) {
+            if (*dense_value || !value) return dense_value;
+        }
+    }
     if (!value) return std::nullopt;
-    return !is_unsafe(*value);
+    return false;
 }
 
 std::optional<Move> RegionSolver::move_at(const Position& pos) const {
     const std::uint16_t* value = values_.find(pack(pos));
+    if ((!value || is_unsafe(*value)) && dense_) return dense_->move_at(pos);
     if (!value || is_unsafe(*value) || *value == kSafe) return std::nullopt;
     const std::uint16_t raw = *value;
     const auto from = static_cast<Square>(raw & 63);
@@ -140,12 +158,38 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
     // The quiet game with exchanges is larger than the plain one: once it
     // has overflowed often, only the plain game is tried.
     if (game_ == RegionGame::Quiet && exchange_overflows_ >= kMaxOverflows) depth = 0;
-    for (int d = 0; d <= depth; ++d) {
+    // The dense game answers the plain quiet game exactly where the
+    // material fits it: a value it has already is taken at once. It solves
+    // a new start only when the hash-table game overflows its budget, since
+    // it enumerates every position of every structure reachable, far more
+    // than a game that fits the budget visits.
+    const bool dense_fits = dense_ && dense_->fits(pos);
+    int first_depth = 0;
+    if (dense_fits) {
+        if (const auto value = dense_->known(pos)) {
+            if (*value || depth == 0) return true;
+            first_depth = 1;  // unsafe without exchanges: try them
+        }
+    }
+    enum class Dense : std::uint8_t { Answered, TryExchanges, Failed };
+    const auto solve_dense = [&]() {
+        if (!dense_fits) return Dense::Failed;
+        const auto value = dense_->solve(pos);
+        if (dense_->interrupted()) interrupted_ = true;
+        if (!value) return Dense::Failed;
+        return *value || depth == 0 ? Dense::Answered : Dense::TryExchanges;
+    };
+    for (int d = first_depth; d <= depth; ++d) {
         if (const std::uint16_t* value = values_.find(packed)) {
             if (!is_unsafe(*value) || unsafe_depth(*value) >= depth) return true;
             if (unsafe_depth(*value) >= d) continue;
         }
-        if (values_.size() >= cache_cap_) return false;
+        if (values_.size() >= cache_cap_) {
+            if (d > 0) return false;
+            const Dense dense = solve_dense();
+            if (dense == Dense::TryExchanges) continue;
+            return dense == Dense::Answered;
+        }
         const std::string key = region_key(pos);
         if (too_large_.count(key)) return false;
         if (!explore(pos, d)) {
@@ -155,6 +199,11 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
                 ++exchange_overflows_;
                 return false;
             }
+            if (const Dense dense = solve_dense(); dense != Dense::Failed) {
+                if (dense == Dense::TryExchanges) continue;
+                return true;
+            }
+            if (interrupted_) return false;
             too_large_.insert(key);
             if (game_ != RegionGame::LockedPawns) ++overflows_;
             return false;
@@ -197,6 +246,8 @@ bool RegionSolver::explore(const Position& start, int depth) {
         if (const std::uint16_t* value = values_.find(key)) {
             if (!is_unsafe(*value)) k = Kind::Safe;
             else if (unsafe_depth(*value) >= depth) k = Kind::Loss;
+        } else if (dense_ && dense_->structures_solved() != 0 && dense_->known(unpack(key)) == true) {
+            k = Kind::Safe;
         }
         kind.push_back(k);
         cached.push_back(k != Kind::Inner);
@@ -381,7 +432,7 @@ bool RegionSolver::explore(const Position& start, int depth) {
 }
 
 std::uint64_t RegionSolver::memory_bytes() const {
-    return values_.memory_bytes() + (too_large_.size() + failures_.size()) * 64;
+    return values_.memory_bytes() + (too_large_.size() + failures_.size()) * 64 + (dense_ ? dense_->memory_bytes() : 0);
 }
 
 }  // namespace tbf::solve::detail

@@ -16,11 +16,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "dense_quiet.hpp"
 #include "packed_map.hpp"
 #include "packed_position.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -54,12 +56,24 @@ public:
     // a capture leads to are explored (0: every capture counts as a loss).
     RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, int max_capture_depth,
                  RegionGame game = RegionGame::LockedPawns);
+    ~RegionSolver();
+
+    // Quiet game only: where the material fits a dense index
+    // (dense_quiet.hpp), a start whose hash-table exploration overflows the
+    // budget is solved there instead (the game without exchanges, every
+    // structure reachable), and its values answer later starts before any
+    // exploration. Such materials need no opponent-piece bound.
+    void enable_dense(std::uint64_t memory_cap, int threads);
+    const DenseQuietGame* dense() const { return dense_.get(); }
 
     // A flag (set from a signal handler) that stops an exploration where it
     // is: a game may take minutes, and a stopped run must not wait for it.
     // A stopped exploration keeps nothing and counts for nothing, so the
     // same call after a resume gives the answer an unstopped one would.
-    void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+    void set_interrupt(const std::atomic<bool>* flag) {
+        interrupt_ = flag;
+        if (dense_) dense_->set_interrupt(flag);
+    }
     // True once an exploration was stopped by the flag; solve() then
     // returns nullopt, which means nothing about the position.
     bool interrupted() const { return interrupted_; }
@@ -118,6 +132,7 @@ private:
     std::size_t cache_cap_;
     int max_capture_depth_;
     RegionGame game_;
+    std::unique_ptr<DenseQuietGame> dense_;
     // Every position an exploration finished, with its exact value in the
     // region game: X to move and safe: X's move (raw); opponent to move and
     // safe: kSafe; unsafe: kUnsafe.

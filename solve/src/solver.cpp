@@ -65,6 +65,11 @@ std::size_t cache_cap(std::uint64_t memory_bytes, std::size_t uncapped) {
     if (memory_bytes == 0) return uncapped;
     return static_cast<std::size_t>(memory_bytes / 4 / PackedMap<std::uint16_t>::kBytesPerPosition);
 }
+// The dense quiet game's bits take a quarter of the memory cap too, 2 GiB
+// without one (the rooks' start with all eight pawns needs about 0.8 GiB).
+std::uint64_t dense_cap(std::uint64_t memory_bytes) {
+    return memory_bytes == 0 ? std::uint64_t{2} << 30 : memory_bytes / 4;
+}
 constexpr char kCheckpointMagic[8] = {'T', 'B', 'F', 'S', 'O', 'L', 'V', '2'};
 
 enum class NodeStatus : std::uint8_t {
@@ -186,6 +191,7 @@ struct Solver::Impl {
           pieces(options.side, static_cast<std::size_t>(options.pieces_budget),
                  cache_cap(options.memory_bytes, kQuietCacheCap), options.pieces_capture_depth, RegionGame::Pieces),
           use_pieces(options.pieces_budget > 0) {
+        if (options.dense_quiet) quiet.enable_dense(dense_cap(options.memory_bytes), options.threads);
         region.set_interrupt(options.interrupt);
         quiet.set_interrupt(options.interrupt);
         pieces.set_interrupt(options.interrupt);
@@ -742,6 +748,10 @@ struct Solver::Impl {
         p.quiet_cut = quiet.cut_explorations();
         p.quiet_cut_safe = quiet.cut_successes();
         p.quiet_cut_kept = quiet.kept_beside_lost_starts();
+        if (const auto* dense = quiet.dense()) {
+            p.quiet_dense_structures = dense->structures_solved();
+            p.quiet_dense_positions = dense->positions_solved();
+        }
         p.pieces_explorations = pieces.explorations();
         p.pieces_positions = pieces.cached();
         p.pieces_cut = pieces.cut_explorations();

@@ -10,14 +10,17 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
 #include <thread>
+#include <unordered_set>
 
 #include "../probe/probe_fixture.hpp"
+#include "dense_quiet.hpp"
 #include "fortress.hpp"
 #include "grow_array.hpp"
 #include "huge_pages.hpp"
@@ -615,6 +618,197 @@ TEST_CASE("quiet-game leaves that need exchanges are stored and verify") {
     }
     MESSAGE(leaves, " leaves that need exchanges stored and verified");
     CHECK(leaves == wanted);
+}
+
+// Follows the dense game's strategy from `start` (X to move, called safe)
+// over at most `limit` X-to-move positions: X's move must be quiet and lead
+// to a position the game calls safe, and every reply there must be quiet
+// and lead to one again (or end the game without a loss for X). Returns the
+// positions visited.
+std::uint64_t check_dense_closure(const solve::detail::DenseQuietGame& dense, const Position& start,
+                                  std::uint64_t limit) {
+    struct Hash {
+        std::size_t operator()(const solve::detail::PackedPosition& p) const { return solve::detail::packed_hash(p); }
+    };
+    std::unordered_set<solve::detail::PackedPosition, Hash> seen{solve::detail::pack(start)};
+    std::deque<Position> pending{start};
+    MoveList replies;
+    std::uint64_t visited = 0;
+    while (!pending.empty() && visited < limit) {
+        const Position pos = pending.front();
+        pending.pop_front();
+        ++visited;
+        INFO(to_fen(pos));
+        REQUIRE(dense.known(pos) == true);
+        const auto move = dense.move_at(pos);
+        REQUIRE(move.has_value());
+        REQUIRE_FALSE(pos.is_capture(*move));
+        REQUIRE_FALSE(move->is_promotion());
+        const Position after = pos.after(*move);
+        REQUIRE(dense.known(after) == true);
+        generate_legal<FourFile>(after, replies);
+        for (const Move reply : replies) {
+            REQUIRE_FALSE(after.is_capture(reply));
+            REQUIRE_FALSE(reply.is_promotion());
+            const Position next = after.after(reply);
+            if (!has_legal_move<FourFile>(next)) {
+                CHECK_FALSE(in_check<FourFile>(next));  // X stalemated, never mated
+                continue;
+            }
+            if (seen.insert(solve::detail::pack(next)).second) pending.push_back(next);
+        }
+    }
+    return visited;
+}
+
+TEST_CASE("the dense quiet game agrees with the hash-table quiet game and with the tables") {
+    // Both solve the same game exactly (the hash games here are never cut),
+    // so they must give every sampled start of the tables the same value,
+    // and every position a hash game keeps as safe must be safe in the
+    // dense one. A position either calls safe is no loss by the tables, and
+    // the dense strategy from it stays among safe positions.
+    const std::size_t per_table = test::kSanitized ? 30 : 300;
+    using solve::detail::DenseQuietGame;
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    const auto& tb = Tables::get().tablebase();
+    DenseQuietGame dense_white(Color::White, std::uint64_t{1} << 30, 2);
+    DenseQuietGame dense_black(Color::Black, std::uint64_t{1} << 30, 2);
+    RegionSolver hash_white(Color::White, 2'000'000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    RegionSolver hash_black(Color::Black, 2'000'000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    int compared = 0, safe = 0;
+    std::uint64_t followed = 0;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 29)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            const bool white_to_move = pos.side_to_move() == Color::White;
+            auto& dense = white_to_move ? dense_white : dense_black;
+            auto& hash = white_to_move ? hash_white : hash_black;
+            INFO(to_fen(pos));
+            REQUIRE(dense.fits(pos));
+            const auto value = dense.solve(pos);
+            REQUIRE(value.has_value());
+            CHECK(*value == hash.solve(pos).has_value());
+            ++compared;
+            if (!*value) continue;
+            ++safe;
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            if (safe % 10 == 0) followed += check_dense_closure(dense, pos, 2000);
+        }
+    }
+    REQUIRE(hash_white.cut_explorations() + hash_black.cut_explorations() == 0);
+    std::uint64_t kept = 0;
+    for (const auto* hash : {&hash_white, &hash_black}) {
+        const auto& dense = hash == &hash_white ? dense_white : dense_black;
+        hash->for_each_safe([&](const Position& pos) {
+            ++kept;
+            INFO(to_fen(pos));
+            CHECK(dense.known(pos) == true);
+        });
+    }
+    const auto structures = dense_white.structures_solved() + dense_black.structures_solved();
+    MESSAGE(compared, " starts compared, ", safe, " safe; ", kept, " positions the hash games keep as safe; ",
+            followed, " positions of dense strategies followed; ", structures, " structures solved");
+    CHECK(safe > 0);
+    CHECK(safe < compared);
+    CHECK(kept > 0);
+    CHECK(followed > 0);
+}
+
+TEST_CASE("the dense quiet game agrees with the hash-table game on rooks and knights with pawns") {
+    // Larger games than the tables': a piece each and up to four pawns a
+    // side, where the hash game still fits its budget. Their values must be
+    // equal, and a safe start's dense strategy must close.
+    using solve::detail::DenseQuietGame;
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    // Sanitized builds take the smallest three (the others' hash games hold
+    // millions of positions).
+    const std::vector<std::string> all_starts = {
+        "r3k3/8/8/p3p3/P3P3/8/8/R3K3 w - - 0 1",
+        "r3k3/p7/8/8/8/8/P7/R3K3 w - - 0 1",
+        "4k1n1/p5p1/8/8/8/8/P5P1/4K1N1 b - - 0 1",
+        "r3k3/p1p5/8/8/8/8/P1P5/R3K3 w - - 0 1",
+        "r3k3/p1p5/8/8/8/8/P1P5/R3K3 b - - 0 1",
+        "4k1n1/p1p3p1/8/4p3/4P3/8/P1P3P1/4K1N1 w - - 0 1",
+        "2b1k3/p1p5/8/8/8/8/P1P5/2B1K3 w - - 0 1",
+        "4k1n1/p1p1p1p1/8/8/P3P3/2P3P1/4K3/2N5 w - - 0 1",
+    };
+    const std::vector<std::string> starts(all_starts.begin(), all_starts.begin() + (test::kSanitized ? 3 : 8));
+    int safe = 0;
+    for (const std::string& text : starts) {
+        const Position pos = fen(text);
+        INFO(text);
+        const Color x = pos.side_to_move();
+        DenseQuietGame dense(x, std::uint64_t{1} << 30, 2);
+        RegionSolver hash(x, 6'000'000, std::size_t{1} << 24, 0, RegionGame::Quiet);
+        const auto value = dense.solve(pos);
+        REQUIRE(value.has_value());
+        const bool hash_safe = hash.solve(pos).has_value();
+        REQUIRE(hash.cut_explorations() == 0);
+        CHECK(*value == hash_safe);
+        MESSAGE(text, ": ", std::string(*value ? "safe" : "unsafe"), ", ", dense.structures_solved(), " structures, ",
+                dense.positions_solved(), " positions dense, ", hash.cached(), " hash");
+        if (!*value) continue;
+        ++safe;
+        CHECK(check_dense_closure(dense, pos, 20000) > 0);
+    }
+    CHECK(safe > 0);
+}
+
+TEST_CASE("a quiet game too large for its budget is answered by the dense game") {
+    // Knight and two pawns a side, Black to move: safe for Black, in a game
+    // of 1.3 million positions. With a budget of 20,000 the hash-table game
+    // is cut and finds no safe start; the dense game behind it answers, its
+    // values answer the next starts at once, and the root is a leaf whose
+    // stored strategy the verifier finds closed.
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    const Position root = fen("4k1n1/p5p1/8/8/8/8/P5P1/4K1N1 b - - 0 1");
+    RegionSolver plain(Color::Black, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    CHECK_FALSE(plain.solve(root).has_value());
+    CHECK(plain.cut_explorations() == 1);
+    RegionSolver with_dense(Color::Black, 20000, std::size_t{1} << 22, 0, RegionGame::Quiet);
+    with_dense.enable_dense(std::uint64_t{1} << 30, 2);
+    const auto move = with_dense.solve(root);
+    REQUIRE(move.has_value());
+    CHECK(with_dense.known(root.after(*move)) == true);
+    const auto structures = with_dense.dense()->structures_solved();
+    CHECK(structures == 225);
+    // A later start of the same material: a lookup, no new exploration.
+    const Position later = fen("4k1n1/p7/6p1/8/8/6P1/P7/4K1N1 b - - 0 1");
+    const auto explorations = with_dense.explorations();
+    CHECK(with_dense.solve(later).has_value() == with_dense.dense()->known(later).value());
+    CHECK(with_dense.explorations() == explorations);
+    CHECK(with_dense.dense()->structures_solved() == structures);
+
+    auto options = options_for(root);
+    options.quiet_budget = 20000;
+    const auto s = expect_root_leaf(root, options, "dense-leaf");
+    CHECK(s.final.quiet_dense_structures == 225);
+    options.dense_quiet = false;
+    solve::Solver without(root, options);
+    const auto w = run(without);
+    CHECK(w.final.quiet_dense_structures == 0);
+    CHECK(w.final.expanded > 1);
+}
+
+TEST_CASE("a dense quiet game stopped by the interrupt flag keeps nothing") {
+    const Position pos = fen("r3k3/p1p5/8/8/8/8/P1P5/R3K3 w - - 0 1");
+    std::atomic<bool> stop{true};
+    solve::detail::DenseQuietGame dense(Color::White, std::uint64_t{1} << 30, 2);
+    dense.set_interrupt(&stop);
+    CHECK_FALSE(dense.solve(pos).has_value());
+    CHECK(dense.interrupted());
+    CHECK(dense.structures_solved() == 0);
+    CHECK(dense.memory_bytes() == 0);
+    CHECK_FALSE(dense.known(pos).has_value());
+    // Too large for its cap: nothing solved, no value claimed.
+    solve::detail::DenseQuietGame small(Color::White, 1 << 16, 1);
+    CHECK_FALSE(small.solve(pos).has_value());
+    CHECK(small.structures_solved() == 0);
+    // A material beyond the index: three pieces a side.
+    CHECK_FALSE(small.fits(fen("r1b1k1n1/p1p1p1p1/8/8/8/8/P1P1P1P1/R1B1K1N1 w - - 0 1")));
 }
 
 TEST_CASE("a pieces-game value is never claimed where the tables say X loses") {

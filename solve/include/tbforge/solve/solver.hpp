@@ -48,6 +48,8 @@ struct SolveProgress {
     std::uint64_t quiet_cut = 0;            // quiet games cut at the budget
     std::uint64_t quiet_cut_safe = 0;       // of them, those whose start was safe all the same
     std::uint64_t quiet_cut_kept = 0;       // positions kept as safe by cut games whose start was not
+    std::uint64_t quiet_dense_structures = 0;  // pawn structures the dense quiet game solved
+    std::uint64_t quiet_dense_positions = 0;   // positions of those structures (both sides to move)
     std::uint64_t pieces_explorations = 0;  // pieces games explored
     std::uint64_t pieces_positions = 0;     // positions whose pieces-game value is cached
     std::uint64_t pieces_cut = 0;           // pieces games cut at the budget
@@ -86,6 +88,12 @@ struct SolveOptions {
     // game, X recaptures to keep its lead in material (docs/fourfile.md,
     // "Quiet games with exchanges"); false: every capture ends the game.
     bool quiet_exchanges = false;
+    // Quiet games whose material fits a dense index (at most three pieces
+    // besides the kings and pawns) are solved over it, structure by
+    // structure, at a bit a position and without a budget
+    // (docs/fourfile.md, "Dense quiet games"); false: hash-table
+    // explorations only.
+    bool dense_quiet = true;
     // Fortress leaves with guarded waiting too: units of X's may stand within
     // the opponent's reach where every capture is an exchange X takes back
     // (docs/fourfile.md, "Guarded fortress leaves").

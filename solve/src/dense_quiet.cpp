@@ -1,0 +1,464 @@
+// The quiet game over a dense index, structure by structure
+// (dense_quiet.hpp).
+
+#include "dense_quiet.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <unordered_set>
+
+#include "packed_position.hpp"
+
+namespace tbf::solve::detail {
+namespace {
+
+using R = FourFile;
+
+constexpr UnitType kPieceTypes[] = {UnitType::Knight, UnitType::Bishop, UnitType::Rook, UnitType::Queen};
+constexpr int kMaxPawns = 16;
+
+// Where one position sits in its table: the structure's key (a rank per
+// pawn, 3 bits each, in the table's pawn order) and the slot inside the
+// structure: side to move, the kings' ranks, then a packed square (5 bits)
+// per piece.
+struct Coordinates {
+    std::uint64_t structure = 0;
+    std::uint32_t slot = 0;
+};
+
+enum State : std::uint8_t { kInvalid, kInner, kLoss, kSafe };
+
+}  // namespace
+
+// A material: the files of the kings, the pawns per colour and file, the
+// pieces per colour and kind. Solved structures of a material are kept as
+// one bit per slot (safe or not).
+struct DenseQuietGame::Table {
+    int king_file[2] = {0, 0};
+    // Pieces in ascending unit code; identical ones take ascending squares
+    // (packed index), so that a position has exactly one slot.
+    std::vector<Unit> pieces;
+    // Pawns ordered by colour (white first), file, then rank.
+    std::vector<Color> pawn_color;
+    std::vector<int> pawn_file;
+    int piece_bits = 0;  // 5 per piece
+    std::uint32_t slots = 0;
+    std::unordered_map<std::uint64_t, std::uint32_t> ids;
+    std::vector<std::uint64_t> keys;
+    std::vector<std::vector<std::uint64_t>> bits;  // empty: not solved
+    // Starts whose unsolved structures did not fit the memory cap.
+    std::unordered_set<std::uint64_t> too_large;
+
+    int pawn_rank(std::uint64_t key, int j) const { return static_cast<int>((key >> (3 * j)) & 7); }
+    Square pawn_square(std::uint64_t key, int j) const { return make_square(pawn_file[j], pawn_rank(key, j)); }
+    int advance(std::uint64_t key) const {
+        int a = 0;
+        for (std::size_t j = 0; j < pawn_color.size(); ++j) {
+            const int r = pawn_rank(key, static_cast<int>(j));
+            a += pawn_color[j] == Color::White ? r : -r;
+        }
+        return a;
+    }
+    bool safe(std::uint32_t id, std::uint32_t slot) const { return (bits[id][slot >> 6] >> (slot & 63)) & 1; }
+    std::uint64_t bytes_per_structure() const { return std::max<std::uint64_t>(8, slots / 8); }
+
+    // Keeps identical pieces in ascending squares after one of them moved.
+    std::uint32_t canonical(std::uint32_t slot) const {
+        const std::size_t k = pieces.size();
+        if (k < 2) return slot;
+        std::uint32_t sq[kMaxPieces];
+        for (std::size_t i = 0; i < k; ++i) sq[i] = (slot >> (5 * i)) & 31;
+        for (std::size_t i = 1; i < k; ++i) {
+            for (std::size_t j = i; j > 0 && pieces[j] == pieces[j - 1] && sq[j] < sq[j - 1]; --j) std::swap(sq[j], sq[j - 1]);
+        }
+        std::uint32_t out = slot & ~((1u << piece_bits) - 1);
+        for (std::size_t i = 0; i < k; ++i) out |= sq[i] << (5 * i);
+        return out;
+    }
+
+    Coordinates coordinates(const Position& pos) const {
+        Coordinates c;
+        int j = 0;
+        for (const Color color : {Color::White, Color::Black}) {
+            const Bitboard pawns = pos.units(color, UnitType::Pawn);
+            for (int f = 0; f < 8; f += 2) {
+                for (int r = 0; r < 8; ++r) {
+                    if (pawns & bit(make_square(f, r))) c.structure |= static_cast<std::uint64_t>(r) << (3 * j++);
+                }
+            }
+        }
+        std::uint32_t slot = pos.side_to_move() == Color::White ? 0 : 1;
+        slot = slot * 8 + static_cast<std::uint32_t>(rank_of(lsb(pos.units(Color::White, UnitType::King))));
+        slot = slot * 8 + static_cast<std::uint32_t>(rank_of(lsb(pos.units(Color::Black, UnitType::King))));
+        slot <<= piece_bits;
+        std::size_t i = 0;
+        while (i < pieces.size()) {
+            Bitboard same = pos.units(unit_color(pieces[i]), unit_type(pieces[i]));
+            while (same) slot |= static_cast<std::uint32_t>(packed_index(pop_lsb(same))) << (5 * i++);
+        }
+        c.slot = slot;
+        return c;
+    }
+};
+
+struct DenseQuietGame::Scratch {
+    std::vector<std::uint8_t> state;
+    std::vector<std::uint16_t> remaining;
+    std::vector<std::uint32_t> first;
+    std::vector<std::uint32_t> edges;
+    std::vector<std::uint32_t> pred_first;
+    std::vector<std::uint32_t> preds;
+    std::vector<std::uint32_t> queue;
+    MoveList legal;
+};
+
+// The key of a material: king files (2 bits each), then a 2-bit count per
+// colour and file of pawns and per colour and kind of pieces.
+struct DenseQuietGame::Material {
+    static std::optional<std::uint64_t> key(const Position& pos) {
+        const Bitboard pieces_bb = pos.occupied() & ~pos.units(UnitType::Pawn) & ~pos.units(UnitType::King);
+        if (popcount(pieces_bb) > kMaxPieces) return std::nullopt;
+        std::uint64_t key = 0;
+        int shift = 0;
+        const auto put = [&](int value, int bits) {
+            key |= static_cast<std::uint64_t>(value) << shift;
+            shift += bits;
+        };
+        for (const Color c : {Color::White, Color::Black}) {
+            const Bitboard king = pos.units(c, UnitType::King);
+            if (popcount(king) != 1) return std::nullopt;
+            put(file_of(lsb(king)) / 2, 2);
+        }
+        int pieces = 0;
+        for (const Color c : {Color::White, Color::Black}) {
+            const Bitboard pawns = pos.units(c, UnitType::Pawn);
+            // A pawn on its last rank or behind its first cannot be indexed
+            // (it never stands there in a game).
+            if (pawns & (rank_bb(0) | rank_bb(7))) return std::nullopt;
+            for (int f = 0; f < 8; f += 2) {
+                const int n = popcount(pawns & file_bb(f));
+                if (n > 3) return std::nullopt;
+                put(n, 2);
+            }
+            for (const UnitType t : kPieceTypes) {
+                const int n = popcount(pos.units(c, t));
+                if (n > 3) return std::nullopt;
+                pieces += n;
+                put(n, 2);
+            }
+        }
+        if (pieces > kMaxPieces) return std::nullopt;
+        return key;
+    }
+};
+
+DenseQuietGame::DenseQuietGame(Color x, std::uint64_t memory_cap, int threads)
+    : x_(x), memory_cap_(memory_cap), threads_(std::max(1, threads)) {}
+
+DenseQuietGame::~DenseQuietGame() = default;
+
+bool DenseQuietGame::fits(const Position& pos) const { return Material::key(pos).has_value(); }
+
+const DenseQuietGame::Table* DenseQuietGame::table_of(const Position& pos) const {
+    const auto key = Material::key(pos);
+    if (!key) return nullptr;
+    const auto it = tables_.find(*key);
+    return it == tables_.end() ? nullptr : it->second.get();
+}
+
+DenseQuietGame::Table* DenseQuietGame::table_of(const Position& pos, bool create) {
+    const auto key = Material::key(pos);
+    if (!key) return nullptr;
+    auto& table = tables_[*key];
+    if (!table && create) {
+        table = std::make_unique<Table>();
+        for (const Color c : {Color::White, Color::Black}) {
+            table->king_file[static_cast<int>(c)] = file_of(lsb(pos.units(c, UnitType::King)));
+        }
+        for (const Color c : {Color::White, Color::Black}) {
+            for (const UnitType t : kPieceTypes) {
+                for (int n = popcount(pos.units(c, t)); n > 0; --n) table->pieces.push_back(make_unit(c, t));
+            }
+        }
+        std::sort(table->pieces.begin(), table->pieces.end());
+        for (const Color c : {Color::White, Color::Black}) {
+            const Bitboard pawns = pos.units(c, UnitType::Pawn);
+            for (int f = 0; f < 8; f += 2) {
+                for (int n = popcount(pawns & file_bb(f)); n > 0; --n) {
+                    table->pawn_color.push_back(c);
+                    table->pawn_file.push_back(f);
+                }
+            }
+        }
+        table->piece_bits = 5 * static_cast<int>(table->pieces.size());
+        table->slots = 2u * 64u << table->piece_bits;
+    }
+    return table.get();
+}
+
+std::optional<bool> DenseQuietGame::known(const Position& pos) const {
+    const Table* table = table_of(pos);
+    if (!table) return std::nullopt;
+    const Coordinates c = table->coordinates(pos);
+    const auto it = table->ids.find(c.structure);
+    if (it == table->ids.end() || table->bits[it->second].empty()) return std::nullopt;
+    return table->safe(it->second, c.slot);
+}
+
+std::optional<Move> DenseQuietGame::move_at(const Position& pos) const {
+    if (pos.side_to_move() != x_ || known(pos) != true) return std::nullopt;
+    MoveList legal;
+    generate_legal<R>(pos, legal);
+    for (const Move m : legal) {
+        if (m.is_promotion() || pos.is_capture(m)) continue;
+        if (known(pos.after(m)) == true) return m;
+    }
+    return std::nullopt;
+}
+
+std::optional<bool> DenseQuietGame::solve(const Position& pos) {
+    if (interrupted_) return std::nullopt;
+    if (const auto value = known(pos)) return value;
+    Table* table = table_of(pos, true);
+    if (!table) return std::nullopt;
+    const std::uint64_t start_key = table->coordinates(pos).structure;
+    if (table->too_large.count(start_key)) return std::nullopt;
+    // Every structure reachable by pawn steps that is not solved yet; the
+    // ones solved already have all their successors solved too.
+    std::vector<std::uint32_t> batch;
+    const auto reach = [&](std::uint64_t key) {
+        auto [it, inserted] = table->ids.try_emplace(key, static_cast<std::uint32_t>(table->keys.size()));
+        if (inserted) {
+            table->keys.push_back(key);
+            table->bits.emplace_back();
+        }
+        return it->second;
+    };
+    std::vector<std::uint8_t> queued(table->keys.size(), 0);
+    const auto visit = [&](std::uint64_t key) {
+        const std::uint32_t id = reach(key);
+        if (queued.size() <= id) queued.resize(id + 1, 0);
+        if (queued[id] || !table->bits[id].empty()) return;
+        queued[id] = 1;
+        batch.push_back(id);
+    };
+    visit(start_key);
+    const int pawns = static_cast<int>(table->pawn_color.size());
+    for (std::size_t next = 0; next < batch.size(); ++next) {
+        const std::uint64_t key = table->keys[batch[next]];
+        Bitboard occupied = 0;
+        for (int j = 0; j < pawns; ++j) occupied |= bit(table->pawn_square(key, j));
+        for (int j = 0; j < pawns; ++j) {
+            const bool white = table->pawn_color[j] == Color::White;
+            const int r = table->pawn_rank(key, j);
+            const int step = white ? 1 : -1;
+            const auto moved = [&](int rank) {
+                return (key & ~(std::uint64_t{7} << (3 * j))) | static_cast<std::uint64_t>(rank) << (3 * j);
+            };
+            // A step onto the last rank is a promotion: X makes none, and
+            // the opponent's ends the game.
+            const int one = r + step;
+            if (one < 1 || one > 6 || (occupied & bit(make_square(table->pawn_file[j], one)))) continue;
+            visit(moved(one));
+            const int two = one + step;
+            if (r == (white ? 1 : 6) && !(occupied & bit(make_square(table->pawn_file[j], two)))) visit(moved(two));
+        }
+    }
+    // The bits kept, and each thread's scratch while it works (about 48
+    // bytes a slot with the edges), must fit the cap.
+    const std::uint64_t scratch = static_cast<std::uint64_t>(threads_) * table->slots * 48;
+    if (bytes_ + batch.size() * table->bytes_per_structure() + scratch > memory_cap_) {
+        table->too_large.insert(start_key);
+        return std::nullopt;
+    }
+    // Most advanced first: a pawn step only ever leads to a structure of
+    // greater advance, solved by then.
+    std::map<int, std::vector<std::uint32_t>, std::greater<>> levels;
+    for (const std::uint32_t id : batch) levels[table->advance(table->keys[id])].push_back(id);
+    std::atomic<bool> stopped{false};
+    std::atomic<std::uint64_t> positions{0};
+    for (const auto& [advance, ids] : levels) {
+        const std::int64_t n = static_cast<std::int64_t>(ids.size());
+#pragma omp parallel num_threads(threads_)
+        {
+            Scratch scratch_of_thread;
+            std::uint64_t counted = 0;
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t i = 0; i < n; ++i) {
+                if (stopped.load(std::memory_order_relaxed)) continue;
+                if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
+                    stopped = true;
+                    continue;
+                }
+                solve_structure(*table, ids[static_cast<std::size_t>(i)], scratch_of_thread, counted);
+            }
+            positions += counted;
+        }
+        if (stopped) break;
+    }
+    if (stopped) {
+        // Nothing of a stopped call is kept: its structures are solved again.
+        interrupted_ = true;
+        for (const std::uint32_t id : batch) std::vector<std::uint64_t>().swap(table->bits[id]);
+        return std::nullopt;
+    }
+    bytes_ += batch.size() * table->bytes_per_structure();
+    structures_solved_ += batch.size();
+    positions_solved_ += positions;
+    return known(pos);
+}
+
+void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s, std::uint64_t& positions) const {
+    const std::uint64_t key = table.keys[id];
+    const int pawns = static_cast<int>(table.pawn_color.size());
+    const int k = static_cast<int>(table.pieces.size());
+    const int piece_bits = table.piece_bits;
+    const std::uint32_t n = table.slots;
+    Position base;
+    Bitboard pawn_squares = 0;
+    Square pawn_at[kMaxPawns];
+    for (int j = 0; j < pawns; ++j) {
+        pawn_at[j] = table.pawn_square(key, j);
+        pawn_squares |= bit(pawn_at[j]);
+        base.put(pawn_at[j], make_unit(table.pawn_color[j], UnitType::Pawn));
+    }
+    s.state.assign(n, kInvalid);
+    s.remaining.assign(n, 0);
+    s.first.assign(n + 1, 0);
+    s.edges.clear();
+    const std::uint32_t stm_shift = static_cast<std::uint32_t>(piece_bits + 6);
+    const auto x_node = [&](std::uint32_t slot) {
+        return static_cast<Color>(slot >> stm_shift) == x_;
+    };
+    for (std::uint32_t v = 0; v < n; ++v) {
+        s.first[v] = static_cast<std::uint32_t>(s.edges.size());
+        const Color side = static_cast<Color>(v >> stm_shift);
+        const Square wk = make_square(table.king_file[0], static_cast<int>((v >> (piece_bits + 3)) & 7));
+        const Square bk = make_square(table.king_file[1], static_cast<int>((v >> piece_bits) & 7));
+        if (wk == bk || (pawn_squares & (bit(wk) | bit(bk)))) continue;
+        Bitboard occupied = pawn_squares | bit(wk) | bit(bk);
+        Square piece_at[kMaxPieces];
+        bool valid = true;
+        for (int i = 0; i < k && valid; ++i) {
+            const auto index = static_cast<int>((v >> (5 * i)) & 31);
+            piece_at[i] = packed_square(index);
+            if (occupied & bit(piece_at[i])) valid = false;
+            if (i > 0 && table.pieces[i] == table.pieces[i - 1] && piece_at[i] < piece_at[i - 1]) valid = false;
+            occupied |= bit(piece_at[i]);
+        }
+        if (!valid) continue;
+        Position pos = base;
+        pos.put(wk, make_unit(Color::White, UnitType::King));
+        pos.put(bk, make_unit(Color::Black, UnitType::King));
+        for (int i = 0; i < k; ++i) pos.put(piece_at[i], table.pieces[i]);
+        pos.set_side_to_move(side);
+        if (king_attacked<R>(pos, ~side)) continue;  // not a position
+        ++positions;
+        generate_legal<R>(pos, s.legal);
+        const bool x_moves = side == x_;
+        if (s.legal.empty()) {
+            s.state[v] = x_moves && in_check<R>(pos) ? kLoss : kSafe;
+            continue;
+        }
+        s.state[v] = kInner;
+        bool decided = false;
+        for (const Move m : s.legal) {
+            const bool leaves = m.is_promotion() || pos.is_capture(m);
+            if (x_moves && leaves) continue;  // X makes no capture and no promotion
+            if (leaves) {  // the opponent's capture or promotion: a loss for X
+                s.state[v] = kLoss;
+                decided = true;
+                break;
+            }
+            const Square from = m.from();
+            const Square to = m.to();
+            const std::uint32_t flipped = v ^ (1u << stm_shift);
+            if (unit_type(pos.unit_on(from)) == UnitType::Pawn) {
+                // A pawn step: the child is in a structure solved already.
+                int j = 0;
+                while (pawn_at[j] != from) ++j;
+                const std::uint64_t child_key =
+                    (key & ~(std::uint64_t{7} << (3 * j))) | static_cast<std::uint64_t>(rank_of(to)) << (3 * j);
+                const auto it = table.ids.find(child_key);
+                const bool child_safe = it != table.ids.end() && !table.bits[it->second].empty() &&
+                                        table.safe(it->second, flipped);
+                if (x_moves && child_safe) {
+                    s.state[v] = kSafe;
+                    decided = true;
+                    break;
+                }
+                if (!x_moves && !child_safe) {
+                    s.state[v] = kLoss;
+                    decided = true;
+                    break;
+                }
+                continue;
+            }
+            std::uint32_t child;
+            if (from == wk) {
+                child = (flipped & ~(7u << (piece_bits + 3))) | static_cast<std::uint32_t>(rank_of(to)) << (piece_bits + 3);
+            } else if (from == bk) {
+                child = (flipped & ~(7u << piece_bits)) | static_cast<std::uint32_t>(rank_of(to)) << piece_bits;
+            } else {
+                int i = 0;
+                while (piece_at[i] != from) ++i;
+                child = (flipped & ~(31u << (5 * i))) | static_cast<std::uint32_t>(packed_index(to)) << (5 * i);
+                child = table.canonical(child);
+            }
+            s.edges.push_back(child);
+        }
+        if (decided) {
+            s.edges.resize(s.first[v]);
+            continue;
+        }
+        const auto count = static_cast<std::uint32_t>(s.edges.size() - s.first[v]);
+        // X without a quiet move loses; an opponent node with every move
+        // inside waits for the attractor.
+        if (count == 0) {
+            s.state[v] = x_moves ? kLoss : kSafe;
+            continue;
+        }
+        s.remaining[v] = static_cast<std::uint16_t>(count);
+    }
+    s.first[n] = static_cast<std::uint32_t>(s.edges.size());
+    // Predecessors of each slot, then the opponent's attractor to the
+    // losses: an opponent node with a child in it, an X node with all its
+    // children in it.
+    s.pred_first.assign(n + 1, 0);
+    for (const std::uint32_t c : s.edges) ++s.pred_first[c + 1];
+    for (std::uint32_t v = 0; v < n; ++v) s.pred_first[v + 1] += s.pred_first[v];
+    s.preds.resize(s.edges.size());
+    s.queue.clear();
+    {
+        std::vector<std::uint32_t>& fill = s.queue;  // reused as the fill cursor
+        fill.assign(s.pred_first.begin(), s.pred_first.end() - 1);
+        for (std::uint32_t v = 0; v < n; ++v) {
+            for (std::uint32_t e = s.first[v]; e < s.first[v + 1]; ++e) s.preds[fill[s.edges[e]]++] = v;
+        }
+        fill.clear();
+    }
+    for (std::uint32_t v = 0; v < n; ++v) {
+        if (s.state[v] == kLoss) s.queue.push_back(v);
+    }
+    while (!s.queue.empty()) {
+        const std::uint32_t c = s.queue.back();
+        s.queue.pop_back();
+        for (std::uint32_t e = s.pred_first[c]; e < s.pred_first[c + 1]; ++e) {
+            const std::uint32_t p = s.preds[e];
+            if (s.state[p] != kInner) continue;
+            if (x_node(p) && --s.remaining[p] != 0) continue;
+            s.state[p] = kLoss;
+            s.queue.push_back(p);
+        }
+    }
+    std::vector<std::uint64_t> bits(std::max<std::uint32_t>(1, n / 64), 0);
+    for (std::uint32_t v = 0; v < n; ++v) {
+        if (s.state[v] == kInner || s.state[v] == kSafe) bits[v >> 6] |= std::uint64_t{1} << (v & 63);
+    }
+    table.bits[id] = std::move(bits);
+}
+
+}  // namespace tbf::solve::detail
