@@ -36,8 +36,8 @@ constexpr const char* kUsage =
     "                   [--tables TABLE_DB] [--memory SIZE] [--threads N] [--work DIR]\n"
     "                   [--max-nodes N] [--checkpoint-seconds S] [--fixed-moves]\n"
     "                   [--no-regions] [--region-depth D] [--region-budget N]\n"
-    "                   [--quiet-budget N] [--exchanges] [--no-dense] [--pieces-budget N]\n"
-    "                   [--pieces-depth D]\n"
+    "                   [--quiet-budget N] [--exchanges] [--no-dense] [--dense-conversions]\n"
+    "                   [--pieces-budget N] [--pieces-depth D]\n"
     "                   [--guarded]\n"
     "                   [--mate-depth D] [--no-mate-threats] [--replace]\n"
     "                   [--quiet] [--json]\n"
@@ -68,6 +68,8 @@ constexpr const char* kUsage =
     "  --no-dense            quiet games by hash-table exploration only (by default a\n"
     "                        material of at most three pieces besides kings and pawns\n"
     "                        is solved whole over a dense index, structure by structure)\n"
+    "  --dense-conversions   the dense game plays captures and promotions too (the\n"
+    "                        whole game of every material that fits the index)\n"
     "  --guarded             fortress leaves may also wait with units the opponent\n"
     "                        attacks, where every capture is an exchange X takes back\n"
     "  --replace             replace a strategy of the same name\n"
@@ -133,7 +135,7 @@ Status run(const std::vector<std::string>& args) {
                              "pieces-budget", "pieces-depth", "mate-depth"}) {
         command.value(name);
     }
-    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "no-dense", "guarded", "replace", "json",
+    for (const char* name : {"fixed-moves", "no-regions", "no-mate-threats", "exchanges", "no-dense", "dense-conversions", "guarded", "replace", "json",
                              "quiet"}) command.flag(name);
     auto parsed = command.parse(args, std::cout);
     if (!parsed.ok()) return parsed.status();
@@ -237,6 +239,10 @@ Status run(const std::vector<std::string>& args) {
     options.quiet_budget = quiet_budget->value_or(options.quiet_budget);
     options.quiet_exchanges = command.flag_set("exchanges");
     options.dense_quiet = !command.flag_set("no-dense");
+    options.dense_conversions = command.flag_set("dense-conversions");
+    if (options.dense_conversions && !options.dense_quiet) {
+        return invalid_argument("--dense-conversions needs the dense game (drop --no-dense)");
+    }
     options.guarded_fortresses = command.flag_set("guarded");
     options.pieces_budget = pieces_budget->value_or(options.pieces_budget);
     options.pieces_capture_depth = static_cast<int>(pieces_depth->value_or(options.pieces_capture_depth));

@@ -72,9 +72,9 @@ RegionSolver::RegionSolver(Color x, std::size_t budget, std::size_t cache_cap, i
 
 RegionSolver::~RegionSolver() = default;
 
-void RegionSolver::enable_dense(std::uint64_t memory_cap, int threads) {
+void RegionSolver::enable_dense(std::uint64_t memory_cap, int threads, DenseRules rules) {
     if (game_ != RegionGame::Quiet) return;
-    dense_ = std::make_unique<DenseQuietGame>(x_, memory_cap, threads);
+    dense_ = std::make_unique<DenseGame>(x_, memory_cap, threads, rules);
     dense_->set_interrupt(interrupt_);
 }
 
@@ -207,6 +207,13 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
             too_large_.insert(key);
             if (game_ != RegionGame::LockedPawns) ++overflows_;
             return false;
+        }
+        // The whole game over the dense index gives X more than the quiet
+        // game: a start the quiet game calls unsafe is tried there too.
+        if (d == 0 && dense_fits && dense_->rules() == DenseRules::Conversions && known(pos) == false) {
+            const Dense dense = solve_dense();
+            if (interrupted_) return false;
+            if (dense == Dense::Answered) return true;
         }
     }
     return true;

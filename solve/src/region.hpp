@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dense_quiet.hpp"
+#include "dense_game.hpp"
 #include "packed_map.hpp"
 #include "packed_position.hpp"
 #include "tbforge/rules/movegen.hpp"
@@ -59,12 +59,12 @@ public:
     ~RegionSolver();
 
     // Quiet game only: where the material fits a dense index
-    // (dense_quiet.hpp), a start whose hash-table exploration overflows the
+    // (dense_game.hpp), a start whose hash-table exploration overflows the
     // budget is solved there instead (the game without exchanges, every
     // structure reachable), and its values answer later starts before any
     // exploration. Such materials need no opponent-piece bound.
-    void enable_dense(std::uint64_t memory_cap, int threads);
-    const DenseQuietGame* dense() const { return dense_.get(); }
+    void enable_dense(std::uint64_t memory_cap, int threads, DenseRules rules = DenseRules::Quiet);
+    const DenseGame* dense() const { return dense_.get(); }
 
     // A flag (set from a signal handler) that stops an exploration where it
     // is: a game may take minutes, and a stopped run must not wait for it.
@@ -132,7 +132,7 @@ private:
     std::size_t cache_cap_;
     int max_capture_depth_;
     RegionGame game_;
-    std::unique_ptr<DenseQuietGame> dense_;
+    std::unique_ptr<DenseGame> dense_;
     // Every position an exploration finished, with its exact value in the
     // region game: X to move and safe: X's move (raw); opponent to move and
     // safe: kSafe; unsafe: kUnsafe.

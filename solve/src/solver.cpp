@@ -191,7 +191,10 @@ struct Solver::Impl {
           pieces(options.side, static_cast<std::size_t>(options.pieces_budget),
                  cache_cap(options.memory_bytes, kQuietCacheCap), options.pieces_capture_depth, RegionGame::Pieces),
           use_pieces(options.pieces_budget > 0) {
-        if (options.dense_quiet) quiet.enable_dense(dense_cap(options.memory_bytes), options.threads);
+        if (options.dense_quiet) {
+            quiet.enable_dense(dense_cap(options.memory_bytes), options.threads,
+                               options.dense_conversions ? DenseRules::Conversions : DenseRules::Quiet);
+        }
         region.set_interrupt(options.interrupt);
         quiet.set_interrupt(options.interrupt);
         pieces.set_interrupt(options.interrupt);

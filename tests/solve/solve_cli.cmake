@@ -31,12 +31,16 @@ run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side wh
 expect("${err}" "--pieces-budget")
 run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --pieces-depth 4)
 expect("${err}" "--pieces-depth")
+run_tool(2 ${TBGEN} solve --variant fourfile --db ${db} --fen ${drawn} --side white --name a --no-dense --dense-conversions)
+expect("${err}" "--dense-conversions")
 run_tool(0 ${TBGEN} solve --help)
 expect("${out}" "--tables")
 expect("${out}" "--no-regions")
 expect("${out}" "--region-budget")
 expect("${out}" "--quiet-budget")
 expect("${out}" "--exchanges")
+expect("${out}" "--no-dense")
+expect("${out}" "--dense-conversions")
 expect("${out}" "--guarded")
 expect("${out}" "--pieces-budget")
 
@@ -68,9 +72,10 @@ expect("${out}" "closed")
 # "Cut games"): some are still safe at their start, and the strategy closes.
 # Which games are met depends on X's move order: the one-reply mate search
 # (--mate-depth 2 --no-mate-threats) meets games that are safe when cut; the
-# default order meets only unsafe ones here.
+# default order meets only unsafe ones here. Without --no-dense the dense
+# game would answer the first unsafe cut game exactly, before any of these.
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${locked} --side white --name locked-cut
-         --no-regions --quiet-budget 4000 --mate-depth 2 --no-mate-threats --quiet --json)
+         --no-regions --quiet-budget 4000 --mate-depth 2 --no-mate-threats --no-dense --quiet --json)
 expect("${out}" "\"quiet_cut\":[1-9][0-9]*,\"quiet_cut_safe\":[1-9]")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name locked-cut)
 expect("${out}" "closed")
@@ -98,6 +103,14 @@ expect("${out}" "\"nodes\":([2-9]|[1-9][0-9]+),")
 run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${guarded} --side black --name guarded
          --exchanges --quiet --json)
 expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"quiet_explorations\":[1-9]")
+# The whole game over the dense index (captures and promotions played) is
+# the table's game of this material: a leaf at the root as well, and its
+# strategy, which follows the captures into smaller materials, verifies.
+run_tool(0 ${TBGEN} solve --variant fourfile --db ${db} --fen ${guarded} --side black --name guarded-dense
+         --dense-conversions --quiet --json)
+expect("${out}" "\"nodes\":1,\"expanded\":1,.*\"quiet_dense_structures\":[1-9][0-9]*,\"quiet_dense_positions\":[1-9]")
+run_tool(0 ${TBVERIFY} strategy --db ${db} --name guarded-dense)
+expect("${out}" "closed")
 run_tool(0 ${TBVERIFY} strategy --db ${db} --name guarded)
 expect("${out}" "closed")
 

@@ -20,7 +20,7 @@
 #include <unordered_set>
 
 #include "../probe/probe_fixture.hpp"
-#include "dense_quiet.hpp"
+#include "dense_game.hpp"
 #include "fortress.hpp"
 #include "grow_array.hpp"
 #include "huge_pages.hpp"
@@ -625,7 +625,7 @@ TEST_CASE("quiet-game leaves that need exchanges are stored and verify") {
 // to a position the game calls safe, and every reply there must be quiet
 // and lead to one again (or end the game without a loss for X). Returns the
 // positions visited.
-std::uint64_t check_dense_closure(const solve::detail::DenseQuietGame& dense, const Position& start,
+std::uint64_t check_dense_closure(const solve::detail::DenseGame& dense, const Position& start,
                                   std::uint64_t limit) {
     struct Hash {
         std::size_t operator()(const solve::detail::PackedPosition& p) const { return solve::detail::packed_hash(p); }
@@ -668,12 +668,12 @@ TEST_CASE("the dense quiet game agrees with the hash-table quiet game and with t
     // dense one. A position either calls safe is no loss by the tables, and
     // the dense strategy from it stays among safe positions.
     const std::size_t per_table = test::kSanitized ? 30 : 300;
-    using solve::detail::DenseQuietGame;
+    using solve::detail::DenseGame;
     using solve::detail::RegionGame;
     using solve::detail::RegionSolver;
     const auto& tb = Tables::get().tablebase();
-    DenseQuietGame dense_white(Color::White, std::uint64_t{1} << 30, 2);
-    DenseQuietGame dense_black(Color::Black, std::uint64_t{1} << 30, 2);
+    DenseGame dense_white(Color::White, std::uint64_t{1} << 30, 2);
+    DenseGame dense_black(Color::Black, std::uint64_t{1} << 30, 2);
     RegionSolver hash_white(Color::White, 2'000'000, std::size_t{1} << 22, 0, RegionGame::Quiet);
     RegionSolver hash_black(Color::Black, 2'000'000, std::size_t{1} << 22, 0, RegionGame::Quiet);
     int compared = 0, safe = 0;
@@ -719,7 +719,7 @@ TEST_CASE("the dense quiet game agrees with the hash-table game on rooks and kni
     // Larger games than the tables': a piece each and up to four pawns a
     // side, where the hash game still fits its budget. Their values must be
     // equal, and a safe start's dense strategy must close.
-    using solve::detail::DenseQuietGame;
+    using solve::detail::DenseGame;
     using solve::detail::RegionGame;
     using solve::detail::RegionSolver;
     // Sanitized builds take the smallest three (the others' hash games hold
@@ -740,7 +740,7 @@ TEST_CASE("the dense quiet game agrees with the hash-table game on rooks and kni
         const Position pos = fen(text);
         INFO(text);
         const Color x = pos.side_to_move();
-        DenseQuietGame dense(x, std::uint64_t{1} << 30, 2);
+        DenseGame dense(x, std::uint64_t{1} << 30, 2);
         RegionSolver hash(x, 6'000'000, std::size_t{1} << 24, 0, RegionGame::Quiet);
         const auto value = dense.solve(pos);
         REQUIRE(value.has_value());
@@ -754,6 +754,117 @@ TEST_CASE("the dense quiet game agrees with the hash-table game on rooks and kni
         CHECK(check_dense_closure(dense, pos, 20000) > 0);
     }
     CHECK(safe > 0);
+}
+
+// Follows the dense game with conversions from `start` (X to move, called
+// safe) over at most `limit` X-to-move positions: X's move leads to a safe
+// position, every reply there (captures and promotions included) to a safe one again or
+// to the game's end without X mated, and the tables call each position
+// they hold no loss for X. Returns the positions visited.
+std::uint64_t check_dense_captures_closure(const solve::detail::DenseGame& dense, const Position& start,
+                                           std::uint64_t limit) {
+    struct Hash {
+        std::size_t operator()(const solve::detail::PackedPosition& p) const { return solve::detail::packed_hash(p); }
+    };
+    const auto& tb = Tables::get().tablebase();
+    std::unordered_set<solve::detail::PackedPosition, Hash> seen{solve::detail::pack(start)};
+    std::deque<Position> pending{start};
+    MoveList replies;
+    std::uint64_t visited = 0;
+    while (!pending.empty() && visited < limit) {
+        const Position pos = pending.front();
+        pending.pop_front();
+        ++visited;
+        INFO(to_fen(pos));
+        if (const auto probed = tb.probe(kFourFile, pos); probed.ok()) CHECK(probed->wdl != Wdl::Loss);
+        const auto move = dense.move_at(pos);
+        REQUIRE(move.has_value());
+        const Position after = pos.after(*move);
+        REQUIRE(dense.known(after) == true);
+        generate_legal<FourFile>(after, replies);
+        for (const Move reply : replies) {
+            const Position next = after.after(reply);
+            if (!has_legal_move<FourFile>(next)) {
+                CHECK_FALSE(in_check<FourFile>(next));
+                continue;
+            }
+            REQUIRE(dense.known(next) == true);
+            if (seen.insert(solve::detail::pack(next)).second) pending.push_back(next);
+        }
+    }
+    return visited;
+}
+
+TEST_CASE("the dense game with captures and promotions is the tables' game") {
+    // With every capture and promotion played by both sides (no promotion
+    // of these materials leaves the index), the dense game is the whole
+    // game: X to move is safe exactly where the table says draw or win, with
+    // pawns or without. Strategies it claims stay among safe positions
+    // under every reply.
+    const std::size_t per_table = test::kSanitized ? 30 : 300;
+    using solve::detail::DenseGame;
+    using solve::detail::DenseRules;
+    const auto& tb = Tables::get().tablebase();
+    DenseGame white(Color::White, std::uint64_t{1} << 30, 2, DenseRules::Conversions);
+    DenseGame black(Color::Black, std::uint64_t{1} << 30, 2, DenseRules::Conversions);
+    int exact = 0, with_pawns = 0, safe = 0;
+    std::uint64_t followed = 0;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 31)) {
+            if (!has_legal_move<FourFile>(pos)) continue;
+            auto& dense = pos.side_to_move() == Color::White ? white : black;
+            INFO(to_fen(pos));
+            const auto value = dense.solve(pos);
+            REQUIRE(value.has_value());
+            CHECK(*value == (tb.probe(kFourFile, pos)->wdl != Wdl::Loss));
+            ++exact;
+            with_pawns += pos.units(UnitType::Pawn) != 0;
+            if (!*value) continue;
+            ++safe;
+            if (safe % 10 == 0) followed += check_dense_captures_closure(dense, pos, 2000);
+        }
+    }
+    MESSAGE(exact, " positions compared exactly (", with_pawns, " with pawns), ", safe, " safe; ", followed,
+            " positions of its strategies followed; ", white.tables() + black.tables(), " materials");
+    CHECK(with_pawns > 0);
+    CHECK(safe > 0);
+    CHECK(safe < exact);
+    CHECK(followed > 0);
+    CHECK(white.tables() > 1);
+}
+
+TEST_CASE("dense leaves with conversions are stored and verify") {
+    // Sampled positions of the tables that the quiet game calls unsafe but
+    // the whole game over the dense index calls safe (X has to capture, or
+    // can let the opponent do so): with dense_conversions the root is a
+    // leaf, and its stored strategy, which follows captures into smaller
+    // materials, passes the verifier. The table agrees it is no loss.
+    using solve::detail::DenseGame;
+    using solve::detail::DenseRules;
+    using solve::detail::RegionSolver;
+    const auto& tb = Tables::get().tablebase();
+    const int wanted = test::kSanitized ? 3 : 10;
+    int leaves = 0;
+    for (const std::string& table : Tables::names()) {
+        for (const Position& pos : test::sample_positions(kFourFile, table, 300, 37)) {
+            if (leaves == wanted) break;
+            if (!has_legal_move<FourFile>(pos)) continue;
+            RegionSolver locked(pos.side_to_move(), 20000, std::size_t{1} << 20, 1);
+            if (locked.applies(pos) || solve::detail::find_fortress(pos, 20000)) continue;
+            DenseGame quiet(pos.side_to_move(), std::uint64_t{1} << 28, 1);
+            DenseGame whole(pos.side_to_move(), std::uint64_t{1} << 28, 1, DenseRules::Conversions);
+            if (quiet.solve(pos) != false || whole.solve(pos) != true) continue;
+            INFO(to_fen(pos));
+            CHECK(tb.probe(kFourFile, pos)->wdl != Wdl::Loss);
+            auto options = options_for(pos);
+            options.quiet_budget = 50;  // the hash-table game overflows at once
+            options.dense_conversions = true;
+            CHECK(expect_root_leaf(pos, options, "conversions-leaf").final.quiet_dense_structures > 0);
+            ++leaves;
+        }
+    }
+    MESSAGE(leaves, " leaves of the whole dense game stored and verified");
+    CHECK(leaves == wanted);
 }
 
 TEST_CASE("a quiet game too large for its budget is answered by the dense game") {
@@ -796,7 +907,7 @@ TEST_CASE("a quiet game too large for its budget is answered by the dense game")
 TEST_CASE("a dense quiet game stopped by the interrupt flag keeps nothing") {
     const Position pos = fen("r3k3/p1p5/8/8/8/8/P1P5/R3K3 w - - 0 1");
     std::atomic<bool> stop{true};
-    solve::detail::DenseQuietGame dense(Color::White, std::uint64_t{1} << 30, 2);
+    solve::detail::DenseGame dense(Color::White, std::uint64_t{1} << 30, 2);
     dense.set_interrupt(&stop);
     CHECK_FALSE(dense.solve(pos).has_value());
     CHECK(dense.interrupted());
@@ -804,7 +915,7 @@ TEST_CASE("a dense quiet game stopped by the interrupt flag keeps nothing") {
     CHECK(dense.memory_bytes() == 0);
     CHECK_FALSE(dense.known(pos).has_value());
     // Too large for its cap: nothing solved, no value claimed.
-    solve::detail::DenseQuietGame small(Color::White, 1 << 16, 1);
+    solve::detail::DenseGame small(Color::White, 1 << 16, 1);
     CHECK_FALSE(small.solve(pos).has_value());
     CHECK(small.structures_solved() == 0);
     // A material beyond the index: three pieces a side.

@@ -94,6 +94,11 @@ struct SolveOptions {
     // (docs/fourfile.md, "Dense quiet games"); false: hash-table
     // explorations only.
     bool dense_quiet = true;
+    // The dense game plays captures and promotions too, by both sides, into
+    // the tables of the materials they leave: the whole game wherever the
+    // materials fit the index, a stronger leaf than the quiet game but
+    // many more positions to solve (docs/fourfile.md, "Dense quiet games").
+    bool dense_conversions = false;
     // Fortress leaves with guarded waiting too: units of X's may stand within
     // the opponent's reach where every capture is an exchange X takes back
     // (docs/fourfile.md, "Guarded fortress leaves").

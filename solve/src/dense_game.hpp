@@ -14,6 +14,15 @@
 // the ~90 bytes a hash-table exploration spends on a position, and the
 // values are exact in the quiet game, so they answer every later position
 // of the same material whose structure was reached.
+//
+// The same index also solves the whole game (DenseRules::Conversions):
+// every capture and promotion is played, by both sides, and leads into the
+// table of the material it leaves, solved first (a capture removes a unit,
+// a promotion a pawn, so this ends). Only a promotion into a material
+// beyond the index stays as in the quiet game: X's is not made, the
+// opponent's is a loss for X. Everywhere else the values are the game's
+// own (a non-loss for X or not), except where a material was too large for
+// the memory cap (treated like a promotion beyond the index).
 
 #include <atomic>
 #include <cstddef>
@@ -21,13 +30,20 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "tbforge/rules/movegen.hpp"
 
 namespace tbf::solve::detail {
 
-class DenseQuietGame {
+enum class DenseRules : std::uint8_t {
+    Quiet,     // no capture: the opponent's is a loss for X, X's is not made
+    Conversions,  // captures and promotions by both sides, into the tables of the materials they leave
+};
+
+class DenseGame {
 public:
     // Pieces besides the kings and pawns the index takes: each one
     // multiplies a structure's positions by 32.
@@ -35,10 +51,10 @@ public:
 
     // `memory_cap`: bytes all solved structures may take together;
     // `threads`: structures of the same advance are solved in parallel.
-    DenseQuietGame(Color x, std::uint64_t memory_cap, int threads);
-    ~DenseQuietGame();
-    DenseQuietGame(const DenseQuietGame&) = delete;
-    DenseQuietGame& operator=(const DenseQuietGame&) = delete;
+    DenseGame(Color x, std::uint64_t memory_cap, int threads, DenseRules rules = DenseRules::Quiet);
+    ~DenseGame();
+    DenseGame(const DenseGame&) = delete;
+    DenseGame& operator=(const DenseGame&) = delete;
 
     // Stops a solve at the next structure; the structures of that call are
     // dropped, so the same call later gives the unstopped answer.
@@ -49,6 +65,7 @@ public:
     // besides the kings and pawns, at most three pawns of a colour on a
     // file, at most three pieces of a kind and colour).
     bool fits(const Position& pos) const;
+    DenseRules rules() const { return rules_; }
 
     // `pos`'s value (either side to move): true safe for X, false not.
     // Solves every structure reachable from `pos`'s that is not solved yet;
@@ -58,14 +75,17 @@ public:
     // The value if `pos`'s structure is solved already, without solving.
     std::optional<bool> known(const Position& pos) const;
 
-    // X's move at a safe X-to-move position: a quiet move into a position
-    // the game calls safe (the first in move-generation order).
+    // X's move at a safe X-to-move position: a move of the game (a quiet
+    // one under DenseRules::Quiet, never a promotion) into a position the
+    // game calls safe, the first in move-generation order.
     std::optional<Move> move_at(const Position& pos) const;
 
     std::uint64_t memory_bytes() const { return bytes_; }
     std::uint64_t structures_solved() const { return structures_solved_; }
     // Legal positions of the solved structures, both sides to move.
     std::uint64_t positions_solved() const { return positions_solved_; }
+    // Materials with a table (more than one only with captures).
+    std::uint64_t tables() const { return tables_.size(); }
 
     struct Material;
 
@@ -74,14 +94,31 @@ private:
     struct Scratch;
     Table* table_of(const Position& pos, bool create);
     const Table* table_of(const Position& pos) const;
-    void solve_structure(Table& table, std::uint32_t id, Scratch& scratch, std::uint64_t& positions) const;
+    // Solves one structure; false if a capture leads into a structure of a
+    // smaller material not solved yet (its child positions are appended to
+    // `missing`, and nothing of this structure is kept).
+    bool solve_structure(Table& table, std::uint32_t id, Scratch& scratch, std::uint64_t& positions,
+                         std::vector<Position>& missing) const;
 
     Color x_;
+    DenseRules rules_;
     std::uint64_t memory_cap_;
+    // Bytes of structures being solved, not yet in bytes_ (a solve with
+    // captures solves smaller materials inside).
+    std::uint64_t reserved_ = 0;
     int threads_;
     const std::atomic<bool>* interrupt_ = nullptr;
     bool interrupted_ = false;
     std::unordered_map<std::uint64_t, std::unique_ptr<Table>> tables_;
+    // (material, structure) pairs a conversion leads into that did not fit
+    // the memory cap: such a conversion is not followed (X's is not made,
+    // the opponent's is a loss for X), which keeps every safe value sound.
+    struct PairHash {
+        std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const {
+            return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ULL ^ p.second);
+        }
+    };
+    std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash> beyond_;
     std::uint64_t bytes_ = 0;
     std::uint64_t structures_solved_ = 0;
     std::uint64_t positions_solved_ = 0;

@@ -1,7 +1,7 @@
 // The quiet game over a dense index, structure by structure
-// (dense_quiet.hpp).
+// (dense_game.hpp).
 
-#include "dense_quiet.hpp"
+#include "dense_game.hpp"
 
 #include <omp.h>
 
@@ -31,13 +31,30 @@ struct Coordinates {
 
 enum State : std::uint8_t { kInvalid, kInner, kLoss, kSafe };
 
+// The ranks of the pawns, 3 bits each, ordered by colour (white first),
+// file, then rank: every table orders its pawns so.
+std::uint64_t structure_key(const Position& pos) {
+    std::uint64_t key = 0;
+    int j = 0;
+    for (const Color color : {Color::White, Color::Black}) {
+        const Bitboard pawns = pos.units(color, UnitType::Pawn);
+        for (int f = 0; f < 8; f += 2) {
+            for (int r = 0; r < 8; ++r) {
+                if (pawns & bit(make_square(f, r))) key |= static_cast<std::uint64_t>(r) << (3 * j++);
+            }
+        }
+    }
+    return key;
+}
+
 }  // namespace
 
 // A material: the files of the kings, the pawns per colour and file, the
 // pieces per colour and kind. Solved structures of a material are kept as
 // one bit per slot (safe or not).
-struct DenseQuietGame::Table {
+struct DenseGame::Table {
     int king_file[2] = {0, 0};
+    std::uint32_t king_file_order = 0;
     // Pieces in ascending unit code; identical ones take ascending squares
     // (packed index), so that a position has exactly one slot.
     std::vector<Unit> pieces;
@@ -81,15 +98,7 @@ struct DenseQuietGame::Table {
 
     Coordinates coordinates(const Position& pos) const {
         Coordinates c;
-        int j = 0;
-        for (const Color color : {Color::White, Color::Black}) {
-            const Bitboard pawns = pos.units(color, UnitType::Pawn);
-            for (int f = 0; f < 8; f += 2) {
-                for (int r = 0; r < 8; ++r) {
-                    if (pawns & bit(make_square(f, r))) c.structure |= static_cast<std::uint64_t>(r) << (3 * j++);
-                }
-            }
-        }
+        c.structure = structure_key(pos);
         std::uint32_t slot = pos.side_to_move() == Color::White ? 0 : 1;
         slot = slot * 8 + static_cast<std::uint32_t>(rank_of(lsb(pos.units(Color::White, UnitType::King))));
         slot = slot * 8 + static_cast<std::uint32_t>(rank_of(lsb(pos.units(Color::Black, UnitType::King))));
@@ -104,7 +113,7 @@ struct DenseQuietGame::Table {
     }
 };
 
-struct DenseQuietGame::Scratch {
+struct DenseGame::Scratch {
     std::vector<std::uint8_t> state;
     std::vector<std::uint16_t> remaining;
     std::vector<std::uint32_t> first;
@@ -115,9 +124,27 @@ struct DenseQuietGame::Scratch {
     MoveList legal;
 };
 
+// The kings and pawns on the kings' file from the first rank up, 2 bits
+// each (white king, black king, white pawn, black pawn). In the quiet game
+// none of them ever passes another (a king steps along its file, a pawn
+// straight ahead, and neither captures), so this order never changes: the
+// positions of another order are never reached and need not be solved.
+std::uint32_t king_file_order(const Position& pos, int file) {
+    std::uint32_t order = 0;
+    for (int r = 7; r >= 0; --r) {
+        const Unit u = pos.unit_on(make_square(file, r));
+        if (u == Unit::None) continue;
+        const UnitType t = unit_type(u);
+        if (t != UnitType::King && t != UnitType::Pawn) continue;
+        order = order << 2 | (t == UnitType::King ? 0u : 2u) | (unit_color(u) == Color::Black ? 1u : 0u);
+    }
+    return order;
+}
+
 // The key of a material: king files (2 bits each), then a 2-bit count per
-// colour and file of pawns and per colour and kind of pieces.
-struct DenseQuietGame::Material {
+// colour and file of pawns and per colour and kind of pieces, then the
+// order on the kings' file (at most 8 units: 16 bits).
+struct DenseGame::Material {
     static std::optional<std::uint64_t> key(const Position& pos) {
         const Bitboard pieces_bb = pos.occupied() & ~pos.units(UnitType::Pawn) & ~pos.units(UnitType::King);
         if (popcount(pieces_bb) > kMaxPieces) return std::nullopt;
@@ -151,25 +178,28 @@ struct DenseQuietGame::Material {
             }
         }
         if (pieces > kMaxPieces) return std::nullopt;
+        const int file = file_of(lsb(pos.units(Color::White, UnitType::King)));
+        if (file != file_of(lsb(pos.units(Color::Black, UnitType::King)))) return std::nullopt;
+        put(static_cast<int>(king_file_order(pos, file)), 16);
         return key;
     }
 };
 
-DenseQuietGame::DenseQuietGame(Color x, std::uint64_t memory_cap, int threads)
-    : x_(x), memory_cap_(memory_cap), threads_(std::max(1, threads)) {}
+DenseGame::DenseGame(Color x, std::uint64_t memory_cap, int threads, DenseRules rules)
+    : x_(x), rules_(rules), memory_cap_(memory_cap), threads_(std::max(1, threads)) {}
 
-DenseQuietGame::~DenseQuietGame() = default;
+DenseGame::~DenseGame() = default;
 
-bool DenseQuietGame::fits(const Position& pos) const { return Material::key(pos).has_value(); }
+bool DenseGame::fits(const Position& pos) const { return Material::key(pos).has_value(); }
 
-const DenseQuietGame::Table* DenseQuietGame::table_of(const Position& pos) const {
+const DenseGame::Table* DenseGame::table_of(const Position& pos) const {
     const auto key = Material::key(pos);
     if (!key) return nullptr;
     const auto it = tables_.find(*key);
     return it == tables_.end() ? nullptr : it->second.get();
 }
 
-DenseQuietGame::Table* DenseQuietGame::table_of(const Position& pos, bool create) {
+DenseGame::Table* DenseGame::table_of(const Position& pos, bool create) {
     const auto key = Material::key(pos);
     if (!key) return nullptr;
     auto& table = tables_[*key];
@@ -178,6 +208,7 @@ DenseQuietGame::Table* DenseQuietGame::table_of(const Position& pos, bool create
         for (const Color c : {Color::White, Color::Black}) {
             table->king_file[static_cast<int>(c)] = file_of(lsb(pos.units(c, UnitType::King)));
         }
+        table->king_file_order = king_file_order(pos, table->king_file[0]);
         for (const Color c : {Color::White, Color::Black}) {
             for (const UnitType t : kPieceTypes) {
                 for (int n = popcount(pos.units(c, t)); n > 0; --n) table->pieces.push_back(make_unit(c, t));
@@ -199,7 +230,7 @@ DenseQuietGame::Table* DenseQuietGame::table_of(const Position& pos, bool create
     return table.get();
 }
 
-std::optional<bool> DenseQuietGame::known(const Position& pos) const {
+std::optional<bool> DenseGame::known(const Position& pos) const {
     const Table* table = table_of(pos);
     if (!table) return std::nullopt;
     const Coordinates c = table->coordinates(pos);
@@ -208,18 +239,18 @@ std::optional<bool> DenseQuietGame::known(const Position& pos) const {
     return table->safe(it->second, c.slot);
 }
 
-std::optional<Move> DenseQuietGame::move_at(const Position& pos) const {
+std::optional<Move> DenseGame::move_at(const Position& pos) const {
     if (pos.side_to_move() != x_ || known(pos) != true) return std::nullopt;
     MoveList legal;
     generate_legal<R>(pos, legal);
     for (const Move m : legal) {
-        if (m.is_promotion() || pos.is_capture(m)) continue;
-        if (known(pos.after(m)) == true) return m;
+        if (rules_ == DenseRules::Quiet && (m.is_promotion() || pos.is_capture(m))) continue;
+        if (known(pos.after(m)) == true) return m;  // nullopt where a promotion leaves the index
     }
     return std::nullopt;
 }
 
-std::optional<bool> DenseQuietGame::solve(const Position& pos) {
+std::optional<bool> DenseGame::solve(const Position& pos) {
     if (interrupted_) return std::nullopt;
     if (const auto value = known(pos)) return value;
     Table* table = table_of(pos, true);
@@ -269,49 +300,83 @@ std::optional<bool> DenseQuietGame::solve(const Position& pos) {
     }
     // The bits kept, and each thread's scratch while it works (about 48
     // bytes a slot with the edges), must fit the cap.
+    const std::uint64_t batch_bytes = batch.size() * table->bytes_per_structure();
     const std::uint64_t scratch = static_cast<std::uint64_t>(threads_) * table->slots * 48;
-    if (bytes_ + batch.size() * table->bytes_per_structure() + scratch > memory_cap_) {
+    if (bytes_ + reserved_ + batch_bytes + scratch > memory_cap_) {
         table->too_large.insert(start_key);
         return std::nullopt;
     }
+    reserved_ += batch_bytes;
+    const auto give_up = [&] {
+        // Nothing of a stopped or failed call is kept: its structures are
+        // solved again by the next call (smaller materials it solved on
+        // the way are complete, and stay).
+        for (const std::uint32_t id : batch) std::vector<std::uint64_t>().swap(table->bits[id]);
+        reserved_ -= batch_bytes;
+        return std::nullopt;
+    };
     // Most advanced first: a pawn step only ever leads to a structure of
     // greater advance, solved by then.
     std::map<int, std::vector<std::uint32_t>, std::greater<>> levels;
     for (const std::uint32_t id : batch) levels[table->advance(table->keys[id])].push_back(id);
     std::atomic<bool> stopped{false};
-    std::atomic<std::uint64_t> positions{0};
-    for (const auto& [advance, ids] : levels) {
-        const std::int64_t n = static_cast<std::int64_t>(ids.size());
-#pragma omp parallel num_threads(threads_)
-        {
-            Scratch scratch_of_thread;
-            std::uint64_t counted = 0;
+    std::uint64_t positions = 0;
+    for (auto& [advance, ids] : levels) {
+        // With captures, a structure whose captures lead into smaller
+        // materials not solved yet is put back: those are solved (by this
+        // same function, between the parallel passes), then it is solved
+        // again. Its captures always lead to the same few structures, so
+        // one round finds them all.
+        std::vector<std::uint32_t> pending = ids;
+        while (!pending.empty()) {
+            const std::int64_t n = static_cast<std::int64_t>(pending.size());
+            std::vector<std::uint8_t> complete(pending.size(), 0);
+            std::vector<std::vector<Position>> missing(static_cast<std::size_t>(threads_));
+#pragma omp parallel num_threads(threads_) reduction(+ : positions)
+            {
+                Scratch scratch_of_thread;
+                auto& missing_here = missing[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
-            for (std::int64_t i = 0; i < n; ++i) {
-                if (stopped.load(std::memory_order_relaxed)) continue;
-                if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
-                    stopped = true;
-                    continue;
+                for (std::int64_t i = 0; i < n; ++i) {
+                    if (stopped.load(std::memory_order_relaxed)) continue;
+                    if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
+                        stopped = true;
+                        continue;
+                    }
+                    const auto index = static_cast<std::size_t>(i);
+                    complete[index] = solve_structure(*table, pending[index], scratch_of_thread, positions, missing_here);
                 }
-                solve_structure(*table, ids[static_cast<std::size_t>(i)], scratch_of_thread, counted);
             }
-            positions += counted;
+            if (stopped) {
+                interrupted_ = true;
+                return give_up();
+            }
+            std::vector<std::uint32_t> again;
+            for (std::size_t i = 0; i < pending.size(); ++i) {
+                if (!complete[i]) again.push_back(pending[i]);
+            }
+            for (const auto& list : missing) {
+                for (const Position& child : list) {
+                    if (known(child)) continue;
+                    if (solve(child)) continue;
+                    if (interrupted_) return give_up();
+                    // Too large for the cap: this conversion is treated like
+                    // a promotion beyond the index (pessimistically).
+                    beyond_.insert({*Material::key(child), structure_key(child)});
+                }
+            }
+            pending = std::move(again);
         }
-        if (stopped) break;
     }
-    if (stopped) {
-        // Nothing of a stopped call is kept: its structures are solved again.
-        interrupted_ = true;
-        for (const std::uint32_t id : batch) std::vector<std::uint64_t>().swap(table->bits[id]);
-        return std::nullopt;
-    }
-    bytes_ += batch.size() * table->bytes_per_structure();
+    reserved_ -= batch_bytes;
+    bytes_ += batch_bytes;
     structures_solved_ += batch.size();
     positions_solved_ += positions;
     return known(pos);
 }
 
-void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s, std::uint64_t& positions) const {
+bool DenseGame::solve_structure(Table& table, std::uint32_t id, Scratch& s, std::uint64_t& positions,
+                                std::vector<Position>& missing) const {
     const std::uint64_t key = table.keys[id];
     const int pawns = static_cast<int>(table.pawn_color.size());
     const int k = static_cast<int>(table.pieces.size());
@@ -325,6 +390,22 @@ void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s,
         pawn_squares |= bit(pawn_at[j]);
         base.put(pawn_at[j], make_unit(table.pawn_color[j], UnitType::Pawn));
     }
+    // The kings' places whose order on their file is the table's.
+    bool kings_in_order[64];
+    for (int w = 0; w < 8; ++w) {
+        for (int b = 0; b < 8; ++b) {
+            const Square wk = make_square(table.king_file[0], w);
+            const Square bk = make_square(table.king_file[1], b);
+            bool ok = wk != bk && !(pawn_squares & (bit(wk) | bit(bk)));
+            if (ok) {
+                Position kings = base;
+                kings.put(wk, make_unit(Color::White, UnitType::King));
+                kings.put(bk, make_unit(Color::Black, UnitType::King));
+                ok = king_file_order(kings, table.king_file[0]) == table.king_file_order;
+            }
+            kings_in_order[w * 8 + b] = ok;
+        }
+    }
     s.state.assign(n, kInvalid);
     s.remaining.assign(n, 0);
     s.first.assign(n + 1, 0);
@@ -333,12 +414,16 @@ void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s,
     const auto x_node = [&](std::uint32_t slot) {
         return static_cast<Color>(slot >> stm_shift) == x_;
     };
+    std::uint64_t counted = 0;
+    // Smaller materials a capture leads into that are not solved yet, one
+    // child position for each (material, structure).
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> missing_keys;
     for (std::uint32_t v = 0; v < n; ++v) {
         s.first[v] = static_cast<std::uint32_t>(s.edges.size());
         const Color side = static_cast<Color>(v >> stm_shift);
         const Square wk = make_square(table.king_file[0], static_cast<int>((v >> (piece_bits + 3)) & 7));
         const Square bk = make_square(table.king_file[1], static_cast<int>((v >> piece_bits) & 7));
-        if (wk == bk || (pawn_squares & (bit(wk) | bit(bk)))) continue;
+        if (!kings_in_order[(v >> piece_bits) & 63]) continue;
         Bitboard occupied = pawn_squares | bit(wk) | bit(bk);
         Square piece_at[kMaxPieces];
         bool valid = true;
@@ -356,7 +441,7 @@ void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s,
         for (int i = 0; i < k; ++i) pos.put(piece_at[i], table.pieces[i]);
         pos.set_side_to_move(side);
         if (king_attacked<R>(pos, ~side)) continue;  // not a position
-        ++positions;
+        ++counted;
         generate_legal<R>(pos, s.legal);
         const bool x_moves = side == x_;
         if (s.legal.empty()) {
@@ -366,12 +451,45 @@ void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s,
         s.state[v] = kInner;
         bool decided = false;
         for (const Move m : s.legal) {
-            const bool leaves = m.is_promotion() || pos.is_capture(m);
-            if (x_moves && leaves) continue;  // X makes no capture and no promotion
-            if (leaves) {  // the opponent's capture or promotion: a loss for X
-                s.state[v] = kLoss;
+            const bool capture = pos.is_capture(m);
+            bool followed = capture || m.is_promotion();
+            std::optional<Position> converted;
+            if (followed && rules_ == DenseRules::Conversions) {
+                converted = pos.after(m);
+                // A promotion into a material beyond the index is not followed.
+                followed = capture || fits(*converted);
+            }
+            if ((capture || m.is_promotion()) && (rules_ == DenseRules::Quiet || !followed)) {
+                if (x_moves) continue;  // X does not make it
+                s.state[v] = kLoss;     // the opponent's: a loss for X
                 decided = true;
                 break;
+            }
+            if (converted) {
+                // Into the table of the material it leaves, solved before
+                // this structure is, or asked for.
+                const Position& child = *converted;
+                const auto value = known(child);
+                if (!value) {
+                    const std::pair<std::uint64_t, std::uint64_t> keys{*Material::key(child), structure_key(child)};
+                    if (beyond_.count(keys)) {  // too large to solve: not followed
+                        if (x_moves) continue;
+                        s.state[v] = kLoss;
+                        decided = true;
+                        break;
+                    }
+                    if (std::find(missing_keys.begin(), missing_keys.end(), keys) == missing_keys.end()) {
+                        missing_keys.push_back(keys);
+                        missing.push_back(child);
+                    }
+                    continue;
+                }
+                if (x_moves == *value) {  // X takes a safe way out, or the opponent an unsafe one
+                    s.state[v] = x_moves ? kSafe : kLoss;
+                    decided = true;
+                    break;
+                }
+                continue;
             }
             const Square from = m.from();
             const Square to = m.to();
@@ -424,6 +542,7 @@ void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s,
         s.remaining[v] = static_cast<std::uint16_t>(count);
     }
     s.first[n] = static_cast<std::uint32_t>(s.edges.size());
+    if (!missing_keys.empty()) return false;
     // Predecessors of each slot, then the opponent's attractor to the
     // losses: an opponent node with a child in it, an X node with all its
     // children in it.
@@ -459,6 +578,8 @@ void DenseQuietGame::solve_structure(Table& table, std::uint32_t id, Scratch& s,
         if (s.state[v] == kInner || s.state[v] == kSafe) bits[v >> 6] |= std::uint64_t{1} << (v & 63);
     }
     table.bits[id] = std::move(bits);
+    positions += counted;
+    return true;
 }
 
 }  // namespace tbf::solve::detail
