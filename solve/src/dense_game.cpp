@@ -148,6 +148,8 @@ struct DenseGame::Material {
     static std::optional<std::uint64_t> key(const Position& pos) {
         const Bitboard pieces_bb = pos.occupied() & ~pos.units(UnitType::Pawn) & ~pos.units(UnitType::King);
         if (popcount(pieces_bb) > kMaxPieces) return std::nullopt;
+        // A structure's key holds 3 bits a pawn in 64.
+        if (popcount(pos.units(UnitType::Pawn)) > kMaxPawns) return std::nullopt;
         std::uint64_t key = 0;
         int shift = 0;
         const auto put = [&](int value, int bits) {

@@ -39,8 +39,12 @@
 namespace tbf::solve::detail {
 
 enum class DenseRules : std::uint8_t {
-    Quiet,     // no capture: the opponent's is a loss for X, X's is not made
-    Conversions,  // captures and promotions by both sides, into the tables of the materials they leave
+    // No capture and no promotion: the opponent's is a loss for X, X's is
+    // not made.
+    Quiet,
+    // Captures and promotions by both sides, into the tables of the
+    // materials they leave.
+    Conversions,
 };
 
 class DenseGame {
@@ -63,7 +67,8 @@ public:
 
     // True if the index takes `pos`'s material (at most kMaxPieces pieces
     // besides the kings and pawns, at most three pawns of a colour on a
-    // file, at most three pieces of a kind and colour).
+    // file, at most three pieces of a kind and colour, both kings on one
+    // file, no pawn on its last rank or behind its first).
     bool fits(const Position& pos) const;
     DenseRules rules() const { return rules_; }
 
@@ -76,8 +81,8 @@ public:
     std::optional<bool> known(const Position& pos) const;
 
     // X's move at a safe X-to-move position: a move of the game (a quiet
-    // one under DenseRules::Quiet, never a promotion) into a position the
-    // game calls safe, the first in move-generation order.
+    // one under DenseRules::Quiet) into a position the game calls safe, the
+    // first in move-generation order.
     std::optional<Move> move_at(const Position& pos) const;
 
     std::uint64_t memory_bytes() const { return bytes_; }

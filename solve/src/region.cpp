@@ -114,8 +114,9 @@ std::string RegionSolver::region_key(const Position& pos) const {
 std::optional<bool> RegionSolver::known(const Position& pos) const {
     const std::uint16_t* value = values_.find(pack(pos));
     if (value && !is_unsafe(*value)) return true;
-    // The dense game's values are exact in the plain quiet game: a safe one
-    // is safe here whatever the hash table holds.
+    // The dense game's values are exact in its own game (the plain quiet
+    // game, or the whole game with --dense-conversions): a safe one is safe
+    // in the real game whatever the hash table holds.
     if (dense_) {
         if (const auto dense_value = dense_->known(pos)) {
             if (*dense_value || !value) return dense_value;
@@ -158,8 +159,8 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
     // The quiet game with exchanges is larger than the plain one: once it
     // has overflowed often, only the plain game is tried.
     if (game_ == RegionGame::Quiet && exchange_overflows_ >= kMaxOverflows) depth = 0;
-    // The dense game answers the plain quiet game exactly where the
-    // material fits it: a value it has already is taken at once. It solves
+    // The dense game answers its game exactly where the material fits it:
+    // a value it has already is taken at once. It solves
     // a new start only when the hash-table game overflows its budget, since
     // it enumerates every position of every structure reachable, far more
     // than a game that fits the budget visits.
