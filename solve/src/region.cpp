@@ -191,6 +191,13 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
             if (dense == Dense::TryExchanges) continue;
             return dense == Dense::Answered;
         }
+        // After kMaxOverflows hash-table games overflowed, a start the dense
+        // game takes goes to it directly: each overflow cost a budget.
+        if (d == 0 && dense_fits && overflows_ >= kMaxOverflows) {
+            const Dense dense = solve_dense();
+            if (dense == Dense::TryExchanges) continue;
+            return dense == Dense::Answered;
+        }
         const std::string key = region_key(pos);
         if (too_large_.count(key)) return false;
         if (!explore(pos, d)) {
@@ -201,6 +208,9 @@ bool RegionSolver::explore_region(const Position& pos, int depth) {
                 return false;
             }
             if (const Dense dense = solve_dense(); dense != Dense::Failed) {
+                // An overflow the dense game did not turn into a safe start
+                // still counts (the budget was spent for nothing).
+                if (known(pos) != true) ++overflows_;
                 if (dense == Dense::TryExchanges) continue;
                 return true;
             }
