@@ -317,6 +317,20 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
         reserved_ -= batch_bytes;
         return std::nullopt;
     };
+    if (rules_ == DenseRules::Conversions) {
+        // The materials one capture below, from this start's structure
+        // without the captured unit: every structure a capture reaches from
+        // this batch is reachable from there, so the passes below find them
+        // solved instead of putting their structures back level by level.
+        for (Bitboard units = pos.occupied() & ~pos.units(UnitType::King); units;) {
+            Position lower = pos;
+            lower.remove(pop_lsb(units));
+            if (!fits(lower) || known(lower)) continue;
+            if (solve(lower)) continue;
+            if (interrupted_) return give_up();
+            // Too large: the captures into it are found and not followed below.
+        }
+    }
     // Most advanced first: a pawn step only ever leads to a structure of
     // greater advance, solved by then.
     std::map<int, std::vector<std::uint32_t>, std::greater<>> levels;
