@@ -19,11 +19,14 @@ using R = FourFile;
 
 constexpr UnitType kPieceTypes[] = {UnitType::Knight, UnitType::Bishop, UnitType::Rook, UnitType::Queen};
 constexpr int kMaxPawns = 16;
+// Units besides the kings up to which a conversions solve first solves
+// every material one capture below its start.
+constexpr int kMaxPresolvedUnits = 8;
 
 // Where one position sits in its table: the structure's key (a rank per
 // pawn, 3 bits each, in the table's pawn order) and the slot inside the
-// structure: side to move, the kings' ranks, then a packed square (5 bits)
-// per piece.
+// structure: side to move, the kings' ranks, then each piece's place among
+// the squares it may stand on (a mixed-radix number).
 struct Coordinates {
     std::uint64_t structure = 0;
     std::uint32_t slot = 0;
@@ -47,22 +50,68 @@ std::uint64_t structure_key(const Position& pos) {
     return key;
 }
 
+// Material in pawns: pawn 1, knight and bishop 3, rook 5, queen 9.
+int material_value(const Position& pos, Color c) {
+    return popcount(pos.units(c, UnitType::Pawn)) +
+           3 * popcount(pos.units(c, UnitType::Knight) | pos.units(c, UnitType::Bishop)) +
+           5 * popcount(pos.units(c, UnitType::Rook)) + 9 * popcount(pos.units(c, UnitType::Queen));
+}
+
+// A knight's step changes the file (of the four) and the rank by one each,
+// a bishop's the file by one and the rank by two, so each keeps to a class
+// of squares: two for knights, four for bishops. 0 for the other kinds.
+int square_class(UnitType t, Square s) {
+    const int f = file_of(s) / 2;
+    const int r = rank_of(s);
+    if (t == UnitType::Knight) return 1 + ((f + r) & 1);
+    if (t == UnitType::Bishop) return 1 + (r & 1) * 2 + ((f + (r >> 1)) & 1);
+    return 0;
+}
+
+Bitboard class_squares(UnitType t, int square_class_id) {
+    Bitboard out = 0;
+    for (int i = 0; i < 32; ++i) {
+        const Square s = packed_square(i);
+        if (square_class_id == 0 || square_class(t, s) == square_class_id) out |= bit(s);
+    }
+    return out;
+}
+
+// The class all units of colour c and kind t share, 0 if none or mixed.
+int common_class(const Position& pos, Color c, UnitType t) {
+    if (t != UnitType::Knight && t != UnitType::Bishop) return 0;
+    Bitboard units = pos.units(c, t);
+    if (!units) return 0;
+    const int first = square_class(t, lsb(units));
+    while (units) {
+        if (square_class(t, pop_lsb(units)) != first) return 0;
+    }
+    return first;
+}
+
 }  // namespace
 
 // A material: the files of the kings, the pawns per colour and file, the
-// pieces per colour and kind. Solved structures of a material are kept as
-// one bit per slot (safe or not).
+// pieces per colour and kind with the class of squares their knights and
+// bishops keep to. Solved structures of a material are kept as one bit per
+// slot (safe or not).
 struct DenseGame::Table {
-    int king_file[2] = {0, 0};
+    int king_file = 0;
     std::uint32_t king_file_order = 0;
-    // Pieces in ascending unit code; identical ones take ascending squares
-    // (packed index), so that a position has exactly one slot.
+    // Pieces in ascending unit code; identical ones take ascending places,
+    // so that a position has exactly one slot.
     std::vector<Unit> pieces;
+    // Per piece: the squares it may stand on, in ascending order, its place
+    // among them for each square (-1: not one of them), and the weight of
+    // that place in the slot.
+    std::vector<std::vector<Square>> squares;
+    std::vector<std::array<std::int8_t, 64>> place;
+    std::vector<std::uint32_t> weight;
+    std::uint32_t piece_slots = 1;  // product of the pieces' square counts
+    std::uint32_t slots = 0;        // side to move x kings' ranks x piece_slots
     // Pawns ordered by colour (white first), file, then rank.
     std::vector<Color> pawn_color;
     std::vector<int> pawn_file;
-    int piece_bits = 0;  // 5 per piece
-    std::uint32_t slots = 0;
     std::unordered_map<std::uint64_t, std::uint32_t> ids;
     std::vector<std::uint64_t> keys;
     std::vector<std::vector<std::uint64_t>> bits;  // empty: not solved
@@ -82,31 +131,46 @@ struct DenseGame::Table {
     bool safe(std::uint32_t id, std::uint32_t slot) const { return (bits[id][slot >> 6] >> (slot & 63)) & 1; }
     std::uint64_t bytes_per_structure() const { return std::max<std::uint64_t>(8, slots / 8); }
 
-    // Keeps identical pieces in ascending squares after one of them moved.
+    std::uint32_t place_of(std::uint32_t slot, std::size_t i) const {
+        return (slot % piece_slots) / weight[i] % static_cast<std::uint32_t>(squares[i].size());
+    }
+    std::uint32_t kings_of(std::uint32_t slot) const { return (slot / piece_slots) & 63; }
+    std::uint32_t side_bit(std::uint32_t slot) const { return slot / (64 * piece_slots); }
+
+    // Keeps identical pieces in ascending places after one of them moved.
     std::uint32_t canonical(std::uint32_t slot) const {
         const std::size_t k = pieces.size();
         if (k < 2) return slot;
-        std::uint32_t sq[kMaxPieces];
-        for (std::size_t i = 0; i < k; ++i) sq[i] = (slot >> (5 * i)) & 31;
+        bool identical = false;
+        for (std::size_t i = 1; i < k; ++i) identical |= pieces[i] == pieces[i - 1];
+        if (!identical) return slot;
+        std::uint32_t at[kMaxPieces];
+        for (std::size_t i = 0; i < k; ++i) at[i] = place_of(slot, i);
         for (std::size_t i = 1; i < k; ++i) {
-            for (std::size_t j = i; j > 0 && pieces[j] == pieces[j - 1] && sq[j] < sq[j - 1]; --j) std::swap(sq[j], sq[j - 1]);
+            for (std::size_t j = i; j > 0 && pieces[j] == pieces[j - 1] && at[j] < at[j - 1]; --j) std::swap(at[j], at[j - 1]);
         }
-        std::uint32_t out = slot & ~((1u << piece_bits) - 1);
-        for (std::size_t i = 0; i < k; ++i) out |= sq[i] << (5 * i);
+        std::uint32_t out = slot - slot % piece_slots;
+        for (std::size_t i = 0; i < k; ++i) out += at[i] * weight[i];
         return out;
     }
 
-    Coordinates coordinates(const Position& pos) const {
+    // nullopt if a piece stands outside its squares (a place of X's the
+    // limits exclude).
+    std::optional<Coordinates> coordinates(const Position& pos) const {
         Coordinates c;
         c.structure = structure_key(pos);
         std::uint32_t slot = pos.side_to_move() == Color::White ? 0 : 1;
         slot = slot * 8 + static_cast<std::uint32_t>(rank_of(lsb(pos.units(Color::White, UnitType::King))));
         slot = slot * 8 + static_cast<std::uint32_t>(rank_of(lsb(pos.units(Color::Black, UnitType::King))));
-        slot <<= piece_bits;
+        slot *= piece_slots;
         std::size_t i = 0;
         while (i < pieces.size()) {
             Bitboard same = pos.units(unit_color(pieces[i]), unit_type(pieces[i]));
-            while (same) slot |= static_cast<std::uint32_t>(packed_index(pop_lsb(same))) << (5 * i++);
+            while (same) {
+                const int at = place[i][pop_lsb(same)];
+                if (at < 0) return std::nullopt;
+                slot += static_cast<std::uint32_t>(at) * weight[i++];
+            }
         }
         c.slot = slot;
         return c;
@@ -121,7 +185,6 @@ struct DenseGame::Scratch {
     std::vector<std::uint32_t> pred_first;
     std::vector<std::uint32_t> preds;
     std::vector<std::uint32_t> queue;
-    MoveList legal;
 };
 
 // The kings and pawns on the kings' file from the first rank up, 2 bits
@@ -141,13 +204,14 @@ std::uint32_t king_file_order(const Position& pos, int file) {
     return order;
 }
 
-// The key of a material: king files (2 bits each), then a 2-bit count per
-// colour and file of pawns and per colour and kind of pieces, then the
-// order on the kings' file (at most 8 units: 16 bits).
+// The key of a material: king files (2 bits each), then per colour a
+// 2-bit count per file of pawns and per kind of pieces, and the classes of
+// squares its knights (2 bits) and bishops (3 bits) keep to, then the order
+// on the kings' file (at most 8 units: 16 bits).
 struct DenseGame::Material {
-    static std::optional<std::uint64_t> key(const Position& pos) {
+    static std::optional<std::uint64_t> key(const Position& pos, int max_pieces) {
         const Bitboard pieces_bb = pos.occupied() & ~pos.units(UnitType::Pawn) & ~pos.units(UnitType::King);
-        if (popcount(pieces_bb) > kMaxPieces) return std::nullopt;
+        if (popcount(pieces_bb) > max_pieces) return std::nullopt;
         // A structure's key holds 3 bits a pawn in 64.
         if (popcount(pos.units(UnitType::Pawn)) > kMaxPawns) return std::nullopt;
         std::uint64_t key = 0;
@@ -161,7 +225,6 @@ struct DenseGame::Material {
             if (popcount(king) != 1) return std::nullopt;
             put(file_of(lsb(king)) / 2, 2);
         }
-        int pieces = 0;
         for (const Color c : {Color::White, Color::Black}) {
             const Bitboard pawns = pos.units(c, UnitType::Pawn);
             // A pawn on its last rank or behind its first cannot be indexed
@@ -175,11 +238,11 @@ struct DenseGame::Material {
             for (const UnitType t : kPieceTypes) {
                 const int n = popcount(pos.units(c, t));
                 if (n > 3) return std::nullopt;
-                pieces += n;
                 put(n, 2);
             }
+            put(common_class(pos, c, UnitType::Knight), 2);
+            put(common_class(pos, c, UnitType::Bishop), 3);
         }
-        if (pieces > kMaxPieces) return std::nullopt;
         const int file = file_of(lsb(pos.units(Color::White, UnitType::King)));
         if (file != file_of(lsb(pos.units(Color::Black, UnitType::King)))) return std::nullopt;
         put(static_cast<int>(king_file_order(pos, file)), 16);
@@ -187,36 +250,79 @@ struct DenseGame::Material {
     }
 };
 
-DenseGame::DenseGame(Color x, std::uint64_t memory_cap, int threads, DenseRules rules)
-    : x_(x), rules_(rules), memory_cap_(memory_cap), threads_(std::max(1, threads)) {}
+DenseGame::DenseGame(Color x, std::uint64_t memory_cap, int threads, DenseRules rules, const DenseLimits& limits)
+    : x_(x), rules_(rules), limits_(limits), memory_cap_(memory_cap), threads_(std::max(1, threads)) {
+    limits_.max_pieces = std::clamp(limits_.max_pieces, 0, kMaxPieces);
+}
 
 DenseGame::~DenseGame() = default;
 
-bool DenseGame::fits(const Position& pos) const { return Material::key(pos).has_value(); }
+std::optional<std::uint64_t> DenseGame::material_key(const Position& pos) const {
+    return Material::key(pos, limits_.max_pieces);
+}
+
+Bitboard DenseGame::squares_of(Color c, UnitType t, int square_class_id) const {
+    Bitboard squares = class_squares(t, square_class_id);
+    if (c == x_) squares &= limits_.x_squares[to_index(t)];
+    return squares;
+}
+
+bool DenseGame::fits(const Position& pos) const {
+    if (!material_key(pos)) return false;
+    // Every piece within its squares, and the slots of a structure within
+    // 32 bits.
+    std::uint64_t slots = 128;
+    for (const Color c : {Color::White, Color::Black}) {
+        for (const UnitType t : kPieceTypes) {
+            const Bitboard units = pos.units(c, t);
+            if (!units) continue;
+            const Bitboard squares = squares_of(c, t, common_class(pos, c, t));
+            if (units & ~squares) return false;
+            for (int n = popcount(units); n > 0; --n) slots *= static_cast<std::uint64_t>(popcount(squares));
+        }
+    }
+    return slots < (std::uint64_t{1} << 32);
+}
 
 const DenseGame::Table* DenseGame::table_of(const Position& pos) const {
-    const auto key = Material::key(pos);
+    const auto key = material_key(pos);
     if (!key) return nullptr;
     const auto it = tables_.find(*key);
     return it == tables_.end() ? nullptr : it->second.get();
 }
 
 DenseGame::Table* DenseGame::table_of(const Position& pos, bool create) {
-    const auto key = Material::key(pos);
+    if (create && !fits(pos)) return nullptr;
+    const auto key = material_key(pos);
     if (!key) return nullptr;
     auto& table = tables_[*key];
     if (!table && create) {
         table = std::make_unique<Table>();
-        for (const Color c : {Color::White, Color::Black}) {
-            table->king_file[static_cast<int>(c)] = file_of(lsb(pos.units(c, UnitType::King)));
-        }
-        table->king_file_order = king_file_order(pos, table->king_file[0]);
+        table->king_file = file_of(lsb(pos.units(Color::White, UnitType::King)));
+        table->king_file_order = king_file_order(pos, table->king_file);
         for (const Color c : {Color::White, Color::Black}) {
             for (const UnitType t : kPieceTypes) {
                 for (int n = popcount(pos.units(c, t)); n > 0; --n) table->pieces.push_back(make_unit(c, t));
             }
         }
         std::sort(table->pieces.begin(), table->pieces.end());
+        for (const Unit u : table->pieces) {
+            const Color c = unit_color(u);
+            const UnitType t = unit_type(u);
+            std::vector<Square> squares;
+            std::array<std::int8_t, 64> place;
+            place.fill(-1);
+            for (Bitboard b = squares_of(c, t, common_class(pos, c, t)); b;) {
+                const Square s = pop_lsb(b);
+                place[s] = static_cast<std::int8_t>(squares.size());
+                squares.push_back(s);
+            }
+            table->weight.push_back(table->piece_slots);
+            table->piece_slots *= static_cast<std::uint32_t>(squares.size());
+            table->squares.push_back(std::move(squares));
+            table->place.push_back(place);
+        }
+        table->slots = 128 * table->piece_slots;
         for (const Color c : {Color::White, Color::Black}) {
             const Bitboard pawns = pos.units(c, UnitType::Pawn);
             for (int f = 0; f < 8; f += 2) {
@@ -226,8 +332,6 @@ DenseGame::Table* DenseGame::table_of(const Position& pos, bool create) {
                 }
             }
         }
-        table->piece_bits = 5 * static_cast<int>(table->pieces.size());
-        table->slots = 2u * 64u << table->piece_bits;
     }
     return table.get();
 }
@@ -235,10 +339,11 @@ DenseGame::Table* DenseGame::table_of(const Position& pos, bool create) {
 std::optional<bool> DenseGame::known(const Position& pos) const {
     const Table* table = table_of(pos);
     if (!table) return std::nullopt;
-    const Coordinates c = table->coordinates(pos);
-    const auto it = table->ids.find(c.structure);
+    const auto c = table->coordinates(pos);
+    if (!c) return std::nullopt;
+    const auto it = table->ids.find(c->structure);
     if (it == table->ids.end() || table->bits[it->second].empty()) return std::nullopt;
-    return table->safe(it->second, c.slot);
+    return table->safe(it->second, c->slot);
 }
 
 std::optional<Move> DenseGame::move_at(const Position& pos) const {
@@ -257,7 +362,7 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
     if (const auto value = known(pos)) return value;
     Table* table = table_of(pos, true);
     if (!table) return std::nullopt;
-    const std::uint64_t start_key = table->coordinates(pos).structure;
+    const std::uint64_t start_key = structure_key(pos);
     if (table->too_large.count(start_key)) return std::nullopt;
     // Every structure reachable by pawn steps that is not solved yet; the
     // ones solved already have all their successors solved too.
@@ -285,6 +390,7 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
         Bitboard occupied = 0;
         for (int j = 0; j < pawns; ++j) occupied |= bit(table->pawn_square(key, j));
         for (int j = 0; j < pawns; ++j) {
+            if (!limits_.x_pawns_move && table->pawn_color[j] == x_) continue;
             const bool white = table->pawn_color[j] == Color::White;
             const int r = table->pawn_rank(key, j);
             const int step = white ? 1 : -1;
@@ -317,12 +423,15 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
         reserved_ -= batch_bytes;
         return std::nullopt;
     };
-    if (rules_ == DenseRules::Conversions) {
+    const Bitboard non_king_units = pos.occupied() & ~pos.units(UnitType::King);
+    if (rules_ == DenseRules::Conversions && popcount(non_king_units) <= kMaxPresolvedUnits) {
         // The materials one capture below, from this start's structure
         // without the captured unit: every structure a capture reaches from
         // this batch is reachable from there, so the passes below find them
         // solved instead of putting their structures back level by level.
-        for (Bitboard units = pos.occupied() & ~pos.units(UnitType::King); units;) {
+        // Done recursively this solves every material below, reached or
+        // not: 2^units of them, so only for few units.
+        for (Bitboard units = non_king_units; units;) {
             Position lower = pos;
             lower.remove(pop_lsb(units));
             if (!fits(lower) || known(lower)) continue;
@@ -348,7 +457,11 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
             const std::int64_t n = static_cast<std::int64_t>(pending.size());
             std::vector<std::uint8_t> complete(pending.size(), 0);
             std::vector<std::vector<Position>> missing(static_cast<std::size_t>(threads_));
-#pragma omp parallel num_threads(threads_) reduction(+ : positions)
+            // Fewer structures than threads (small materials): the threads
+            // share each structure's slots instead.
+            const int outer = n < threads_ ? 1 : threads_;
+            const int inner = n < threads_ ? threads_ : 1;
+#pragma omp parallel num_threads(outer) reduction(+ : positions)
             {
                 Scratch scratch_of_thread;
                 auto& missing_here = missing[static_cast<std::size_t>(omp_get_thread_num())];
@@ -360,7 +473,8 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
                         continue;
                     }
                     const auto index = static_cast<std::size_t>(i);
-                    complete[index] = solve_structure(*table, pending[index], scratch_of_thread, positions, missing_here);
+                    complete[index] =
+                        solve_structure(*table, pending[index], scratch_of_thread, positions, missing_here, inner);
                 }
             }
             if (stopped) {
@@ -378,7 +492,7 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
                     if (interrupted_) return give_up();
                     // Too large for the cap: this conversion is treated like
                     // a promotion beyond the index (pessimistically).
-                    beyond_.insert({*Material::key(child), structure_key(child)});
+                    beyond_.insert({*material_key(child), structure_key(child)});
                 }
             }
             pending = std::move(again);
@@ -391,12 +505,21 @@ std::optional<bool> DenseGame::solve(const Position& pos) {
     return known(pos);
 }
 
+bool DenseGame::within_limits(const Position& pos, Move m) const {
+    const UnitType t = unit_type(pos.unit_on(m.from()));
+    if (t == UnitType::King) return true;
+    if (t == UnitType::Pawn) {
+        if (!limits_.x_pawns_move) return false;
+        return !m.is_promotion() || (limits_.x_squares[to_index(m.promotion())] & bit(m.to()));
+    }
+    return (limits_.x_squares[to_index(t)] & bit(m.to())) != 0;
+}
+
 bool DenseGame::solve_structure(Table& table, std::uint32_t id, Scratch& s, std::uint64_t& positions,
-                                std::vector<Position>& missing) const {
+                                std::vector<Position>& missing, int inner_threads) const {
     const std::uint64_t key = table.keys[id];
     const int pawns = static_cast<int>(table.pawn_color.size());
     const int k = static_cast<int>(table.pieces.size());
-    const int piece_bits = table.piece_bits;
     const std::uint32_t n = table.slots;
     Position base;
     Bitboard pawn_squares = 0;
@@ -410,14 +533,14 @@ bool DenseGame::solve_structure(Table& table, std::uint32_t id, Scratch& s, std:
     bool kings_in_order[64];
     for (int w = 0; w < 8; ++w) {
         for (int b = 0; b < 8; ++b) {
-            const Square wk = make_square(table.king_file[0], w);
-            const Square bk = make_square(table.king_file[1], b);
+            const Square wk = make_square(table.king_file, w);
+            const Square bk = make_square(table.king_file, b);
             bool ok = wk != bk && !(pawn_squares & (bit(wk) | bit(bk)));
             if (ok) {
                 Position kings = base;
                 kings.put(wk, make_unit(Color::White, UnitType::King));
                 kings.put(bk, make_unit(Color::Black, UnitType::King));
-                ok = king_file_order(kings, table.king_file[0]) == table.king_file_order;
+                ok = king_file_order(kings, table.king_file) == table.king_file_order;
             }
             kings_in_order[w * 8 + b] = ok;
         }
@@ -426,136 +549,191 @@ bool DenseGame::solve_structure(Table& table, std::uint32_t id, Scratch& s, std:
     s.remaining.assign(n, 0);
     s.first.assign(n + 1, 0);
     s.edges.clear();
-    const std::uint32_t stm_shift = static_cast<std::uint32_t>(piece_bits + 6);
+    const std::uint32_t side_weight = 64 * table.piece_slots;
+    const std::uint32_t white_king_weight = 8 * table.piece_slots;
+    const std::uint32_t black_king_weight = table.piece_slots;
     const auto x_node = [&](std::uint32_t slot) {
-        return static_cast<Color>(slot >> stm_shift) == x_;
+        return static_cast<Color>(table.side_bit(slot)) == x_;
     };
     std::uint64_t counted = 0;
-    // Smaller materials a capture leads into that are not solved yet, one
+    // The slots are generated in chunks, by `inner_threads` threads when a
+    // level has fewer structures than threads (small materials): each chunk
+    // keeps its own edges (offsets local to it until they are joined), and
+    // the smaller materials its captures need that are not solved yet, one
     // child position for each (material, structure).
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> missing_keys;
-    for (std::uint32_t v = 0; v < n; ++v) {
-        s.first[v] = static_cast<std::uint32_t>(s.edges.size());
-        const Color side = static_cast<Color>(v >> stm_shift);
-        const Square wk = make_square(table.king_file[0], static_cast<int>((v >> (piece_bits + 3)) & 7));
-        const Square bk = make_square(table.king_file[1], static_cast<int>((v >> piece_bits) & 7));
-        if (!kings_in_order[(v >> piece_bits) & 63]) continue;
-        Bitboard occupied = pawn_squares | bit(wk) | bit(bk);
-        Square piece_at[kMaxPieces];
-        bool valid = true;
-        for (int i = 0; i < k && valid; ++i) {
-            const auto index = static_cast<int>((v >> (5 * i)) & 31);
-            piece_at[i] = packed_square(index);
-            if (occupied & bit(piece_at[i])) valid = false;
-            if (i > 0 && table.pieces[i] == table.pieces[i - 1] && piece_at[i] < piece_at[i - 1]) valid = false;
-            occupied |= bit(piece_at[i]);
-        }
-        if (!valid) continue;
-        Position pos = base;
-        pos.put(wk, make_unit(Color::White, UnitType::King));
-        pos.put(bk, make_unit(Color::Black, UnitType::King));
-        for (int i = 0; i < k; ++i) pos.put(piece_at[i], table.pieces[i]);
-        pos.set_side_to_move(side);
-        if (king_attacked<R>(pos, ~side)) continue;  // not a position
-        ++counted;
-        generate_legal<R>(pos, s.legal);
-        const bool x_moves = side == x_;
-        if (s.legal.empty()) {
-            s.state[v] = x_moves && in_check<R>(pos) ? kLoss : kSafe;
-            continue;
-        }
-        s.state[v] = kInner;
-        bool decided = false;
-        for (const Move m : s.legal) {
-            const bool capture = pos.is_capture(m);
-            bool followed = capture || m.is_promotion();
-            std::optional<Position> converted;
-            if (followed && rules_ == DenseRules::Conversions) {
-                converted = pos.after(m);
-                // A promotion into a material beyond the index is not followed.
-                followed = capture || fits(*converted);
+    const int chunk_count = inner_threads > 1 ? 8 * inner_threads : 1;
+    std::vector<std::vector<std::uint32_t>> chunk_edges(static_cast<std::size_t>(chunk_count));
+    chunk_edges[0] = std::move(s.edges);
+    chunk_edges[0].clear();
+    std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> chunk_missing_keys(
+        static_cast<std::size_t>(chunk_count));
+    std::vector<std::vector<Position>> chunk_missing(static_cast<std::size_t>(chunk_count));
+#pragma omp parallel for num_threads(inner_threads) schedule(dynamic, 1) reduction(+ : counted) if (inner_threads > 1)
+    for (int chunk = 0; chunk < chunk_count; ++chunk) {
+        const auto c = static_cast<std::size_t>(chunk);
+        auto& edges = chunk_edges[c];
+        auto& missing_keys = chunk_missing_keys[c];
+        auto& missing_here = chunk_missing[c];
+        MoveList legal;
+        const auto begin = static_cast<std::uint32_t>(std::uint64_t{n} * c / static_cast<std::uint64_t>(chunk_count));
+        const auto end = static_cast<std::uint32_t>(std::uint64_t{n} * (c + 1) / static_cast<std::uint64_t>(chunk_count));
+        for (std::uint32_t v = begin; v < end; ++v) {
+            s.first[v] = static_cast<std::uint32_t>(edges.size());
+            const std::uint32_t kings = table.kings_of(v);
+            if (!kings_in_order[kings]) continue;
+            const Color side = static_cast<Color>(table.side_bit(v));
+            const Square wk = make_square(table.king_file, static_cast<int>(kings >> 3));
+            const Square bk = make_square(table.king_file, static_cast<int>(kings & 7));
+            Bitboard occupied = pawn_squares | bit(wk) | bit(bk);
+            Square piece_at[kMaxPieces];
+            std::uint32_t place_at[kMaxPieces];
+            bool valid = true;
+            for (int i = 0; i < k && valid; ++i) {
+                const auto ui = static_cast<std::size_t>(i);
+                place_at[i] = table.place_of(v, ui);
+                piece_at[i] = table.squares[ui][place_at[i]];
+                if (occupied & bit(piece_at[i])) valid = false;
+                if (i > 0 && table.pieces[ui] == table.pieces[ui - 1] && place_at[i] < place_at[i - 1]) valid = false;
+                occupied |= bit(piece_at[i]);
             }
-            if ((capture || m.is_promotion()) && (rules_ == DenseRules::Quiet || !followed)) {
-                if (x_moves) continue;  // X does not make it
-                s.state[v] = kLoss;     // the opponent's: a loss for X
-                decided = true;
-                break;
+            if (!valid) continue;
+            Position pos = base;
+            pos.put(wk, make_unit(Color::White, UnitType::King));
+            pos.put(bk, make_unit(Color::Black, UnitType::King));
+            for (int i = 0; i < k; ++i) pos.put(piece_at[i], table.pieces[i]);
+            pos.set_side_to_move(side);
+            if (king_attacked<R>(pos, ~side)) continue;  // not a position
+            ++counted;
+            generate_legal<R>(pos, legal);
+            const bool x_moves = side == x_;
+            if (legal.empty()) {
+                s.state[v] = x_moves && in_check<R>(pos) ? kLoss : kSafe;
+                continue;
             }
-            if (converted) {
-                // Into the table of the material it leaves, solved before
-                // this structure is, or asked for.
-                const Position& child = *converted;
-                const auto value = known(child);
-                if (!value) {
-                    const std::pair<std::uint64_t, std::uint64_t> keys{*Material::key(child), structure_key(child)};
-                    if (beyond_.count(keys)) {  // too large to solve: not followed
-                        if (x_moves) continue;
+            s.state[v] = kInner;
+            bool decided = false;
+            for (const Move m : legal) {
+                if (x_moves && !within_limits(pos, m)) continue;  // X does not make it
+                const bool capture = pos.is_capture(m);
+                bool followed = capture || m.is_promotion();
+                std::optional<Position> converted;
+                if (followed && rules_ == DenseRules::Conversions) {
+                    converted = pos.after(m);
+                    // A promotion into a material beyond the index is not followed.
+                    followed = capture || fits(*converted);
+                    if (m.is_promotion() && !x_moves && limits_.opponent_promotion_loses) followed = false;
+                    if (capture && !x_moves &&
+                        material_value(*converted, ~x_) - material_value(*converted, x_) > limits_.max_deficit) {
+                        followed = false;
+                    }
+                }
+                if ((capture || m.is_promotion()) && (rules_ == DenseRules::Quiet || !followed)) {
+                    if (x_moves) continue;  // X does not make it
+                    s.state[v] = kLoss;     // the opponent's: a loss for X
+                    decided = true;
+                    break;
+                }
+                if (converted) {
+                    // Into the table of the material it leaves, solved before
+                    // this structure is, or asked for.
+                    const Position& child = *converted;
+                    const auto value = known(child);
+                    if (!value) {
+                        const std::pair<std::uint64_t, std::uint64_t> keys{*material_key(child), structure_key(child)};
+                        if (beyond_.count(keys)) {  // too large to solve: not followed
+                            if (x_moves) continue;
+                            s.state[v] = kLoss;
+                            decided = true;
+                            break;
+                        }
+                        if (std::find(missing_keys.begin(), missing_keys.end(), keys) == missing_keys.end()) {
+                            missing_keys.push_back(keys);
+                            missing_here.push_back(child);
+                        }
+                        continue;
+                    }
+                    if (x_moves == *value) {  // X takes a safe way out, or the opponent an unsafe one
+                        s.state[v] = x_moves ? kSafe : kLoss;
+                        decided = true;
+                        break;
+                    }
+                    continue;
+                }
+                const Square from = m.from();
+                const Square to = m.to();
+                const std::uint32_t flipped = side == Color::White ? v + side_weight : v - side_weight;
+                if (unit_type(pos.unit_on(from)) == UnitType::Pawn) {
+                    // A pawn step: the child is in a structure solved already.
+                    int j = 0;
+                    while (pawn_at[j] != from) ++j;
+                    const std::uint64_t child_key =
+                        (key & ~(std::uint64_t{7} << (3 * j))) | static_cast<std::uint64_t>(rank_of(to)) << (3 * j);
+                    const auto it = table.ids.find(child_key);
+                    const bool child_safe = it != table.ids.end() && !table.bits[it->second].empty() &&
+                                            table.safe(it->second, flipped);
+                    if (x_moves && child_safe) {
+                        s.state[v] = kSafe;
+                        decided = true;
+                        break;
+                    }
+                    if (!x_moves && !child_safe) {
                         s.state[v] = kLoss;
                         decided = true;
                         break;
                     }
-                    if (std::find(missing_keys.begin(), missing_keys.end(), keys) == missing_keys.end()) {
-                        missing_keys.push_back(keys);
-                        missing.push_back(child);
-                    }
                     continue;
                 }
-                if (x_moves == *value) {  // X takes a safe way out, or the opponent an unsafe one
-                    s.state[v] = x_moves ? kSafe : kLoss;
-                    decided = true;
-                    break;
+                std::uint32_t child;
+                if (from == wk) {
+                    child = flipped - static_cast<std::uint32_t>(rank_of(wk)) * white_king_weight +
+                            static_cast<std::uint32_t>(rank_of(to)) * white_king_weight;
+                } else if (from == bk) {
+                    child = flipped - static_cast<std::uint32_t>(rank_of(bk)) * black_king_weight +
+                            static_cast<std::uint32_t>(rank_of(to)) * black_king_weight;
+                } else {
+                    int i = 0;
+                    while (piece_at[i] != from) ++i;
+                    const auto ui = static_cast<std::size_t>(i);
+                    // Within the piece's squares: X's moves were held to them
+                    // above, the opponent's never leave their class.
+                    const int at = table.place[ui][to];
+                    child = flipped - place_at[i] * table.weight[ui] + static_cast<std::uint32_t>(at) * table.weight[ui];
+                    child = table.canonical(child);
                 }
+                edges.push_back(child);
+            }
+            if (decided) {
+                edges.resize(s.first[v]);
                 continue;
             }
-            const Square from = m.from();
-            const Square to = m.to();
-            const std::uint32_t flipped = v ^ (1u << stm_shift);
-            if (unit_type(pos.unit_on(from)) == UnitType::Pawn) {
-                // A pawn step: the child is in a structure solved already.
-                int j = 0;
-                while (pawn_at[j] != from) ++j;
-                const std::uint64_t child_key =
-                    (key & ~(std::uint64_t{7} << (3 * j))) | static_cast<std::uint64_t>(rank_of(to)) << (3 * j);
-                const auto it = table.ids.find(child_key);
-                const bool child_safe = it != table.ids.end() && !table.bits[it->second].empty() &&
-                                        table.safe(it->second, flipped);
-                if (x_moves && child_safe) {
-                    s.state[v] = kSafe;
-                    decided = true;
-                    break;
-                }
-                if (!x_moves && !child_safe) {
-                    s.state[v] = kLoss;
-                    decided = true;
-                    break;
-                }
+            const auto count = static_cast<std::uint32_t>(edges.size() - s.first[v]);
+            // X without a quiet move loses; an opponent node with every move
+            // inside waits for the attractor.
+            if (count == 0) {
+                s.state[v] = x_moves ? kLoss : kSafe;
                 continue;
             }
-            std::uint32_t child;
-            if (from == wk) {
-                child = (flipped & ~(7u << (piece_bits + 3))) | static_cast<std::uint32_t>(rank_of(to)) << (piece_bits + 3);
-            } else if (from == bk) {
-                child = (flipped & ~(7u << piece_bits)) | static_cast<std::uint32_t>(rank_of(to)) << piece_bits;
-            } else {
-                int i = 0;
-                while (piece_at[i] != from) ++i;
-                child = (flipped & ~(31u << (5 * i))) | static_cast<std::uint32_t>(packed_index(to)) << (5 * i);
-                child = table.canonical(child);
-            }
-            s.edges.push_back(child);
+            s.remaining[v] = static_cast<std::uint16_t>(count);
         }
-        if (decided) {
-            s.edges.resize(s.first[v]);
-            continue;
+    }
+    // Join the chunks' edges, offsets made global.
+    s.edges = std::move(chunk_edges[0]);
+    for (std::size_t c = 1; c < chunk_edges.size(); ++c) {
+        const auto offset = static_cast<std::uint32_t>(s.edges.size());
+        const auto begin = static_cast<std::uint32_t>(std::uint64_t{n} * c / chunk_edges.size());
+        const auto end = static_cast<std::uint32_t>(std::uint64_t{n} * (c + 1) / chunk_edges.size());
+        for (std::uint32_t v = begin; v < end; ++v) s.first[v] += offset;
+        s.edges.insert(s.edges.end(), chunk_edges[c].begin(), chunk_edges[c].end());
+        std::vector<std::uint32_t>().swap(chunk_edges[c]);
+    }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> missing_keys;
+    for (std::size_t c = 0; c < chunk_missing_keys.size(); ++c) {
+        for (std::size_t i = 0; i < chunk_missing_keys[c].size(); ++i) {
+            const auto& keys = chunk_missing_keys[c][i];
+            if (std::find(missing_keys.begin(), missing_keys.end(), keys) != missing_keys.end()) continue;
+            missing_keys.push_back(keys);
+            missing.push_back(chunk_missing[c][i]);
         }
-        const auto count = static_cast<std::uint32_t>(s.edges.size() - s.first[v]);
-        // X without a quiet move loses; an opponent node with every move
-        // inside waits for the attractor.
-        if (count == 0) {
-            s.state[v] = x_moves ? kLoss : kSafe;
-            continue;
-        }
-        s.remaining[v] = static_cast<std::uint16_t>(count);
     }
     s.first[n] = static_cast<std::uint32_t>(s.edges.size());
     if (!missing_keys.empty()) return false;

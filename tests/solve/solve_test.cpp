@@ -647,6 +647,14 @@ std::uint64_t check_dense_closure(const solve::detail::DenseGame& dense, const P
         const auto move = dense.move_at(pos);
         REQUIRE(move.has_value());
         if (quiet) REQUIRE_FALSE((pos.is_capture(*move) || move->is_promotion()));
+        // X keeps to its limits.
+        const UnitType moved = unit_type(pos.unit_on(move->from()));
+        const auto& limits = dense.limits();
+        if (moved == UnitType::Pawn) {
+            CHECK(limits.x_pawns_move);
+        } else if (moved != UnitType::King) {
+            CHECK((limits.x_squares[to_index(moved)] & bit(move->to())) != 0);
+        }
         const Position after = pos.after(*move);
         REQUIRE(dense.known(after) == true);
         generate_legal<FourFile>(after, replies);
@@ -794,6 +802,128 @@ TEST_CASE("the dense game with captures and promotions is the tables' game") {
     CHECK(safe < exact);
     CHECK(followed > 0);
     CHECK(white.tables() > 1);
+}
+
+TEST_CASE("the dense quiet game takes four pieces, and six with X held to a few squares") {
+    // Four pieces behind locked and half-locked pawns: the dense game (a
+    // knight on 16 squares, a bishop on 8) against the hash-table game,
+    // which explores the same quiet game position by position.
+    using solve::detail::DenseGame;
+    using solve::detail::DenseLimits;
+    using solve::detail::RegionGame;
+    using solve::detail::RegionSolver;
+    DenseLimits four;
+    four.max_pieces = 4;
+    int safe = 0;
+    for (const std::string text : {"2b1k1n1/8/8/p1p1p1p1/P1P1P1P1/8/8/2B1K1N1 w - - 0 1",
+                                   "2b1k1n1/8/8/p3p3/P1p1P1p1/2P3P1/8/2B1K1N1 w - - 0 1",
+                                   "2b1k1n1/2p5/8/p3p3/P3P1p1/2P3P1/8/2B1K1N1 w - - 0 1",
+                                   "2b1k1n1/2p5/8/p3p3/P3P1p1/2P3P1/8/2B1K1N1 b - - 0 1"}) {
+        const Position pos = fen(text);
+        INFO(text);
+        const Color x = Color::White;
+        DenseGame dense(x, std::uint64_t{8} << 30, 2, solve::detail::DenseRules::Quiet, four);
+        RegionSolver hash(x, 6'000'000, std::size_t{1} << 24, 0, RegionGame::Quiet);
+        REQUIRE(dense.fits(pos));
+        const auto value = dense.solve(pos);
+        REQUIRE(value.has_value());
+        const bool hash_safe = pos.side_to_move() == x ? hash.solve(pos).has_value() : hash.known(pos) == true;
+        if (pos.side_to_move() == x) {
+            REQUIRE(hash.cut_explorations() == 0);
+            CHECK(*value == hash_safe);
+        }
+        MESSAGE(text, ": ", std::string(*value ? "safe" : "unsafe"), ", ", dense.positions_solved(), " positions");
+        if (*value && pos.side_to_move() == x) {
+            ++safe;
+            check_dense_closure(dense, pos, 20000);
+        }
+    }
+    CHECK(safe > 0);
+
+    // All six pieces, every file locked: X's pieces held to a few squares
+    // each, the opponent's free behind its pawns. Nothing can be captured
+    // from there, so X holds by shuffling in the quiet game; its strategy
+    // must close under every reply. (With conversions the index would also
+    // follow the captures of every placement it spans, the opponent's
+    // pieces inside X's camp included: hundreds of smaller materials.)
+    const auto square = [](const char* name) { return make_square(name[0] - 'a', name[1] - '1'); };
+    DenseLimits six;
+    six.max_pieces = 6;
+    six.x_pawns_move = false;
+    six.x_squares[to_index(UnitType::Rook)] = bit(square("a1")) | bit(square("c1")) | bit(square("c2"));
+    six.x_squares[to_index(UnitType::Bishop)] = bit(square("c1")) | bit(square("a3"));
+    six.x_squares[to_index(UnitType::Knight)] = bit(square("g1")) | bit(square("e2"));
+    const Position locked = fen("r1b1k1n1/8/8/p3p3/P1p1P1p1/2P3P1/8/R1B1K1N1 w - - 0 1");
+    DenseGame held(Color::White, std::uint64_t{1} << 31, 2, solve::detail::DenseRules::Quiet, six);
+    REQUIRE(held.fits(locked));
+    CHECK(held.solve(locked) == true);
+    CHECK(check_dense_closure(held, locked, 50000) > 1000);
+    // The white rook's square a1 taken away: it stands outside its squares.
+    DenseLimits fewer = six;
+    fewer.x_squares[to_index(UnitType::Rook)] = bit(square("c1")) | bit(square("c2"));
+    CHECK_FALSE(DenseGame(Color::White, std::uint64_t{1} << 31, 2, solve::detail::DenseRules::Quiet, fewer).fits(locked));
+}
+
+TEST_CASE("a dense game with X held to part of its moves is never safer than the whole game") {
+    // Limits only take moves away from X (squares its pieces may go to, its
+    // pawns, and the opponent's promotions and captures leaving X behind
+    // counted as losses), so a position they call safe is safe in the whole game and
+    // no loss by the tables, and the strategy keeps to the limits. Each
+    // kind of limit must also turn some safe position unsafe.
+    const std::size_t per_table = test::kSanitized ? 20 : 200;
+    using solve::detail::DenseGame;
+    using solve::detail::DenseLimits;
+    using solve::detail::DenseRules;
+    const auto& tb = Tables::get().tablebase();
+    struct Case {
+        std::string name;
+        DenseLimits limits;
+        int safe = 0, whole_safe = 0, compared = 0;
+    };
+    std::vector<Case> cases;
+    {
+        DenseLimits squares;  // every piece kind held to half of the board
+        for (int t = 0; t < 6; ++t) {
+            // ranks 1, 2, 5 and 6, or the files a and e
+            squares.x_squares[t] = t % 2 == 0 ? 0x0000FFFF0000FFFFULL : 0x1111111111111111ULL;
+        }
+        cases.push_back({"half the squares", squares});
+        DenseLimits pawns;
+        pawns.x_pawns_move = false;
+        cases.push_back({"pawns stay", pawns});
+        DenseLimits promotions;
+        promotions.opponent_promotion_loses = true;
+        cases.push_back({"promotions lose", promotions});
+        DenseLimits behind;
+        behind.max_deficit = 0;
+        cases.push_back({"never behind", behind});
+    }
+    std::uint64_t followed = 0;
+    for (Case& c : cases) {
+        DenseGame held_white(Color::White, std::uint64_t{1} << 30, 2, DenseRules::Conversions, c.limits);
+        DenseGame held_black(Color::Black, std::uint64_t{1} << 30, 2, DenseRules::Conversions, c.limits);
+        for (const std::string& table : Tables::names()) {
+            for (const Position& pos : test::sample_positions(kFourFile, table, per_table, 73)) {
+                if (!has_legal_move<FourFile>(pos)) continue;
+                auto& held = pos.side_to_move() == Color::White ? held_white : held_black;
+                if (!held.fits(pos)) continue;
+                INFO(c.name, ": ", to_fen(pos));
+                const auto value = held.solve(pos);
+                REQUIRE(value.has_value());
+                const bool whole_safe = tb.probe(kFourFile, pos)->wdl != Wdl::Loss;
+                ++c.compared;
+                c.whole_safe += whole_safe;
+                if (!*value) continue;
+                ++c.safe;
+                CHECK(whole_safe);
+                if (c.safe % 10 == 0) followed += check_dense_closure(held, pos, 2000);
+            }
+        }
+        MESSAGE(c.name, ": ", c.compared, " positions, ", c.safe, " safe held, ", c.whole_safe, " safe whole");
+        CHECK(c.safe > 0);
+        CHECK(c.safe < c.whole_safe);
+    }
+    CHECK(followed > 0);
 }
 
 TEST_CASE("dense leaves with conversions are stored and verify") {
