@@ -86,6 +86,19 @@ inline PackedPosition placement_of(const PackedPosition& packed, Color c) {
     return {words[0], words[1]};
 }
 
+// Pieces besides kings and pawns (unit codes 2-5 and 10-13), counted
+// without unpacking.
+inline int packed_piece_count(const PackedPosition& packed) {
+    int n = 0;
+    for (const std::uint64_t w : {packed.lo, packed.hi}) {
+        for (int i = 0; i < 16; ++i) {
+            const std::uint64_t type = (w >> (i * 4)) & 7;
+            n += type >= 2 && type <= 5;
+        }
+    }
+    return n;
+}
+
 inline std::uint64_t packed_hash(const PackedPosition& p) {
     std::uint64_t h = p.lo * kGoldenGamma ^ (p.hi + 0x632BE59BD9B4E019ULL);
     h ^= h >> 31;

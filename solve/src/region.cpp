@@ -264,7 +264,8 @@ bool RegionSolver::explore(const Position& start, int depth) {
         if (const std::uint16_t* value = values_.find(key)) {
             if (!is_unsafe(*value)) k = Kind::Safe;
             else if (unsafe_depth(*value) >= depth) k = Kind::Loss;
-        } else if (dense_ && dense_->structures_solved() != 0 && dense_->known(unpack(key)) == true) {
+        } else if (dense_ && dense_->structures_solved() != 0 &&
+                   packed_piece_count(key) <= dense_->limits().max_pieces && dense_->known(unpack(key)) == true) {
             k = Kind::Safe;
         }
         kind.push_back(k);

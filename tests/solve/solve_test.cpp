@@ -1512,7 +1512,8 @@ TEST_CASE("a stopped run lists its expanded X positions, and a resumed run exten
 
 TEST_CASE("positions pack into 128 bits and back, the side to move included") {
     // Random games from the initial position: every position round trips,
-    // keys differ exactly when positions do, placements drop the other side.
+    // keys differ exactly when positions do, placements drop the other side,
+    // pieces are counted on the key.
     std::mt19937_64 rng(5);
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> seen;
     int positions = 0;
@@ -1522,6 +1523,8 @@ TEST_CASE("positions pack into 128 bits and back, the side to move included") {
             const solve::detail::PackedPosition key = solve::detail::pack(pos);
             REQUIRE(solve::detail::unpack(key) == pos);
             CHECK(solve::detail::packed_side(key) == pos.side_to_move());
+            CHECK(solve::detail::packed_piece_count(key) ==
+                  popcount(pos.occupied() & ~pos.units(UnitType::King) & ~pos.units(UnitType::Pawn)));
             const auto [at, fresh] = seen.try_emplace({key.lo, key.hi}, to_fen(pos));
             CHECK(at->second == to_fen(pos));
             const auto mine = solve::detail::placement_of(key, pos.side_to_move());
