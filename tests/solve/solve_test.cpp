@@ -867,9 +867,9 @@ TEST_CASE("the dense quiet game takes four pieces, and six with X held to a few 
 TEST_CASE("a dense game with X held to part of its moves is never safer than the whole game") {
     // Limits only take moves away from X (squares its pieces may go to, its
     // pawns, and the opponent's promotions and captures leaving X behind
-    // counted as losses), so a position they call safe is safe in the whole game and
-    // no loss by the tables, and the strategy keeps to the limits. Each
-    // kind of limit must also turn some safe position unsafe.
+    // counted as losses), so a position they call safe is safe in the
+    // whole game and no loss by the tables, and the strategy keeps to the
+    // limits. Each kind of limit must also turn some safe position unsafe.
     const std::size_t per_table = test::kSanitized ? 20 : 200;
     using solve::detail::DenseGame;
     using solve::detail::DenseLimits;
